@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian packages only) and builds balancenet into build/.
+# Usage: scripts/setup.sh            (BUILD_DIR, BUILD_TYPE and JOBS may be set in the environment)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(build-essential cmake ccache pkg-config
+          libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+          zlib1g-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
+          dataset-fashion-mnist gnuplot-nox)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS"

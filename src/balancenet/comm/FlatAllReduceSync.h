@@ -1,0 +1,20 @@
+// FlatAllReduceSync: all gradients packed into one buffer and summed with a single all-reduce.
+#pragma once
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/GradientSync.h"
+
+namespace balancenet::comm {
+
+// The simplest exact strategy: one message per step, so per-message latency is paid once.
+// It does not overlap with backward (that is the bucketed strategy's job).
+class FlatAllReduceSync : public GradientSync {
+ public:
+  explicit FlatAllReduceSync(Communicator& comm) : comm_(comm) {}
+  SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars) override;
+
+ private:
+  Communicator& comm_;
+  at::Tensor buffer_;  // reused across steps
+};
+
+}  // namespace balancenet::comm

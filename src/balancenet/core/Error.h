@@ -1,0 +1,23 @@
+// Error types: every failure a user can cause ends as one clear line and a non-zero exit.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace balancenet {
+
+// A problem with what the user gave us (flags, config, data files, checkpoints). Exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A problem of the running job: peers, network, a dead worker. Exit code 1.
+class RuntimeFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// torch/c10 errors carry a multi-line C++ backtrace; users get the first line only.
+std::string firstLine(const std::string& message);
+
+}  // namespace balancenet

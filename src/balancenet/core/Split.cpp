@@ -1,0 +1,62 @@
+// Split arithmetic and validation.
+#include "balancenet/core/Split.h"
+
+#include <numeric>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+
+namespace balancenet {
+
+int64_t Split::total() const { return std::accumulate(batches.begin(), batches.end(), int64_t{0}); }
+
+int64_t Split::offsetOf(int rank) const {
+  return std::accumulate(batches.begin(), batches.begin() + rank, int64_t{0});
+}
+
+std::string Split::str() const {
+  std::string out;
+  for (size_t i = 0; i < batches.size(); ++i) out += (i ? "," : "") + std::to_string(batches[i]);
+  return out;
+}
+
+Split Split::equal(int64_t globalBatch, int worldSize) {
+  Split s;
+  for (int r = 0; r < worldSize; ++r) s.batches.push_back(globalBatch / worldSize + (r < globalBatch % worldSize ? 1 : 0));
+  s.validate(worldSize, globalBatch);
+  return s;
+}
+
+Split Split::parse(const std::string& text, int worldSize, int64_t globalBatch) {
+  Split s;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) throw UsageError(fmt::format("--split: '{}' is not an integer", item));
+    s.batches.push_back(v);
+  }
+  s.validate(worldSize, globalBatch);
+  return s;
+}
+
+void Split::validate(int worldSize, int64_t globalBatch) const {
+  if (worldSize != this->worldSize())
+    throw UsageError(fmt::format("--split has {} entries but the job has {} nodes", batches.size(), worldSize));
+  for (size_t r = 0; r < batches.size(); ++r)
+    if (batches[r] <= 0) throw UsageError(fmt::format("--split: node {} gets {} samples; every node needs at least 1", r, batches[r]));
+  if (total() != globalBatch)
+    throw UsageError(fmt::format("--split sums to {} but --global-batch is {}", total(), globalBatch));
+}
+
+bool operator==(const Split& a, const Split& b) { return a.batches == b.batches; }
+
+}  // namespace balancenet

@@ -1,0 +1,27 @@
+// Split: how many samples of one global batch each rank processes. The trainer receives one per step.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace balancenet {
+
+struct Split {
+  std::vector<int64_t> batches;  // batches[r]: samples of the global batch given to rank r
+
+  int64_t total() const;
+  int64_t offsetOf(int rank) const;  // first position of rank's slice within the global batch
+  int worldSize() const { return static_cast<int>(batches.size()); }
+  double share(int rank) const { return static_cast<double>(batches.at(rank)) / total(); }
+  std::string str() const;  // "100,100,40,16"
+
+  static Split equal(int64_t globalBatch, int worldSize);  // remainder goes to the first ranks
+  // Parses "100,100,40,16"; throws UsageError if malformed, of the wrong length, non-positive
+  // or not summing to the global batch.
+  static Split parse(const std::string& text, int worldSize, int64_t globalBatch);
+  void validate(int worldSize, int64_t globalBatch) const;
+};
+
+bool operator==(const Split& a, const Split& b);
+
+}  // namespace balancenet

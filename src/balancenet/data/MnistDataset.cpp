@@ -1,0 +1,75 @@
+// MnistDataset: finds, validates and normalises the IDX image and label files of one split.
+#include "balancenet/data/MnistDataset.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/data/IdxFile.h"
+
+namespace balancenet::data {
+
+namespace {
+
+// Plain first: if someone unpacked the files, reading them skips decompression.
+std::string findFile(const std::string& dir, const std::string& base) {
+  namespace fs = std::filesystem;
+  for (const char* suffix : {"", ".gz"}) {
+    fs::path candidate = fs::path(dir) / (base + suffix);
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  throw UsageError(fmt::format("--data-dir {}: no {}(.gz) found", dir, base));
+}
+
+at::Tensor indexTensor(const std::vector<int64_t>& idx) {
+  return at::tensor(at::ArrayRef<int64_t>(idx), at::TensorOptions().dtype(at::kLong));
+}
+
+}  // namespace
+
+at::Tensor MnistDataset::imagesAt(const std::vector<int64_t>& idx) const {
+  return images.index_select(0, indexTensor(idx));
+}
+
+at::Tensor MnistDataset::labelsAt(const std::vector<int64_t>& idx) const {
+  return labels.index_select(0, indexTensor(idx));
+}
+
+MnistDataset loadMnist(const std::string& dir, bool train) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("--data-dir {}: no such directory{}", dir,
+                                 dir == kDefaultDataDir ? " (install the Debian package dataset-fashion-mnist)" : ""));
+  const std::string prefix = train ? "train" : "t10k";
+  const std::string imagePath = findFile(dir, prefix + "-images-idx3-ubyte");
+  const std::string labelPath = findFile(dir, prefix + "-labels-idx1-ubyte");
+
+  IdxArray images = readIdx(imagePath, 3);
+  IdxArray labels = readIdx(labelPath, 1);
+  const int64_t n = images.dims[0];
+  if (labels.dims[0] != n)
+    throw UsageError(fmt::format("--data-dir {}: {} has {} images but {} has {} labels", dir,
+                                 fs::path(imagePath).filename().string(), n,
+                                 fs::path(labelPath).filename().string(), labels.dims[0]));
+  auto bad = std::find_if(labels.data.begin(), labels.data.end(), [](uint8_t l) { return l >= kNumClasses; });
+  if (bad != labels.data.end())
+    throw UsageError(fmt::format("{}: label {} of sample {} is out of range 0..{}", labelPath, int{*bad},
+                                 bad - labels.data.begin(), kNumClasses - 1));
+
+  MnistDataset out;
+  // from_blob borrows the vectors; the conversions below copy before they go out of scope.
+  const int64_t h = images.dims[1], w = images.dims[2];
+  out.images = at::from_blob(images.data.data(), {n, 1, h, w}, at::TensorOptions().dtype(at::kByte))
+                   .to(at::kFloat)
+                   .div_(255.0)
+                   .sub_(kPixelMean)
+                   .div_(kPixelStd);
+  out.labels = at::from_blob(labels.data.data(), {n}, at::TensorOptions().dtype(at::kByte)).to(at::kLong);
+  return out;
+}
+
+}  // namespace balancenet::data

@@ -1,0 +1,33 @@
+// MnistDataset: an MNIST-format dataset (Fashion-MNIST by default) held in memory as normalised tensors.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace balancenet::data {
+
+// Where Debian's dataset-fashion-mnist package installs the four .gz files.
+inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
+// Fashion-MNIST pixel statistics after scaling to [0,1].
+inline constexpr double kPixelMean = 0.2860;
+inline constexpr double kPixelStd = 0.3530;
+inline constexpr int64_t kNumClasses = 10;
+
+struct MnistDataset {
+  at::Tensor images;  // float32 [N,1,H,W]: pixels / 255, then (x - kPixelMean) / kPixelStd
+  at::Tensor labels;  // int64 [N], each in [0, kNumClasses)
+
+  int64_t size() const { return labels.defined() ? labels.size(0) : 0; }
+  // The samples at dataset indices `idx`, in that order (index_select along dim 0).
+  at::Tensor imagesAt(const std::vector<int64_t>& idx) const;
+  at::Tensor labelsAt(const std::vector<int64_t>& idx) const;
+};
+
+// Loads the training set (train-*) or the test set (t10k-*) from `dir`, taking each of
+// <prefix>-images-idx3-ubyte and <prefix>-labels-idx1-ubyte plain or with .gz. Throws UsageError with
+// one line if a file is missing or malformed, the counts differ or a label is not in 0..9.
+MnistDataset loadMnist(const std::string& dir, bool train);
+
+}  // namespace balancenet::data

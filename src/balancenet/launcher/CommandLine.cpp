@@ -1,0 +1,198 @@
+// CLI definition. Flag names follow torchrun where they overlap; --help is the reference for users.
+#include "balancenet/launcher/CommandLine.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/core/Logging.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/JobConfig.h"
+#include "balancenet/launcher/LocalLauncher.h"
+#include "balancenet/launcher/Worker.h"
+#include "balancenet/launcher/WorkerEnvironment.h"
+
+namespace balancenet::launcher {
+namespace {
+
+struct RawFlags {
+  int nodes = 0;
+  double rendezvousTimeoutS = 60;
+  std::string split;
+  std::string lrDecay = "constant";
+  double progressSeconds = -1;
+};
+
+std::string defaultRunDir() {
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return fmt::format("runs/{}-{}", stamp, ::getpid());
+}
+
+void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  auto& t = c.trainer;
+  // A flag given twice takes its last value, so wrappers and scripts can override defaults.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--nodes", raw.nodes, "Workers to run on this machine (same as --nproc-per-node with --nnodes 1)");
+  app.add_option("--nnodes", c.launch.nnodes, "Machines in the job")->check(CLI::PositiveNumber);
+  app.add_option("--node-rank", c.launch.nodeRank, "This machine's index in [0, nnodes)")->check(CLI::NonNegativeNumber);
+  app.add_option("--nproc-per-node", c.launch.nprocPerNode, "Workers per machine")->check(CLI::PositiveNumber);
+  app.add_option("--master-addr", c.launch.masterAddr, "Address of node 0, where the rendezvous store listens")
+      ->capture_default_str();
+  app.add_option("--master-port", c.launch.masterPort, "Store port; 0 picks a free one (single machine only)")
+      ->check(CLI::Range(0, 65535))->capture_default_str();
+  app.add_option("--rendezvous-timeout", raw.rendezvousTimeoutS,
+                 "Seconds to wait for all workers to arrive, and for any collective, before failing")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
+
+  app.add_option("--model", c.model.name, "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models')")
+      ->capture_default_str();
+  app.add_option("--width", c.model.width, "Scale channels and hidden sizes (big models on few cores)")
+      ->capture_default_str();
+  app.add_option("--dropout", c.model.dropout, "Dropout probability; <0 keeps the model's default, 0 disables");
+  app.add_flag("--sync-bn", c.syncBatchNorm, "BatchNorm statistics over the whole global batch (exact for unequal splits)");
+  app.add_option("--data-dir", c.dataDir, "Any MNIST-format directory (IDX files, plain or .gz)")->capture_default_str();
+
+  app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
+  app.add_option("--split", raw.split, "Samples per worker, comma separated, summing to --global-batch (default: equal)");
+  app.add_option("--steps", t.steps, "Training steps (weight updates)")->capture_default_str();
+  app.add_option("--seed", t.seed, "Seed for weights and data order")->capture_default_str();
+
+  app.add_option("--optimizer", t.optimizer.name, "sgd or adam")->capture_default_str();
+  app.add_option("--lr", t.lr.baseLr, "Learning rate")->capture_default_str();
+  app.add_option("--momentum", t.optimizer.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--weight-decay", t.optimizer.weightDecay, "L2 weight decay")->capture_default_str();
+  app.add_flag("--nesterov", t.optimizer.nesterov, "Nesterov momentum (SGD)");
+  app.add_option("--warmup-steps", t.lr.warmupSteps, "Linear learning-rate warm-up")->capture_default_str();
+  app.add_option("--lr-decay", raw.lrDecay, "constant, cosine (to --lr-min at the last step) or step")
+      ->capture_default_str();
+  app.add_option("--lr-min", t.lr.minLr, "Final learning rate of the cosine decay")->capture_default_str();
+  app.add_option("--lr-step-every", t.lr.stepEvery, "Step decay period in steps")->capture_default_str();
+  app.add_option("--lr-gamma", t.lr.gamma, "Step decay factor")->capture_default_str();
+
+  app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
+      ->capture_default_str();
+  app.add_option("--threads", c.threads, "Intra-op threads per worker (default: cores / local workers)");
+  app.add_option("--run-dir", t.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
+  app.add_option("--progress-seconds", raw.progressSeconds,
+                 "Seconds between progress lines (default: 2 on a terminal, 10 otherwise; 0: none)");
+  app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
+  app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
+}
+
+template <typename T>
+void require(bool ok, const std::string& message) {
+  if (!ok) throw T(message);
+}
+
+void validate(JobConfig& c, const RawFlags& raw) {
+  auto& l = c.launch;
+  if (raw.nodes != 0) {
+    require<UsageError>(raw.nodes > 0, fmt::format("--nodes must be at least 1, got {}", raw.nodes));
+    require<UsageError>(l.nnodes == 1, "--nodes is for one machine; with --nnodes use --nproc-per-node");
+    l.nprocPerNode = raw.nodes;
+  }
+  require<UsageError>(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
+  require<UsageError>(l.nnodes == 1 || c.worker || l.masterPort != 0,
+                      "a job over several machines needs --master-port (and --master-addr) known to all of them");
+  l.rendezvousTimeout = std::chrono::milliseconds(static_cast<int64_t>(raw.rendezvousTimeoutS * 1000));
+  const int world = c.worker ? c.worker->worldSize : l.worldSize();
+
+  auto names = models::modelNames();
+  if (std::find(names.begin(), names.end(), c.model.name) == names.end())
+    throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", c.model.name, fmt::join(names, ", ")));
+  require<UsageError>(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
+  require<UsageError>(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
+  auto& t = c.trainer;
+  require<UsageError>(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
+  require<UsageError>(t.globalBatch >= world,
+                      fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 sample",
+                                  t.globalBatch, world));
+  c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
+  require<UsageError>(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
+  require<UsageError>(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
+  require<UsageError>(t.evalEvery >= 0, "--eval-every must not be negative");
+  require<UsageError>(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
+  require<UsageError>(t.optimizer.name == "sgd" || t.optimizer.name == "adam",
+                      fmt::format("--optimizer must be sgd or adam, got '{}'", t.optimizer.name));
+  t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
+  t.lr.totalSteps = t.steps;
+  t.modelName = c.model.name;
+}
+
+int runModelsCommand() {
+  std::cout << fmt::format("{:<10} {:>14} {:>18}  {}\n", "model", "parameters", "MFLOPs/sample", "batch norm");
+  for (const auto& name : models::modelNames()) {
+    models::ModelOptions o;
+    o.name = name;
+    auto info = models::buildModel(o).info;
+    std::cout << fmt::format("{:<10} {:>14} {:>18.2f}  {}\n", name, info.parameters, info.flopsPerSample / 1e6,
+                             info.hasBatchNorm ? "yes" : "no");
+  }
+  std::cout << "(forward FLOPs per 28x28x1 sample at --width 1; training costs about 3x)\n";
+  return 0;
+}
+
+}  // namespace
+
+int runCommandLine(int argc, char** argv) {
+  CLI::App app{
+      "balancenet: data-parallel training on heterogeneous clusters, with a per-node share of every global batch.\n"
+      "Example: balancenet train --nodes 4 --model cnn --global-batch 256 --split 100,100,40,16"};
+  app.set_version_flag("--version", "balancenet 0.1.0");
+  app.require_subcommand(1);
+  JobConfig config;
+  config.dataDir = data::kDefaultDataDir;
+  config.model.name = "cnn";
+  config.trainer.lr.baseLr = 0.05;
+  RawFlags raw;
+  auto* train = app.add_subcommand("train", "Train a model data-parallel (spawns --nodes local workers)");
+  addTrainFlags(*train, config, raw);
+  app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "balancenet: error: " << firstLine(e.what()) << " (see --help)" << std::endl;
+    return 2;
+  }
+
+  try {
+    if (app.got_subcommand("models")) return runModelsCommand();
+    config.argv.assign(argv, argv + argc);
+    config.worker = readWorkerEnvironment(config.launch);
+    validate(config, raw);
+    setupLogging(config.logLevel);
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
+    if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
+    if (config.worker) {
+      if (!train->count("--threads"))
+        config.threads = std::max(1u, std::thread::hardware_concurrency() / std::max(1, config.launch.nprocPerNode));
+      return runWorker(config);
+    }
+    return launchLocalWorkers(config);
+  } catch (const UsageError& e) {
+    std::cerr << "balancenet: error: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "balancenet: error: " << firstLine(e.what()) << std::endl;
+    return 1;
+  }
+}
+
+}  // namespace balancenet::launcher

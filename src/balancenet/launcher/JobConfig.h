@@ -1,0 +1,48 @@
+// JobConfig: everything a run needs, parsed and validated once (flags, environment), then passed down.
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "balancenet/core/Split.h"
+#include "balancenet/models/ModelZoo.h"
+#include "balancenet/trainer/Trainer.h"
+
+namespace balancenet::launcher {
+
+// torchrun's conventions: a job of nnodes machines, nprocPerNode workers on each.
+struct LaunchOptions {
+  int nnodes = 1;
+  int nodeRank = 0;
+  int nprocPerNode = 1;
+  std::string masterAddr = "127.0.0.1";
+  int masterPort = 0;  // 0: pick a free port (single-machine runs only)
+  std::chrono::milliseconds rendezvousTimeout{60000};
+  std::string iface;
+  int worldSize() const { return nnodes * nprocPerNode; }
+};
+
+// Set when this process is one worker of a job (RANK and WORLD_SIZE in the environment).
+struct WorkerIdentity {
+  int rank = 0;
+  int worldSize = 1;
+  int localRank = 0;
+  bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
+};
+
+struct JobConfig {
+  LaunchOptions launch;
+  std::optional<WorkerIdentity> worker;
+  models::ModelOptions model;
+  std::string dataDir;
+  bool syncBatchNorm = false;
+  Split split;               // the initial allocation
+  trainer::TrainerOptions trainer;
+  int threads = 1;           // intra-op threads per worker
+  std::string logLevel = "info";
+  std::string saveParams;    // rank 0 writes the final parameters here (torch::save format)
+  std::vector<std::string> argv;  // as given, to start workers with
+};
+
+}  // namespace balancenet::launcher

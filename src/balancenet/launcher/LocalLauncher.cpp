@@ -1,0 +1,237 @@
+// Process supervision with fork/exec, pipes and poll. Workers die with the launcher (PR_SET_PDEATHSIG),
+// so no orphan survives even a SIGKILL of the launcher.
+#include "balancenet/launcher/LocalLauncher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/WorkerEnvironment.h"
+
+extern char** environ;
+
+namespace balancenet::launcher {
+namespace {
+
+volatile std::sig_atomic_t gInterrupted = 0;
+void onInterrupt(int) { gInterrupted = 1; }
+
+struct Child {
+  int rank = 0;
+  pid_t pid = -1;
+  int outFd = -1;  // stdout and stderr share one pipe so lines keep their order
+  std::string pending;
+  bool running = true;
+  int status = 0;
+};
+
+std::vector<std::string> workerEnvironment(const JobConfig& c, int rank, int localRank, int port) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "BALANCENET_STORE_HOSTED="})
+      if (kv.rfind(name, 0) == 0) kv.clear();
+    if (!kv.empty()) env.push_back(kv);
+  }
+  env.push_back(fmt::format("RANK={}", rank));
+  env.push_back(fmt::format("WORLD_SIZE={}", c.launch.worldSize()));
+  env.push_back(fmt::format("LOCAL_RANK={}", localRank));
+  env.push_back(fmt::format("LOCAL_WORLD_SIZE={}", c.launch.nprocPerNode));
+  env.push_back(fmt::format("MASTER_ADDR={}", c.launch.masterAddr));
+  env.push_back(fmt::format("MASTER_PORT={}", port));
+  env.push_back(fmt::format("{}=1", kStoreHostedVar));
+  return env;
+}
+
+Child spawn(const JobConfig& c, int rank, int localRank, int port, const std::vector<std::string>& extraArgs) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw RuntimeFailure(fmt::format("pipe: {}", std::strerror(errno)));
+  // Everything exec needs is built before fork: only async-signal-safe calls may follow it.
+  std::vector<std::string> args = c.argv;
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  auto envStrings = workerEnvironment(c, rank, localRank, port);
+  std::vector<char*> envp;
+  for (auto& e : envStrings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t parent = ::getpid();
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw RuntimeFailure(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::signal(SIGINT, SIG_DFL);
+    ::execve("/proc/self/exe", argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  Child child;
+  child.rank = rank;
+  child.pid = pid;
+  child.outFd = fds[0];
+  return child;
+}
+
+void forwardLines(Child& c, bool flushAll) {
+  size_t nl;
+  while ((nl = c.pending.find('\n')) != std::string::npos) {
+    std::cerr << "[rank " << c.rank << "] " << c.pending.substr(0, nl) << "\n";
+    c.pending.erase(0, nl + 1);
+  }
+  if (flushAll && !c.pending.empty()) {
+    std::cerr << "[rank " << c.rank << "] " << c.pending << "\n";
+    c.pending.clear();
+  }
+  std::cerr.flush();
+}
+
+// Reads whatever the workers printed, waiting at most timeoutMs.
+void pumpOutput(std::vector<Child>& children, int timeoutMs) {
+  std::vector<pollfd> fds;
+  std::vector<Child*> owners;
+  for (auto& c : children)
+    if (c.outFd >= 0) {
+      fds.push_back({c.outFd, POLLIN, 0});
+      owners.push_back(&c);
+    }
+  if (fds.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeoutMs));
+    return;
+  }
+  if (::poll(fds.data(), fds.size(), timeoutMs) <= 0) return;
+  char buf[65536];
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+    if (n > 0) {
+      owners[i]->pending.append(buf, n);
+      forwardLines(*owners[i], false);
+    } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+      forwardLines(*owners[i], true);
+      ::close(owners[i]->outFd);
+      owners[i]->outFd = -1;
+    }
+  }
+}
+
+std::string describeExit(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return fmt::format("exited with code {}", WEXITSTATUS(status));
+}
+
+bool failed(int status) { return WIFSIGNALED(status) || WEXITSTATUS(status) != 0; }
+
+// Reaps finished workers; returns the first failure of this pass (a signal death first: it is the
+// cause, the peers' broken-connection errors are the effect).
+Child* reap(std::vector<Child>& children) {
+  Child* failure = nullptr;
+  for (auto& c : children) {
+    if (!c.running) continue;
+    int status = 0;
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
+      c.running = false;
+      c.status = status;
+      if (failed(status) && (!failure || (WIFSIGNALED(status) && !WIFSIGNALED(failure->status)))) failure = &c;
+    }
+  }
+  return failure;
+}
+
+bool anyRunning(const std::vector<Child>& children) {
+  for (const auto& c : children)
+    if (c.running || c.outFd >= 0) return true;
+  return false;
+}
+
+void stopAll(std::vector<Child>& children) {
+  for (auto& c : children)
+    if (c.running) ::kill(c.pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (anyRunning(children) && std::chrono::steady_clock::now() < deadline) {
+    pumpOutput(children, 50);
+    reap(children);
+  }
+  for (auto& c : children)
+    if (c.running) {
+      ::kill(c.pid, SIGKILL);
+      ::waitpid(c.pid, &c.status, 0);
+      c.running = false;
+    }
+  for (auto& c : children) {
+    if (c.outFd >= 0) ::close(c.outFd);
+    c.outFd = -1;
+  }
+}
+
+// Bad data is the most common mistake; catching it here gives one line instead of one per worker.
+void checkDatasetReadable(const std::string& dir) {
+  data::loadMnist(dir, /*train=*/false);
+  data::loadMnist(dir, /*train=*/true);
+}
+
+}  // namespace
+
+int launchLocalWorkers(const JobConfig& c) {
+  checkDatasetReadable(c.dataDir);
+  ensureDirectory(c.trainer.runDir);
+
+  std::unique_ptr<comm::StoreServer> store;
+  int port = c.launch.masterPort;
+  if (c.launch.nodeRank == 0) {
+    // A local job listens on loopback only; a multi-machine job where --master-addr says.
+    store = std::make_unique<comm::StoreServer>(c.launch.masterAddr, port, c.launch.rendezvousTimeout);
+    port = store->port();
+  }
+  // Resolved once here so every worker writes to the same place and reports progress the same way.
+  std::vector<std::string> extra{"--run-dir", c.trainer.runDir, "--progress-seconds",
+                                 fmt::format("{}", c.trainer.progressSeconds)};
+
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+
+  std::vector<Child> children;
+  for (int local = 0; local < c.launch.nprocPerNode; ++local)
+    children.push_back(spawn(c, c.launch.nodeRank * c.launch.nprocPerNode + local, local, port, extra));
+
+  while (anyRunning(children)) {
+    pumpOutput(children, 100);
+    if (gInterrupted) {
+      std::cerr << "balancenet: interrupted; stopping the workers" << std::endl;
+      stopAll(children);
+      return 130;
+    }
+    if (Child* failure = reap(children)) {
+      const std::string why = fmt::format("worker rank {} (pid {}) {}", failure->rank, failure->pid, describeExit(failure->status));
+      const bool badInput = !WIFSIGNALED(failure->status) && WEXITSTATUS(failure->status) == 2;
+      stopAll(children);
+      std::cerr << "balancenet: error: " << why << "; stopped the other workers" << std::endl;
+      return badInput ? 2 : 1;
+    }
+  }
+  std::cerr << "balancenet: done; results in " << c.trainer.runDir << std::endl;
+  return 0;
+}
+
+}  // namespace balancenet::launcher

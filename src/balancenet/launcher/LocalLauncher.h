@@ -1,0 +1,13 @@
+// LocalLauncher: starts this machine's workers, forwards their output, and supervises them.
+#pragma once
+#include "balancenet/launcher/JobConfig.h"
+
+namespace balancenet::launcher {
+
+// Like torchrun's agent: serves the rendezvous store (node 0), starts nprocPerNode copies of this
+// program as workers (RANK, WORLD_SIZE, ... in their environment), prefixes each output line with
+// "[rank r]", and when one worker fails stops the others and names it. Ctrl-C stops everyone.
+// Returns the process exit code.
+int launchLocalWorkers(const JobConfig& config);
+
+}  // namespace balancenet::launcher

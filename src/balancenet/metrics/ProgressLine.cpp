@@ -1,0 +1,26 @@
+// Formatting of progress lines.
+#include "balancenet/metrics/ProgressLine.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace balancenet::metrics {
+
+std::string formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  auto s = static_cast<int64_t>(std::llround(seconds));
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+std::string formatProgress(const Progress& p) {
+  const double rate = p.elapsedSeconds > 0 ? p.samplesDone / p.elapsedSeconds : 0;
+  const double eta = p.step > 0 ? p.elapsedSeconds / p.step * (p.totalSteps - p.step) : NAN;
+  const int pct = p.totalSteps > 0 ? static_cast<int>(100 * p.step / p.totalSteps) : 0;
+  return fmt::format("step {}/{} ({}%)  {:.1f} samples/s  loss {:.4f}  ETA {}", p.step, p.totalSteps, pct, rate,
+                     p.loss, formatDuration(eta));
+}
+
+}  // namespace balancenet::metrics

@@ -1,0 +1,27 @@
+// JSON form of a RunSummary.
+#include "balancenet/metrics/RunSummary.h"
+
+namespace balancenet::metrics {
+
+nlohmann::json RunSummary::toJson() const {
+  nlohmann::json evalJson = nlohmann::json::array();
+  for (const auto& e : evals) evalJson.push_back({{"step", e.step}, {"accuracy", e.accuracy}, {"loss", e.loss}});
+  nlohmann::json j = {
+      {"model", model},
+      {"nodes", worldSize},
+      {"global_batch", globalBatch},
+      {"steps", steps},
+      {"split", split},
+      {"train_seconds", trainSeconds},
+      {"samples_per_second", samplesPerSecond},
+      {"mean_weight_update_ms", meanUpdateMs},
+      {"weight_update_ms_per_100", updateMsPer100},
+      {"final_loss", finalLoss},
+      {"final_accuracy", evals.empty() ? nlohmann::json(nullptr) : nlohmann::json(evals.back().accuracy)},
+      {"evaluations", evalJson},
+  };
+  j.update(extra);
+  return j;
+}
+
+}  // namespace balancenet::metrics

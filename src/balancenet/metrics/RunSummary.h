@@ -1,0 +1,33 @@
+// RunSummary: the headline numbers of a run, written as summary.json.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace balancenet::metrics {
+
+struct EvalPoint {
+  int64_t step = 0;
+  double accuracy = 0;  // fraction of the test set classified correctly
+  double loss = 0;
+};
+
+struct RunSummary {
+  std::string model;
+  int worldSize = 1;
+  int64_t globalBatch = 0;
+  int64_t steps = 0;
+  std::string split;             // the split in force at the end
+  double trainSeconds = 0;       // wall time of the training steps (evaluation excluded)
+  double samplesPerSecond = 0;
+  double meanUpdateMs = 0;
+  std::vector<double> updateMsPer100;  // the paper's table
+  double finalLoss = 0;
+  std::vector<EvalPoint> evals;
+  nlohmann::json extra = nlohmann::json::object();  // model info, options: anything worth keeping
+
+  nlohmann::json toJson() const;
+};
+
+}  // namespace balancenet::metrics

@@ -1,0 +1,14 @@
+// Mlp: a fully connected 784-256-128-10 network.
+#pragma once
+#include "balancenet/models/ModelZoo.h"
+#include "balancenet/models/SequentialNetwork.h"
+#include "balancenet/models/ShapeTracker.h"
+
+namespace balancenet::models {
+
+class Mlp : public SequentialNetwork {
+ public:
+  Mlp(const ModelOptions& options, ShapeTracker& tracker);
+};
+
+}  // namespace balancenet::models

@@ -1,0 +1,47 @@
+// ModelZoo: builds the named models (cnn, mlp, alexnet, vgg16, resnet18, resnet50) with their size and cost.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "balancenet/models/BatchNormFactory.h"
+#include "balancenet/models/Network.h"
+
+namespace balancenet::models {
+
+struct ModelOptions {
+  std::string name;
+  // Scales channels and hidden sizes: round(base * width), at least 1. The 10 logits never scale.
+  double width = 1.0;
+  // < 0: the model's own default; 0 disables dropout (tests need deterministic models); otherwise
+  // the probability for every dropout layer of the model. Must be < 1.
+  double dropout = -1;
+  // Every BN layer of every model is created through this (see BatchNormFactory.h).
+  BatchNormFactory batchNorm;
+
+  int64_t scaled(int64_t base) const;
+  double dropoutOr(double modelDefault) const;
+};
+
+struct ModelInfo {
+  std::string name;
+  int64_t parameters = 0;      // sum of numel over net->parameters()
+  // Forward FLOPs per sample: 2 per multiply-add of convs and linears; BN, pooling, activations,
+  // biases and residual adds are not counted (see ShapeTracker.h).
+  int64_t flopsPerSample = 0;
+  bool hasBatchNorm = false;   // whether building called the BatchNorm factory
+};
+
+struct BuiltModel {
+  std::shared_ptr<Network> net;
+  ModelInfo info;
+};
+
+// Throws balancenet::UsageError for an unknown name, width <= 0 (or not finite) or dropout >= 1.
+BuiltModel buildModel(const ModelOptions& options);
+
+// In the order of the --model help text.
+std::vector<std::string> modelNames();
+
+}  // namespace balancenet::models

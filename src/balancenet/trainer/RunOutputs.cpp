@@ -1,0 +1,33 @@
+// Gathering step records and writing the run directory.
+#include "balancenet/trainer/RunOutputs.h"
+
+#include <ATen/ATen.h>
+
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/metrics/StepTable.h"
+
+namespace balancenet::trainer {
+
+void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRecord>& mine,
+                     metrics::RunSummary& summary, const std::string& runDir) {
+  const int64_t rows = static_cast<int64_t>(mine.size());
+  auto local = at::empty({rows, metrics::StepRecord::kFields}, at::kDouble);
+  for (int64_t i = 0; i < rows; ++i) {
+    auto row = mine[i].toRow();
+    std::copy(row.begin(), row.end(), local.data_ptr<double>() + i * metrics::StepRecord::kFields);
+  }
+  std::vector<metrics::StepRecord> all;
+  for (const auto& part : comm.allgather(local)) {
+    const double* data = part.data_ptr<double>();
+    for (int64_t i = 0; i < rows; ++i) all.push_back(metrics::StepRecord::fromRow(data + i * metrics::StepRecord::kFields));
+  }
+  metrics::StepTable table(std::move(all));
+  summary.meanUpdateMs = table.meanUpdateMs();
+  summary.updateMsPer100 = table.updateMsPerBlock(100);
+  if (comm.rank() != 0 || runDir.empty()) return;
+  ensureDirectory(runDir);
+  writeFileAtomically(runDir + "/steps.csv", table.toCsv());
+  writeFileAtomically(runDir + "/summary.json", summary.toJson().dump(2) + "\n");
+}
+
+}  // namespace balancenet::trainer

@@ -1,0 +1,121 @@
+// The step loop. Exactness: each rank's loss is (sum of its per-sample losses) / B, so after the
+// sum all-reduce every rank holds the gradient of the whole global batch, whatever the split.
+#include "balancenet/trainer/Trainer.h"
+
+#include <ATen/ATen.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/trainer/Evaluator.h"
+#include "balancenet/trainer/RunOutputs.h"
+
+namespace balancenet::trainer {
+
+Trainer::Trainer(TrainerOptions options, TrainerParts parts)
+    : options_(std::move(options)), parts_(parts), sampler_(parts.train.size(), options_.seed) {
+  for (auto& p : parts_.net.parameters()) params_.push_back(p);
+  std::vector<at::Tensor> state = params_;
+  for (auto& b : parts_.net.buffers()) state.push_back(b);
+  parts_.comm.broadcast(state, 0);
+  optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
+  parts_.net.train();
+}
+
+Trainer::~Trainer() = default;
+
+std::vector<at::Tensor> Trainer::parameters() const { return params_; }
+
+metrics::StepRecord Trainer::step() {
+  Stopwatch stepWatch;
+  const int rank = parts_.comm.rank();
+  const Split split = parts_.allocator.splitFor(step_);
+  split.validate(parts_.comm.size(), options_.globalBatch);
+  const double lr = options_.lr.at(step_);
+  setLearningRate(*optimizer_, lr);
+
+  const auto indices = sampler_.rankIndices(position_, split, rank);
+  auto x = parts_.train.imagesAt(indices);
+  auto y = parts_.train.labelsAt(indices);
+
+  optimizer_->zero_grad();
+  auto logits = parts_.net.forward(x);
+  auto localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(options_.globalBatch);
+  localLoss.backward();
+  const double computeMs = stepWatch.elapsedMs();
+
+  std::vector<at::Tensor> grads;
+  for (auto& p : params_) {
+    if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);  // unused layers still take part in the sum
+    grads.push_back(p.grad());
+  }
+  auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
+  const auto stats = parts_.sync.synchronize(grads, scalars);
+
+  optimizer_->step();
+  metrics::StepRecord record;
+  record.step = step_;
+  record.rank = rank;
+  record.batch = split.batches[rank];
+  record.computeMs = computeMs;
+  record.syncMs = stats.elapsedMs;
+  record.updateMs = stepWatch.elapsedMs();
+  record.loss = scalars[0].item<double>();
+  record.lr = lr;
+  record.bytesSent = stats.bytesSent;
+  parts_.allocator.observe(record);
+
+  position_ += options_.globalBatch;
+  ++step_;
+  return record;
+}
+
+metrics::EvalPoint Trainer::evaluateNow() {
+  // BatchNorm running statistics are per rank unless synchronised: evaluate rank 0's, as DDP does.
+  auto buffers = parts_.net.buffers();
+  if (!buffers.empty()) parts_.comm.broadcast(buffers, 0);
+  auto point = evaluate(parts_.net, *parts_.test, parts_.comm, step_);
+  if (parts_.comm.rank() == 0)
+    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
+                 point.loss);
+  return point;
+}
+
+metrics::RunSummary Trainer::run() {
+  std::vector<metrics::StepRecord> records;
+  records.reserve(options_.steps);
+  std::vector<metrics::EvalPoint> evals;
+  double trainSeconds = 0;
+  int64_t samples = 0;
+  Stopwatch sinceProgress;
+  const bool printsProgress = parts_.comm.rank() == 0 && options_.progressSeconds > 0;
+
+  while (step_ < options_.steps) {
+    Stopwatch watch;
+    records.push_back(step());
+    trainSeconds += watch.elapsedMs() / 1000.0;
+    samples += options_.globalBatch;
+    if (printsProgress && (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
+      spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples, records.back().loss}));
+      sinceProgress.restart();
+    }
+    if (parts_.test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
+      evals.push_back(evaluateNow());
+  }
+  if (parts_.test && options_.evalAtEnd) evals.push_back(evaluateNow());
+
+  metrics::RunSummary summary;
+  summary.model = options_.modelName;
+  summary.worldSize = parts_.comm.size();
+  summary.globalBatch = options_.globalBatch;
+  summary.steps = step_;
+  summary.split = parts_.allocator.splitFor(step_ > 0 ? step_ - 1 : 0).str();
+  summary.trainSeconds = trainSeconds;
+  summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
+  summary.finalLoss = records.empty() ? 0 : records.back().loss;
+  summary.evals = evals;
+  writeRunOutputs(parts_.comm, records, summary, options_.runDir);
+  return summary;
+}
+
+}  // namespace balancenet::trainer

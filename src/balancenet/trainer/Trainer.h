@@ -1,0 +1,71 @@
+// Trainer: the data-parallel step loop. It receives a split each step and knows nothing of policies.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/GradientSync.h"
+#include "balancenet/data/GlobalPermutationSampler.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/metrics/RunSummary.h"
+#include "balancenet/metrics/StepRecord.h"
+#include "balancenet/models/Network.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/trainer/LrSchedule.h"
+#include "balancenet/trainer/OptimizerFactory.h"
+
+namespace balancenet::trainer {
+
+struct TrainerOptions {
+  int64_t steps = 1000;
+  int64_t globalBatch = 128;
+  uint64_t seed = 1;            // data order; the model's initial weights come from rank 0
+  LrSchedule lr;
+  OptimizerOptions optimizer;
+  int64_t evalEvery = 0;        // 0: evaluate only at the end
+  bool evalAtEnd = true;
+  double progressSeconds = 5;   // rank 0 prints a progress line this often; 0: never
+  std::string runDir;           // where steps.csv and summary.json go; empty: nowhere
+  std::string modelName;        // for the summary
+};
+
+// What the trainer works with; the caller owns all of it and wires the strategy choices in.
+struct TrainerParts {
+  models::Network& net;
+  const data::MnistDataset& train;
+  const data::MnistDataset* test;  // null: no evaluation
+  comm::Communicator& comm;
+  comm::GradientSync& sync;
+  orchestrator::Allocator& allocator;
+};
+
+class Trainer {
+ public:
+  // Broadcasts rank 0's parameters and buffers so every rank starts from the same model.
+  Trainer(TrainerOptions options, TrainerParts parts);
+  ~Trainer();
+
+  // One global step: this rank's slice forward/backward, weighted sync, optimiser update.
+  metrics::StepRecord step();
+  // All steps with evaluation, progress lines and (rank 0) the run outputs.
+  metrics::RunSummary run();
+
+  int64_t stepsDone() const { return step_; }
+  std::vector<at::Tensor> parameters() const;
+
+ private:
+  metrics::EvalPoint evaluateNow();
+
+  TrainerOptions options_;
+  TrainerParts parts_;
+  std::vector<at::Tensor> params_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  data::GlobalPermutationSampler sampler_;
+  int64_t step_ = 0;
+  int64_t position_ = 0;  // sampler stream position of the next step's first sample
+};
+
+}  // namespace balancenet::trainer

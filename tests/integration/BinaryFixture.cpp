@@ -1,0 +1,46 @@
+// Shared set-up for the tests that run the binary end to end.
+#include "BinaryFixture.h"
+
+#include <filesystem>
+
+#include "testing/SyntheticData.h"
+
+namespace balancenet::testing {
+
+void BinaryFixture::SetUp() {
+  dataDir_ = dir_.file("data");
+  std::filesystem::create_directories(dataDir_);
+  writeSyntheticMnistDir(dataDir_, 512, 128);
+}
+
+ProcessResult BinaryFixture::run(const std::vector<std::string>& args, ProcessOptions options) {
+  std::vector<std::string> argv{BALANCENET_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv, options);
+}
+
+ProcessResult BinaryFixture::train(const std::vector<std::string>& flags, ProcessOptions options) {
+  std::vector<std::string> args{"train", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--threads", "1"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  return run(args, options);
+}
+
+void expectOneLineError(const ProcessResult& r, const std::string& fragment, int exitCode) {
+  EXPECT_FALSE(r.timedOut) << "hung: " << r.output;
+  EXPECT_EQ(r.exitCode, exitCode) << r.output;
+  int errorLines = 0;
+  std::string errorLine;
+  size_t pos = 0;
+  while ((pos = r.output.find("balancenet: error: ", pos)) != std::string::npos) {
+    if (pos == 0 || r.output[pos - 1] == '\n') {
+      ++errorLines;
+      errorLine = r.output.substr(pos, r.output.find('\n', pos) - pos);
+    }
+    ++pos;
+  }
+  EXPECT_EQ(errorLines, 1) << r.output;
+  EXPECT_NE(errorLine.find(fragment), std::string::npos) << "error line: " << errorLine << "\nall output:\n" << r.output;
+  EXPECT_EQ(r.output.find("frame #"), std::string::npos) << "a C++ backtrace leaked:\n" << r.output;
+}
+
+}  // namespace balancenet::testing

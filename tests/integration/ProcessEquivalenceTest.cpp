@@ -1,0 +1,86 @@
+// Real processes over loopback: an unequal multi-process run ends with the parameters of one process
+// on the same global batches, and writes the run directory.
+#include <gtest/gtest.h>
+
+#include <torch/serialize.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "BinaryFixture.h"
+#include "testing/ReferenceTraining.h"
+
+namespace balancenet::testing {
+namespace {
+
+std::vector<at::Tensor> loadParams(const std::string& path) {
+  std::vector<at::Tensor> params;
+  torch::load(params, path);
+  return params;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ProcessEquivalence : public BinaryFixture {};
+
+TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
+  const std::vector<std::string> common{"--model", "cnn", "--width", "0.25", "--dropout", "0", "--global-batch", "32",
+                                        "--steps", "6", "--lr", "0.05", "--momentum", "0.9", "--weight-decay", "5e-4",
+                                        "--warmup-steps", "2", "--lr-decay", "cosine"};
+  auto multi = common;
+  multi.insert(multi.end(), {"--nodes", "3", "--split", "1,24,7", "--save-params", dir_.file("multi.pt")});
+  auto r = train(multi);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  auto single = common;
+  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("run1")});
+  auto r1 = train(single);
+  ASSERT_EQ(r1.exitCode, 0) << r1.output;
+
+  const double diff = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
+  std::printf("3 processes (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", diff);
+  EXPECT_LT(diff, 2e-5);
+
+  // steps.csv: a header and one row per step and rank; summary.json with the headline numbers.
+  const auto csv = slurp(dir_.file("run/steps.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 6 * 3) << csv;
+  EXPECT_NE(csv.find("\n5,0,1,"), std::string::npos) << csv;  // step 5, rank 0 with batch 1
+  auto summary = nlohmann::json::parse(slurp(dir_.file("run/summary.json")));
+  EXPECT_EQ(summary["split"], "1,24,7");
+  EXPECT_EQ(summary["steps"], 6);
+  EXPECT_GT(summary["samples_per_second"].get<double>(), 0);
+  EXPECT_GE(summary["final_accuracy"].get<double>(), 0);
+  EXPECT_EQ(summary["weight_update_ms_per_100"].size(), 1u);
+  // The global-batch loss does not depend on the split.
+  auto summary1 = nlohmann::json::parse(slurp(dir_.file("run1/summary.json")));
+  EXPECT_NEAR(summary["final_loss"].get<double>(), summary1["final_loss"].get<double>(), 1e-4);
+  // Progress and rank prefixes reach the user.
+  EXPECT_NE(r.output.find("[rank 0] [info] step 6/6"), std::string::npos) << r.output;
+}
+
+TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
+  const int port = freePort();
+  std::vector<ProcessResult> results(2);
+  std::vector<std::thread> workers;
+  for (int rank = 0; rank < 2; ++rank)
+    workers.emplace_back([&, rank] {
+      ProcessOptions o;
+      o.env = {{"RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
+               {"MASTER_PORT", std::to_string(port)}};
+      o.timeoutSeconds = 120;
+      results[rank] = train({"--model", "mlp", "--global-batch", "16", "--split", "3,13", "--steps", "3"}, o);
+    });
+  for (auto& w : workers) w.join();
+  for (int rank = 0; rank < 2; ++rank) EXPECT_EQ(results[rank].exitCode, 0) << results[rank].output;
+  const auto csv = slurp(dir_.file("run/steps.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2) << csv;
+}
+
+}  // namespace
+}  // namespace balancenet::testing

@@ -1,0 +1,26 @@
+// DistributedTraining: the Trainer on thread ranks, returning what it learned, for golden comparisons.
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/models/ModelZoo.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/trainer/Trainer.h"
+
+namespace balancenet::testing {
+
+struct DistributedRun {
+  int world = 2;
+  std::function<std::unique_ptr<orchestrator::Allocator>()> allocator;
+  bool syncBatchNorm = false;
+};
+
+// Each rank seeds its own model differently (the start-up broadcast must make them equal), runs
+// options.steps steps, and the parameters then buffers of rank 0 are returned; the test fails if
+// ranks disagree on a parameter (buffers such as local BatchNorm statistics may differ).
+std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
+                                            const data::MnistDataset& train, const DistributedRun& run);
+
+}  // namespace balancenet::testing

@@ -1,0 +1,45 @@
+// Deliberately naive: the whole batch in one forward, nothing shared with the Trainer but the
+// model factory, the sampler and the optimiser/schedule definitions it is compared under.
+#include "testing/ReferenceTraining.h"
+
+#include <ATen/ATen.h>
+
+#include "balancenet/data/GlobalPermutationSampler.h"
+
+namespace balancenet::testing {
+
+std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
+                                          const data::MnistDataset& train) {
+  at::manual_seed(options.seed);
+  auto built = models::buildModel(model);
+  auto& net = *built.net;
+  net.train();
+  std::vector<at::Tensor> params;
+  for (auto& p : net.parameters()) params.push_back(p);
+  auto optimizer = trainer::makeOptimizer(options.optimizer, params, options.lr.at(0));
+  data::GlobalPermutationSampler sampler(train.size(), options.seed);
+  for (int64_t step = 0; step < options.steps; ++step) {
+    trainer::setLearningRate(*optimizer, options.lr.at(step));
+    auto idx = sampler.indicesAt(step * options.globalBatch, options.globalBatch);
+    optimizer->zero_grad();
+    auto loss = at::cross_entropy_loss(net.forward(train.imagesAt(idx)), train.labelsAt(idx));
+    loss.backward();
+    optimizer->step();
+  }
+  std::vector<at::Tensor> out;
+  for (auto& p : net.parameters()) out.push_back(p.detach().clone());
+  for (auto& b : net.buffers()) out.push_back(b.detach().clone());
+  return out;
+}
+
+double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].sizes().equals(b[i].sizes())) return INFINITY;
+    worst = std::max(worst, (a[i].to(at::kDouble) - b[i].to(at::kDouble)).abs().max().item<double>());
+  }
+  return worst;
+}
+
+}  // namespace balancenet::testing

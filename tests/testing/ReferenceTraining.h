@@ -1,0 +1,20 @@
+// ReferenceTraining: the golden single-process loop (plain libtorch) the distributed runs must match.
+#pragma once
+#include <vector>
+
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/models/ModelZoo.h"
+#include "balancenet/trainer/Trainer.h"
+
+namespace balancenet::testing {
+
+// Trains a fresh model (seeded with options.seed, as a rank 0 would build it) for options.steps steps
+// on whole global batches taken from the same global-permutation stream, with a mean loss: no
+// communicator, no split. Returns the parameters, then the buffers.
+std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
+                                          const data::MnistDataset& train);
+
+// max |a - b| over all elements of two tensor lists of the same shapes.
+double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b);
+
+}  // namespace balancenet::testing

@@ -1,0 +1,44 @@
+// Atomic writes: complete files or nothing, and failures that say where.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/Error.h"
+#include "testing/TempDir.h"
+
+namespace balancenet {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(AtomicFile, ReplacesContentsAndLeavesNoTemporary) {
+  testing::TempDir dir;
+  const auto path = dir.file("summary.json");
+  writeFileAtomically(path, "first");
+  writeFileAtomically(path, "second, longer");
+  EXPECT_EQ(slurp(path), "second, longer");
+  int files = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(AtomicFile, FailureKeepsTheOldFile) {
+  testing::TempDir dir;
+  EXPECT_THROW(writeFileAtomically(dir.file("missing/dir/x"), "data"), RuntimeFailure);
+  ensureDirectory(dir.file("a/b"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir.file("a/b")));
+  writeFileAtomically(dir.file("a/b/c"), "kept");
+  EXPECT_THROW(ensureDirectory(dir.file("a/b/c")), UsageError);  // a file is in the way
+  EXPECT_EQ(slurp(dir.file("a/b/c")), "kept");
+}
+
+}  // namespace
+}  // namespace balancenet

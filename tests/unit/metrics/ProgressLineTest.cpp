@@ -1,0 +1,23 @@
+// Progress line formatting.
+#include <gtest/gtest.h>
+
+#include "balancenet/metrics/ProgressLine.h"
+
+namespace balancenet::metrics {
+namespace {
+
+TEST(ProgressLine, ShowsRateLossAndEta) {
+  auto line = formatProgress({100, 400, 10.0, 12800, 0.51234});
+  EXPECT_EQ(line, "step 100/400 (25%)  1280.0 samples/s  loss 0.5123  ETA 30s");
+}
+
+TEST(ProgressLine, Durations) {
+  EXPECT_EQ(formatDuration(45), "45s");
+  EXPECT_EQ(formatDuration(192), "3m12s");
+  EXPECT_EQ(formatDuration(3720), "1h02m");
+  EXPECT_EQ(formatDuration(-1), "?");
+  EXPECT_EQ(formatProgress({0, 10, 0, 0, 1}).find("ETA ?") != std::string::npos, true);
+}
+
+}  // namespace
+}  // namespace balancenet::metrics

@@ -1,0 +1,80 @@
+// Derived step metrics: comm vs wait, the paper's per-100 averages, the CSV layout.
+#include <gtest/gtest.h>
+
+#include "balancenet/metrics/RunSummary.h"
+#include "balancenet/metrics/StepTable.h"
+
+namespace balancenet::metrics {
+namespace {
+
+StepRecord rec(int64_t step, int rank, double sync, double update) {
+  StepRecord r;
+  r.step = step;
+  r.rank = rank;
+  r.batch = 10 + rank;
+  r.syncMs = sync;
+  r.updateMs = update;
+  return r;
+}
+
+TEST(StepTable, SplitsSyncIntoCommunicationAndWaiting) {
+  // Rank 1 arrived last: it waited for nobody, so its 2 ms are the transfer; rank 0 waited 30 ms.
+  StepTable t({rec(0, 1, 2, 50), rec(0, 0, 32, 51)});
+  EXPECT_DOUBLE_EQ(t.commMs(0), 2);
+  EXPECT_DOUBLE_EQ(t.waitMs(t.records()[0]), 30);
+  EXPECT_DOUBLE_EQ(t.waitMs(t.records()[1]), 0);
+  EXPECT_EQ(t.records()[0].rank, 0);  // sorted by step, then rank
+  EXPECT_EQ(t.totalSamples(), 21);
+}
+
+TEST(StepTable, MeanAndPerBlockUseTheSlowestRank) {
+  std::vector<StepRecord> rs;
+  for (int s = 0; s < 250; ++s) {
+    rs.push_back(rec(s, 0, 1, s < 100 ? 10 : 20));
+    rs.push_back(rec(s, 1, 1, 5));
+  }
+  StepTable t(rs);
+  auto blocks = t.updateMsPerBlock(100);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_DOUBLE_EQ(blocks[0], 10);
+  EXPECT_DOUBLE_EQ(blocks[1], 20);
+  EXPECT_DOUBLE_EQ(blocks[2], 20);  // the partial last block averages its 50 steps
+  EXPECT_DOUBLE_EQ(t.meanUpdateMs(), (100 * 10 + 150 * 20) / 250.0);
+}
+
+TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
+  StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
+  auto csv = t.toCsv();
+  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent\n", 0), 0u);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_NE(csv.find("\n1,1,11,"), std::string::npos);
+}
+
+TEST(StepRecord, RowRoundTrip) {
+  StepRecord r = rec(7, 3, 1.5, 9.25);
+  r.loss = 0.125;
+  r.bytesSent = 4096;
+  auto row = r.toRow();
+  ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
+  auto back = StepRecord::fromRow(row.data());
+  EXPECT_EQ(back.step, 7);
+  EXPECT_EQ(back.rank, 3);
+  EXPECT_DOUBLE_EQ(back.updateMs, 9.25);
+  EXPECT_EQ(back.bytesSent, 4096);
+}
+
+TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {
+  RunSummary s;
+  s.model = "cnn";
+  s.samplesPerSecond = 812.5;
+  s.updateMsPer100 = {10, 20};
+  s.evals.push_back({100, 0.875, 0.4});
+  auto j = s.toJson();
+  EXPECT_EQ(j["model"], "cnn");
+  EXPECT_DOUBLE_EQ(j["samples_per_second"].get<double>(), 812.5);
+  EXPECT_DOUBLE_EQ(j["final_accuracy"].get<double>(), 0.875);
+  EXPECT_EQ(j["weight_update_ms_per_100"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace balancenet::metrics
