@@ -95,6 +95,14 @@ TEST_F(BadInput, GlobalBatchSmallerThanWorkers) {
   expectOneLineError(quick({"--nodes", "3", "--global-batch", "2"}), "--global-batch 2 is smaller than the 3 workers", 2);
 }
 
+TEST_F(BadInput, UnknownPolicy) {
+  expectOneLineError(quick({"--policy", "fastest"}), "unknown --policy 'fastest'; choose one of: ", 2);
+}
+
+TEST_F(BadInput, EmulationListOfWrongLength) {
+  expectOneLineError(quick({"--nodes", "2", "--node-speed", "100,100,25"}), "--node-speed has 3 values but the job has 2 nodes", 2);
+}
+
 TEST_F(BadInput, HelpExplainsAndSucceeds) {
   auto r = run({"train", "--help"});
   EXPECT_EQ(r.exitCode, 0);

@@ -31,7 +31,7 @@ TEST(FlatAllReduceSync, SumsGradientsAndScalarsInOneMessage) {
     comm::FlatAllReduceSync sync(comm);
     std::vector<at::Tensor> grads{at::full({3, 2}, float(comm.rank() + 1)), at::full({5}, 10.0f * comm.rank())};
     auto scalars = at::full({2}, 0.5f);
-    auto stats = sync.synchronize(grads, scalars);
+    auto stats = sync.synchronize(grads, scalars, {0, 3, 1.0});
     EXPECT_TRUE(at::equal(grads[0], at::full({3, 2}, 3.0f)));
     EXPECT_TRUE(at::equal(grads[1], at::full({5}, 10.0f)));
     EXPECT_TRUE(at::equal(scalars, at::full({2}, 1.0f)));

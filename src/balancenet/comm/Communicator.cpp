@@ -78,4 +78,14 @@ void Communicator::barrier() {
   runCollective("barrier", rank_, [&] { return group_->barrier(); });
 }
 
+void Communicator::send(at::Tensor& t, int dst, int tag) {
+  std::vector<at::Tensor> one{t};
+  runCollective("send", rank_, [&] { return group_->send(one, dst, tag); });
+}
+
+void Communicator::recv(at::Tensor& t, int src, int tag) {
+  std::vector<at::Tensor> one{t};
+  runCollective("recv", rank_, [&] { return group_->recv(one, src, tag); });
+}
+
 }  // namespace balancenet::comm

@@ -30,8 +30,13 @@ class Communicator {
   // Every rank's tensor (same shape on all ranks), in rank order.
   std::vector<at::Tensor> allgather(const at::Tensor& tensor);
   void barrier();
+  // Point-to-point, blocking until done (recv: until the message arrived). Tensors must be contiguous
+  // CPU tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv.
+  void send(at::Tensor& t, int dst, int tag);
+  void recv(at::Tensor& t, int src, int tag);
 
   c10d::Store& store() { return *store_; }
+  const c10::intrusive_ptr<c10d::Store>& sharedStore() const { return store_; }
 
  private:
   c10::intrusive_ptr<c10d::Store> store_;

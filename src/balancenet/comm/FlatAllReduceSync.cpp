@@ -7,7 +7,8 @@
 
 namespace balancenet::comm {
 
-SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars) {
+SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                                         const SyncContext&) {
   Stopwatch watch;
   int64_t total = scalars.numel();
   for (const auto& g : grads) total += g.numel();
@@ -30,7 +31,7 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
   };
   for (const auto& g : grads) unpack(g);
   unpack(scalars);
-  return {watch.elapsedMs(), total * static_cast<int64_t>(sizeof(float))};
+  return {watch.elapsedMs(), total * static_cast<int64_t>(sizeof(float)), 0};
 }
 
 }  // namespace balancenet::comm

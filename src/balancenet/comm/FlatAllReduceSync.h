@@ -10,7 +10,7 @@ namespace balancenet::comm {
 class FlatAllReduceSync : public GradientSync {
  public:
   explicit FlatAllReduceSync(Communicator& comm) : comm_(comm) {}
-  SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars) override;
+  SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
 
  private:
   Communicator& comm_;

@@ -7,8 +7,16 @@
 namespace balancenet::comm {
 
 struct SyncStats {
-  double elapsedMs = 0;  // wall time inside synchronize(), waiting for slower peers included
-  int64_t bytesSent = 0;  // payload this rank contributed (per message, not per hop)
+  double elapsedMs = 0;          // wall time inside synchronize(), waiting for slower peers included
+  int64_t bytesSent = 0;         // payload this rank contributed (per message, not per hop)
+  double emulatedComputeMs = 0;  // part of elapsedMs that a wrapper spent emulating slower compute
+};
+
+// What a strategy may want to know about the step it synchronises (cost models, emulation).
+struct SyncContext {
+  int64_t step = 0;
+  int64_t localBatch = 0;  // this rank's samples in the step
+  double computeMs = 0;    // this rank's real forward+backward time
 };
 
 // Contract: on entry each rank's gradients are its share of the global-batch gradient, i.e. the gradient
@@ -18,7 +26,8 @@ struct SyncStats {
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
-  virtual SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars) = 0;
+  virtual SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                                const SyncContext& context) = 0;
 };
 
 }  // namespace balancenet::comm

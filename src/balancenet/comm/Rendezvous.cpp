@@ -82,6 +82,11 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   return joinGroup(scoped, o.rank, o.worldSize, o.timeout, o.masterAddr, o.iface);
 }
 
+std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& o) {
+  auto scoped = c10::make_intrusive<c10d::PrefixStore>(name, main.sharedStore());
+  return joinGroup(scoped, main.rank(), main.size(), o.timeout, o.masterAddr, o.iface);
+}
+
 StoreServer::StoreServer(const std::string& host, int port, std::chrono::milliseconds timeout) {
   auto tcp = openStore(host, port, /*server=*/true, timeout);
   port_ = tcp->getPort();

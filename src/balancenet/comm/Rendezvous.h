@@ -32,6 +32,10 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
                                         std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",
                                         const std::string& iface = "");
 
+// A second, independent group of the same ranks (e.g. for probes on another thread), formed over
+// the main group's store under its own key prefix. Collective: every rank calls it with the same name.
+std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& options);
+
 // The store server a launcher keeps alive for its workers. Port 0 picks a free port.
 class StoreServer {
  public:

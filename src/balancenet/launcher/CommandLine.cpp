@@ -13,16 +13,20 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/CompareCommand.h"
 #include "balancenet/launcher/JobConfig.h"
 #include "balancenet/launcher/LocalLauncher.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
+#include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
 namespace {
 
 struct RawFlags {
   int nodes = 0;
+  std::string policy;
+  std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs;
   double rendezvousTimeoutS = 60;
   std::string split;
   std::string lrDecay = "constant";
@@ -63,6 +67,20 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 
   app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
   app.add_option("--split", raw.split, "Samples per worker, comma separated, summing to --global-batch (default: equal)");
+  app.add_option("--policy", raw.policy,
+                 "How the global batch is split: balanced (default), proportional, bno (the paper's formula), "
+                 "equal, random, static (--split; the default when --split is given)");
+  app.add_option("--rebalance-every", c.orchestration.rebalanceEvery, "Steps between split decisions")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--bno-normalize", c.orchestration.bnoNormalize,
+               "Rescale the bno policy's batch sizes to sum to --global-batch");
+  app.add_option("--slowdown", raw.slowdown,
+                 "Emulation: node i sleeps (s_i - 1) x its real compute time each step, e.g. 1,1,1,4");
+  app.add_option("--slowdown-schedule", raw.slowdownSchedule, "Changes of --slowdown, e.g. '100=1,1,1,8;200=1,1,1,4'");
+  app.add_option("--node-speed", raw.nodeSpeed,
+                 "Emulation: node i's compute lasts at least b_i / v_i seconds (samples/s), e.g. 100,100,100,25");
+  app.add_option("--speed-schedule", raw.speedSchedule, "Changes of --node-speed, e.g. '100=100,100,100,25;200=100,100,100,100'");
+  app.add_option("--net-delay-ms", raw.netDelayMs, "Emulation: per-node latency added to every gradient sync, e.g. 0,0,0,5");
   app.add_option("--steps", t.steps, "Training steps (weight updates)")->capture_default_str();
   app.add_option("--seed", t.seed, "Seed for weights and data order")->capture_default_str();
 
@@ -117,6 +135,17 @@ void validate(JobConfig& c, const RawFlags& raw) {
                       fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 sample",
                                   t.globalBatch, world));
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
+  auto& o = c.orchestration;
+  o.policy = !raw.policy.empty() ? raw.policy : (raw.split.empty() ? "balanced" : "static");
+  auto policies = orchestrator::policyNames();
+  if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
+    throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
+  auto& e = c.emulation;
+  e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, raw.slowdownSchedule, world);
+  e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, raw.speedSchedule, world);
+  require<UsageError>(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
+  if (!raw.netDelayMs.empty())
+    e.netDelayMs = emulation::FactorSchedule::perNode("--net-delay-ms", raw.netDelayMs, world, /*allowZero=*/true);
   require<UsageError>(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
   require<UsageError>(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
   require<UsageError>(t.evalEvery >= 0, "--eval-every must not be negative");
@@ -157,6 +186,9 @@ int runCommandLine(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "Train a model data-parallel (spawns --nodes local workers)");
   addTrainFlags(*train, config, raw);
   app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample");
+  CompareOptions compareOptions;
+  auto* compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
+  addCompareFlags(*compare, compareOptions);
 
   try {
     app.parse(argc, argv);
@@ -173,6 +205,11 @@ int runCommandLine(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("models")) return runModelsCommand();
+    if (app.got_subcommand("compare")) {
+      setupLogging("info");
+      compareOptions.trainFlags = compare->remaining();
+      return runCompare(compareOptions, "/proc/self/exe");
+    }
     config.argv.assign(argv, argv + argc);
     config.worker = readWorkerEnvironment(config.launch);
     validate(config, raw);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "balancenet/core/Split.h"
+#include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/trainer/Trainer.h"
 
@@ -31,6 +32,19 @@ struct WorkerIdentity {
   bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
 };
 
+// Heterogeneity emulation: applied by wrappers around the gradient sync; no policy reads it.
+struct EmulationOptions {
+  emulation::FactorSchedule slowdown;   // --slowdown (+ --slowdown-schedule): relative factors
+  emulation::FactorSchedule nodeSpeed;  // --node-speed (+ --speed-schedule): paces in samples/s
+  std::vector<double> netDelayMs;       // --net-delay-ms: per node, added to every sync
+};
+
+struct OrchestrationOptions {
+  std::string policy = "balanced";  // see orchestrator/policies/PolicyRegistry.h
+  int rebalanceEvery = 5;
+  bool bnoNormalize = false;
+};
+
 struct JobConfig {
   LaunchOptions launch;
   std::optional<WorkerIdentity> worker;
@@ -38,6 +52,8 @@ struct JobConfig {
   std::string dataDir;
   bool syncBatchNorm = false;
   Split split;               // the initial allocation
+  OrchestrationOptions orchestration;
+  EmulationOptions emulation;
   trainer::TrainerOptions trainer;
   int threads = 1;           // intra-op threads per worker
   std::string logLevel = "info";

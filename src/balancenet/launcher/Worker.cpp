@@ -13,9 +13,48 @@
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/data/MnistDataset.h"
-#include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/emulation/NetworkDelaySync.h"
+#include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/monitor/NodeMonitor.h"
+#include "balancenet/emulation/StragglerSync.h"
+#include "balancenet/orchestrator/Orchestrator.h"
+#include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
+namespace {
+
+// The real strategy, wrapped by whatever emulation the flags ask for (outermost: the straggler sleep,
+// which happens after compute and before anything is sent).
+std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, const EmulationOptions& e) {
+  std::unique_ptr<comm::GradientSync> sync = std::make_unique<comm::FlatAllReduceSync>(comm);
+  const int rank = comm.rank();
+  if (!e.netDelayMs.empty() && e.netDelayMs[rank] > 0)
+    sync = std::make_unique<emulation::NetworkDelaySync>(std::move(sync), e.netDelayMs[rank]);
+  if (!e.slowdown.empty())
+    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Relative,
+                                                      e.slowdown, rank);
+  else if (!e.nodeSpeed.empty())
+    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Paced,
+                                                      e.nodeSpeed, rank);
+  return sync;
+}
+
+std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
+                                                       double flopsPerSample, orchestrator::NodeSampler sampler) {
+  orchestrator::PolicyOptions policy;
+  policy.name = c.orchestration.policy;
+  policy.seed = c.trainer.seed;
+  policy.staticSplit = c.split;
+  policy.bnoNormalize = c.orchestration.bnoNormalize;
+  orchestrator::OrchestratorOptions options;
+  options.rebalanceEvery = c.orchestration.rebalanceEvery;
+  options.flopsPerSample = flopsPerSample;
+  options.runDir = c.trainer.runDir;
+  return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,
+                                                      std::move(sampler), options);
+}
+
+}  // namespace
 
 int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
@@ -45,9 +84,17 @@ int runWorker(const JobConfig& c) {
     spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
                  c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, id.worldSize, c.split.str());
 
-  orchestrator::StaticAllocator allocator(c.split);
-  comm::FlatAllReduceSync sync(*comm);
-  trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, sync, allocator});
+  // Live node metrics on their own thread and their own group, so training never waits for them.
+  monitor::NodeMonitor nodeMonitor(comm::sideGroup(*comm, "probe", rv));
+  const double gemmFlops = metrics::measureGemmFlops();
+  auto sampler = [&nodeMonitor, gemmFlops] {
+    const auto snap = nodeMonitor.snapshot();
+    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.latencyMs,
+                                    snap.bandwidthBytesPerSecond, gemmFlops};
+  };
+  auto allocator = makeAllocator(c, *comm, static_cast<double>(model.info.flopsPerSample), sampler);
+  auto sync = makeGradientSync(*comm, c.emulation);
+  trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, *sync, *allocator});
   auto summary = trainer.run();
   if (id.rank == 0 && !c.saveParams.empty()) {
     std::ostringstream out;
@@ -57,6 +104,7 @@ int runWorker(const JobConfig& c) {
   if (id.rank == 0 && !summary.evals.empty())
     spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
                  summary.steps, summary.samplesPerSecond);
+  nodeMonitor.stop();
   comm->barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;
 }

@@ -11,6 +11,7 @@ struct EvalPoint {
   int64_t step = 0;
   double accuracy = 0;  // fraction of the test set classified correctly
   double loss = 0;
+  double trainSeconds = 0;  // training time (evaluations excluded) elapsed when it was taken
 };
 
 struct RunSummary {

@@ -29,8 +29,11 @@ std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 metrics::StepRecord Trainer::step() {
   Stopwatch stepWatch;
   const int rank = parts_.comm.rank();
+  // A policy may change the total (the paper's BNO does): weights follow the split actually used.
   const Split split = parts_.allocator.splitFor(step_);
-  split.validate(parts_.comm.size(), options_.globalBatch);
+  split.validate(parts_.comm.size(), split.total());
+  const int64_t globalBatch = split.total();
+  lastSplit_ = split;
   const double lr = options_.lr.at(step_);
   setLearningRate(*optimizer_, lr);
 
@@ -40,7 +43,7 @@ metrics::StepRecord Trainer::step() {
 
   optimizer_->zero_grad();
   auto logits = parts_.net.forward(x);
-  auto localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(options_.globalBatch);
+  auto localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(globalBatch);
   localLoss.backward();
   const double computeMs = stepWatch.elapsedMs();
 
@@ -50,31 +53,32 @@ metrics::StepRecord Trainer::step() {
     grads.push_back(p.grad());
   }
   auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
-  const auto stats = parts_.sync.synchronize(grads, scalars);
+  const auto stats = parts_.sync.synchronize(grads, scalars, {step_, split.batches[rank], computeMs});
 
   optimizer_->step();
   metrics::StepRecord record;
   record.step = step_;
   record.rank = rank;
   record.batch = split.batches[rank];
-  record.computeMs = computeMs;
-  record.syncMs = stats.elapsedMs;
+  record.computeMs = computeMs + stats.emulatedComputeMs;
+  record.syncMs = stats.elapsedMs - stats.emulatedComputeMs;
   record.updateMs = stepWatch.elapsedMs();
   record.loss = scalars[0].item<double>();
   record.lr = lr;
   record.bytesSent = stats.bytesSent;
   parts_.allocator.observe(record);
 
-  position_ += options_.globalBatch;
+  position_ += globalBatch;
   ++step_;
   return record;
 }
 
-metrics::EvalPoint Trainer::evaluateNow() {
+metrics::EvalPoint Trainer::evaluateNow(double trainSeconds) {
   // BatchNorm running statistics are per rank unless synchronised: evaluate rank 0's, as DDP does.
   auto buffers = parts_.net.buffers();
   if (!buffers.empty()) parts_.comm.broadcast(buffers, 0);
   auto point = evaluate(parts_.net, *parts_.test, parts_.comm, step_);
+  point.trainSeconds = trainSeconds;
   if (parts_.comm.rank() == 0)
     spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
                  point.loss);
@@ -94,22 +98,23 @@ metrics::RunSummary Trainer::run() {
     Stopwatch watch;
     records.push_back(step());
     trainSeconds += watch.elapsedMs() / 1000.0;
-    samples += options_.globalBatch;
+    samples += lastSplit_.total();
     if (printsProgress && (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
       spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples, records.back().loss}));
       sinceProgress.restart();
     }
     if (parts_.test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
-      evals.push_back(evaluateNow());
+      evals.push_back(evaluateNow(trainSeconds));
   }
-  if (parts_.test && options_.evalAtEnd) evals.push_back(evaluateNow());
+  if (parts_.test && options_.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
 
   metrics::RunSummary summary;
   summary.model = options_.modelName;
   summary.worldSize = parts_.comm.size();
   summary.globalBatch = options_.globalBatch;
   summary.steps = step_;
-  summary.split = parts_.allocator.splitFor(step_ > 0 ? step_ - 1 : 0).str();
+  summary.split = lastSplit_.str();
+  summary.extra["effective_global_batch"] = step_ > 0 ? static_cast<double>(samples) / step_ : 0.0;
   summary.trainSeconds = trainSeconds;
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;

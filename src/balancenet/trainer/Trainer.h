@@ -57,7 +57,7 @@ class Trainer {
   std::vector<at::Tensor> parameters() const;
 
  private:
-  metrics::EvalPoint evaluateNow();
+  metrics::EvalPoint evaluateNow(double trainSeconds);
 
   TrainerOptions options_;
   TrainerParts parts_;
@@ -66,6 +66,7 @@ class Trainer {
   data::GlobalPermutationSampler sampler_;
   int64_t step_ = 0;
   int64_t position_ = 0;  // sampler stream position of the next step's first sample
+  Split lastSplit_;       // the split of the last step taken
 };
 
 }  // namespace balancenet::trainer

@@ -1,0 +1,94 @@
+// LatencyProbe: ordered point-to-point ping-pongs over the probe communicator (see the header's protocol).
+#include "balancenet/comm/LatencyProbe.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <ATen/ATen.h>
+
+namespace balancenet::comm {
+namespace {
+
+// Distinct tags per phase, so a stray message of one phase can never be taken for another's.
+constexpr int kPingTag = 1;
+constexpr int kResultTag = 2;
+constexpr int kBulkTag = 3;
+constexpr int64_t kBulkBytes = 1 << 20;
+constexpr int kBulkRoundTrips = 3;
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+// Rank `self` times `times` round trips of `message` to `peer` (which echoes), in milliseconds.
+std::vector<double> pingPong(Communicator& comm, at::Tensor& message, int peer, int tag, int times) {
+  std::vector<double> ms;
+  for (int i = 0; i < times; ++i) {
+    const auto start = Clock::now();
+    comm.send(message, peer, tag);
+    comm.recv(message, peer, tag);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  return ms;
+}
+
+void echo(Communicator& comm, at::Tensor& message, int peer, int tag, int times) {
+  for (int i = 0; i < times; ++i) {
+    comm.recv(message, peer, tag);
+    comm.send(message, peer, tag);
+  }
+}
+
+void measureLatencies(Communicator& comm, int repeats, std::vector<double>& latencyMs) {
+  const int self = comm.rank();
+  auto ping = at::zeros({1}, at::kDouble);
+  for (int a = 0; a < comm.size(); ++a)
+    for (int b = a + 1; b < comm.size(); ++b) {
+      if (self == a) {
+        pingPong(comm, ping, b, kPingTag, 1);  // warm-up
+        latencyMs[b] = median(pingPong(comm, ping, b, kPingTag, repeats));
+        auto result = at::full({1}, latencyMs[b], at::kDouble);
+        comm.send(result, b, kResultTag);
+      } else if (self == b) {
+        echo(comm, ping, a, kPingTag, 1 + repeats);
+        auto result = at::zeros({1}, at::kDouble);
+        comm.recv(result, a, kResultTag);
+        latencyMs[a] = result.item<double>();
+      }
+    }
+}
+
+double measureBandwidth(Communicator& comm) {
+  const int self = comm.rank();
+  const int n = comm.size();
+  double bandwidth = 0;
+  auto bulk = at::zeros({kBulkBytes}, at::kByte);
+  for (int r = 0; r < n; ++r) {
+    const int next = (r + 1) % n;
+    if (self == r) {
+      const double ms = median(pingPong(comm, bulk, next, kBulkTag, kBulkRoundTrips));
+      bandwidth = ms > 0 ? 2.0 * kBulkBytes / (ms / 1000.0) : 0;
+    } else if (self == next) {
+      echo(comm, bulk, r, kBulkTag, kBulkRoundTrips);
+    }
+  }
+  return bandwidth;
+}
+
+}  // namespace
+
+LinkMeasurements probeLinks(Communicator& probe, int repeats) {
+  LinkMeasurements out;
+  out.latencyMs.assign(probe.size(), 0.0);
+  if (probe.size() < 2) return out;
+  measureLatencies(probe, std::max(repeats, 1), out.latencyMs);
+  out.bandwidthBytesPerSecond = measureBandwidth(probe);
+  return out;
+}
+
+}  // namespace balancenet::comm

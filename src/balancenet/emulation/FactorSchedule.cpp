@@ -1,0 +1,80 @@
+// Parsing and lookup of per-node factor schedules.
+#include "balancenet/emulation/FactorSchedule.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+
+namespace balancenet::emulation {
+namespace {
+
+std::vector<std::string> splitOn(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep)) parts.push_back(item);
+  return parts;
+}
+
+double number(const std::string& flag, const std::string& text, bool allowZero) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(allowZero ? v >= 0 : v > 0))
+    throw UsageError(fmt::format("{}: '{}' is not a {} number", flag, text, allowZero ? "non-negative" : "positive"));
+  return v;
+}
+
+}  // namespace
+
+std::vector<double> FactorSchedule::perNode(const std::string& flag, const std::string& list, int worldSize,
+                                            bool allowZero) {
+  std::vector<double> values;
+  for (const auto& item : splitOn(list, ',')) values.push_back(number(flag, item, allowZero));
+  if (static_cast<int>(values.size()) != worldSize)
+    throw UsageError(fmt::format("{} has {} values but the job has {} nodes", flag, values.size(), worldSize));
+  return values;
+}
+
+FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string& base, const std::string& changes,
+                                     int worldSize) {
+  FactorSchedule s;
+  if (base.empty()) {
+    if (!changes.empty()) throw UsageError(fmt::format("{}-schedule needs {} for the values before the first change", flag, flag));
+    return s;
+  }
+  s.base_ = perNode(flag, base, worldSize);
+  for (const auto& change : splitOn(changes, ';')) {
+    if (change.empty()) continue;
+    auto eq = change.find('=');
+    if (eq == std::string::npos)
+      throw UsageError(fmt::format("{}-schedule: '{}' is not STEP=v1,v2,...", flag, change));
+    int64_t step = 0;
+    try {
+      size_t used = 0;
+      step = std::stoll(change.substr(0, eq), &used);
+      if (used != eq || step < 0) throw std::invalid_argument("step");
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("{}-schedule: '{}' does not start with a step number", flag, change));
+    }
+    s.changes_[step] = perNode(flag + "-schedule", change.substr(eq + 1), worldSize);
+  }
+  return s;
+}
+
+double FactorSchedule::at(int64_t step, int rank) const {
+  const std::vector<double>* current = &base_;
+  for (const auto& [from, values] : changes_) {
+    if (from > step) break;
+    current = &values;
+  }
+  return current->at(rank);
+}
+
+}  // namespace balancenet::emulation

@@ -1,0 +1,28 @@
+// FactorSchedule: one number per node (a slowdown or a pace), possibly changing at given steps.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace balancenet::emulation {
+
+class FactorSchedule {
+ public:
+  FactorSchedule() = default;
+  // base: "1,1,1,4"; changes: "100=1,1,1,16;200=1,1,1,4" (from that step on). `flag` names the
+  // option in errors. Throws UsageError unless every list has worldSize positive numbers.
+  static FactorSchedule parse(const std::string& flag, const std::string& base, const std::string& changes,
+                              int worldSize);
+  // "1,1,0,5" -> one number per node; throws UsageError naming `flag` otherwise.
+  static std::vector<double> perNode(const std::string& flag, const std::string& list, int worldSize,
+                                     bool allowZero = false);
+  bool empty() const { return base_.empty(); }
+  double at(int64_t step, int rank) const;  // the value in force at `step`
+
+ private:
+  std::vector<double> base_;
+  std::map<int64_t, std::vector<double>> changes_;
+};
+
+}  // namespace balancenet::emulation

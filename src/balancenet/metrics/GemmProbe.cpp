@@ -1,0 +1,34 @@
+// GemmProbe: at::mm into a preallocated output, so the timing is the kernel and not the allocator.
+#include "balancenet/metrics/GemmProbe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
+#include <ATen/ATen.h>
+
+namespace balancenet::metrics {
+
+double measureGemmFlops(double seconds) {
+  constexpr int64_t n = 256;
+  constexpr int warmUp = 3;  // first calls pay for thread-pool start-up and cold caches
+  at::NoGradGuard noGrad;
+  const auto a = at::rand({n, n}, at::kFloat);
+  const auto b = at::rand({n, n}, at::kFloat);
+  auto c = at::empty({n, n}, at::kFloat);
+  for (int i = 0; i < warmUp; ++i) at::mm_out(c, a, b);
+
+  using Clock = std::chrono::steady_clock;
+  const auto budget = std::chrono::duration<double>(std::max(seconds, 1e-3));
+  const auto start = Clock::now();
+  int64_t products = 0;
+  std::chrono::duration<double> elapsed{0};
+  do {
+    at::mm_out(c, a, b);
+    ++products;
+    elapsed = Clock::now() - start;
+  } while (elapsed < budget);
+  return 2.0 * static_cast<double>(n * n * n) * static_cast<double>(products) / elapsed.count();
+}
+
+}  // namespace balancenet::metrics

@@ -1,0 +1,138 @@
+// Gathering metrics, deciding on rank 0, broadcasting the split, logging the decision.
+//
+// Wire format of one rank's metrics (float64, fixed length so one all-gather carries them):
+//   [rank, batch, computeMs, syncMs, flopsPerSample, opsPerSecond, memoryUsed, memoryTotal, bandwidth,
+//    nRecent, (batch, computeMs) x window, latencyMs x worldSize]
+#include "balancenet/orchestrator/Orchestrator.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/AtomicFile.h"
+
+namespace balancenet::orchestrator {
+namespace {
+
+constexpr int kHeader = 10;
+constexpr int kMaxWindow = 64;
+
+}  // namespace
+
+Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm,
+                           NodeSampler sampler, OrchestratorOptions options)
+    : policy_(std::move(policy)),
+      current_(std::move(initial)),
+      comm_(comm),
+      sampler_(std::move(sampler)),
+      options_(std::move(options)),
+      window_(std::min(kMaxWindow, std::max(1, options_.rebalanceEvery))) {
+  log_ = "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n";
+  if (comm_.rank() == 0) log(0, {}, {current_, "initial split"});
+}
+
+Orchestrator::~Orchestrator() = default;
+
+void Orchestrator::observe(const metrics::StepRecord& mine) {
+  observed_.push_back(mine);
+  if (static_cast<int>(observed_.size()) > window_) observed_.erase(observed_.begin());
+}
+
+std::vector<double> Orchestrator::encodeLocal() const {
+  const int world = comm_.size();
+  std::vector<double> row(kHeader + 2 * window_ + world, 0.0);
+  const NodeSample sample = sampler_ ? sampler_() : NodeSample{};
+  double compute = 0, sync = 0, samples = 0;
+  for (const auto& r : observed_) {
+    compute += r.computeMs;
+    sync += r.syncMs;
+    samples += r.batch;
+  }
+  const double n = std::max<size_t>(1, observed_.size());
+  const double ops = compute > 0 ? 3 * options_.flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
+  const int rank = comm_.rank();
+  double header[kHeader] = {double(rank), double(current_.batches[rank]), compute / n, sync / n, options_.flopsPerSample,
+                            ops, sample.residentBytes, sample.memoryTotalBytes, sample.bandwidthBytesPerSecond,
+                            double(observed_.size())};
+  std::copy(header, header + kHeader, row.begin());
+  for (size_t i = 0; i < observed_.size(); ++i) {
+    row[kHeader + 2 * i] = observed_[i].batch;
+    row[kHeader + 2 * i + 1] = observed_[i].computeMs;
+  }
+  for (int j = 0; j < world && j < static_cast<int>(sample.latencyMs.size()); ++j)
+    row[kHeader + 2 * window_ + j] = sample.latencyMs[j];
+  return row;
+}
+
+NodeMetrics Orchestrator::decode(const double* row) const {
+  NodeMetrics m;
+  m.rank = static_cast<int>(row[0]);
+  m.batch = static_cast<int64_t>(row[1]);
+  m.computeMs = row[2];
+  m.waitMs = row[3];  // the sync time for now; the wait part is derived once all ranks are known
+  m.flopsPerSample = row[4];
+  m.opsPerSecond = row[5];
+  m.memoryUsedBytes = row[6];
+  m.memoryTotalBytes = row[7];
+  m.bandwidthBytesPerSecond = row[8];
+  for (int i = 0; i < static_cast<int>(row[9]); ++i)
+    m.recent.emplace_back(static_cast<int64_t>(row[kHeader + 2 * i]), row[kHeader + 2 * i + 1]);
+  m.latencyMs.assign(row + kHeader + 2 * window_, row + kHeader + 2 * window_ + comm_.size());
+  return m;
+}
+
+Split Orchestrator::splitFor(int64_t step) {
+  if (step == 0 || step % options_.rebalanceEvery != 0 || step == lastDecision_) return current_;
+  lastDecision_ = step;
+  auto local = encodeLocal();
+  auto rows = comm_.allgather(at::tensor(local, at::kDouble));
+
+  auto decided = at::tensor(current_.batches, at::kLong);
+  if (comm_.rank() == 0) {
+    PolicyInput input;
+    input.step = step;
+    input.globalBatch = current_.total();
+    input.current = current_;
+    for (const auto& r : rows) input.nodes.push_back(decode(r.data_ptr<double>()));
+    // Waiting = time in the sync beyond the fastest-to-finish rank's (the last to arrive waits for nobody).
+    double leastSync = INFINITY;
+    for (const auto& n : input.nodes) leastSync = std::min(leastSync, n.waitMs);
+    for (auto& n : input.nodes) n.waitMs -= leastSync;
+    Decision decision = policy_->decide(input);
+    decision.split.validate(comm_.size(), decision.split.total());
+    log(step, input.nodes, decision);
+    decided = at::tensor(decision.split.batches, at::kLong);
+  }
+  std::vector<at::Tensor> out{decided};
+  comm_.broadcast(out, 0);
+  Split next{std::vector<int64_t>(out[0].data_ptr<int64_t>(), out[0].data_ptr<int64_t>() + comm_.size())};
+  if (comm_.rank() == 0 && !(next == current_))
+    spdlog::info("step {}: {} split {} -> {}", step, policy_->name(), current_.str(), next.str());
+  current_ = next;
+  observed_.clear();
+  return current_;
+}
+
+void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, const Decision& decision) {
+  for (int r = 0; r < decision.split.worldSize(); ++r) {
+    const NodeMetrics m = r < static_cast<int>(nodes.size()) ? nodes[r] : NodeMetrics{};
+    double latency = 0;
+    if (m.latencyMs.size() > 1)
+      latency = std::accumulate(m.latencyMs.begin(), m.latencyMs.end(), 0.0) / (m.latencyMs.size() - 1);
+    std::string note = decision.note;
+    std::replace(note.begin(), note.end(), ',', ';');
+    log_ += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.4g},{:.1f},{:.4f},{}\n", step, policy_->name(), r,
+                        decision.split.batches[r], m.computeMs, m.waitMs, m.opsPerSecond, m.memoryUsedBytes / 1e6,
+                        latency, note);
+  }
+  if (!options_.runDir.empty()) {
+    ensureDirectory(options_.runDir);
+    writeFileAtomically(options_.runDir + "/splits.csv", log_);
+  }
+}
+
+}  // namespace balancenet::orchestrator

@@ -1,0 +1,60 @@
+// Orchestrator: the paper's master. Every few steps it gathers node metrics, rank 0 runs the policy,
+// and every rank applies the new split from the same step on.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/orchestrator/policies/Policy.h"
+
+namespace balancenet::orchestrator {
+
+constexpr int kDefaultRebalanceEvery = 5;
+
+// Node-level measurements beyond step timings, sampled elsewhere (the NodeMonitor's thread).
+struct NodeSample {
+  double residentBytes = 0;
+  double memoryTotalBytes = 0;
+  std::vector<double> latencyMs;  // to each rank; empty: not measured yet
+  double bandwidthBytesPerSecond = 0;
+  double gemmFlops = 0;           // prior for ops/s before any step is timed
+};
+using NodeSampler = std::function<NodeSample()>;
+
+struct OrchestratorOptions {
+  int rebalanceEvery = kDefaultRebalanceEvery;
+  double flopsPerSample = 0;  // forward FLOPs of one sample (model zoo)
+  std::string runDir;         // splits.csv goes here (rank 0); empty: not written
+};
+
+class Orchestrator : public Allocator {
+ public:
+  Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
+               OrchestratorOptions options);
+  ~Orchestrator() override;
+
+  // Collective at decision steps (step > 0, step % rebalanceEvery == 0): all ranks must call it for
+  // every step, in order, as the trainer does.
+  Split splitFor(int64_t step) override;
+  void observe(const metrics::StepRecord& mine) override;
+
+ private:
+  std::vector<double> encodeLocal() const;
+  NodeMetrics decode(const double* row) const;
+  void log(int64_t step, const std::vector<NodeMetrics>& nodes, const Decision& decision);
+
+  std::unique_ptr<Policy> policy_;
+  Split current_;
+  comm::Communicator& comm_;
+  NodeSampler sampler_;
+  OrchestratorOptions options_;
+  int window_;                                  // observations kept per decision
+  std::vector<metrics::StepRecord> observed_;   // this rank's steps since the last decision
+  int64_t lastDecision_ = 0;
+  std::string log_;                             // splits.csv contents so far (rank 0)
+};
+
+}  // namespace balancenet::orchestrator

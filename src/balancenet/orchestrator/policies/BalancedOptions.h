@@ -1,0 +1,38 @@
+// BalancedOptions: every threshold of BalancedPolicy, with its named default and why it has that value.
+#pragma once
+
+namespace balancenet::orchestrator {
+
+struct BalancedOptions {
+  // Weight of the newest fit when a_i, c_i are exponentially smoothed across decisions (1: no smoothing).
+  // 0.5 halves the influence of one noisy window while following a steady drift within a few decisions.
+  static constexpr double kDefaultSmoothing = 0.5;
+  // Keep the current split unless the best split's predicted step time is lower by more than this fraction:
+  // measurement noise of a few percent must not make homogeneous nodes trade samples back and forth.
+  static constexpr double kDefaultHysteresis = 0.03;
+  // Quick reaction: a node whose latest window deviates from its model by more than this fraction...
+  static constexpr double kDefaultReactThreshold = 0.25;
+  // ...and which a least-squares refit including that window still misses by more than this fraction
+  // (so a fixed cost revealed by a batch change is not mistaken for a change of the node) loses its history
+  // and is refitted from the latest window alone, without smoothing.
+  static constexpr double kDefaultReactResidual = 0.10;
+  // Windows remembered per node (each window adds one (batch, median compute ms) point per batch size seen).
+  static constexpr int kDefaultHistoryPoints = 8;
+  // Least squares (fixed cost a_i and per-sample cost c_i) only when the remembered batch sizes differ by at
+  // least this fraction of the largest; closer batches make the intercept pure noise.
+  static constexpr double kDefaultMinFitSpread = 0.10;
+  // A node seen at one batch size only gets a fixed cost of f * t, where f is the smallest fixed-cost
+  // fraction a_k / t_k fitted on other nodes (0 if none is fitted yet), at most this: without evidence we
+  // assume the literature's proportional model (a = 0); with evidence, no more than the least any node shows.
+  static constexpr double kDefaultMaxFixedCostFraction = 0.10;
+
+  double smoothing = kDefaultSmoothing;
+  double hysteresis = kDefaultHysteresis;
+  double reactThreshold = kDefaultReactThreshold;
+  double reactResidual = kDefaultReactResidual;
+  int historyPoints = kDefaultHistoryPoints;
+  double minFitSpread = kDefaultMinFitSpread;
+  double maxFixedCostFraction = kDefaultMaxFixedCostFraction;
+};
+
+}  // namespace balancenet::orchestrator

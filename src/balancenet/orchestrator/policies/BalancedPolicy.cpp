@@ -1,0 +1,149 @@
+// BalancedPolicy: fitted per-node cost models, exact min-max integer split, caps, hysteresis.
+#include "balancenet/orchestrator/policies/BalancedPolicy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/orchestrator/policies/PolicySupport.h"
+
+namespace balancenet::orchestrator {
+
+BalancedPolicy::BalancedPolicy(BalancedOptions options) : options_(options) {
+  auto check = [](bool ok, const char* what) {
+    if (!ok) throw UsageError(std::string("balanced policy: ") + what);
+  };
+  check(options_.smoothing > 0 && options_.smoothing <= 1, "smoothing must be in (0, 1]");
+  check(options_.hysteresis >= 0 && options_.hysteresis < 1, "hysteresis must be in [0, 1)");
+  check(options_.reactThreshold > 0, "react threshold must be > 0");
+  check(options_.reactResidual >= 0, "react residual must be >= 0");
+  check(options_.historyPoints >= 1, "history must keep at least 1 point");
+  check(options_.minFitSpread >= 0 && options_.minFitSpread < 1, "fit spread must be in [0, 1)");
+  check(options_.maxFixedCostFraction >= 0 && options_.maxFixedCostFraction < 1, "fixed-cost fraction must be in [0, 1)");
+}
+
+std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
+                                                     int64_t total, const std::vector<int64_t>& caps) {
+  const size_t n = a.size();
+  std::vector<int64_t> b(n, 1);
+  auto hasRoom = [&](size_t i) { return caps.empty() || caps[i] <= 0 || b[i] < caps[i]; };
+  using Entry = std::pair<double, size_t>;  // (time after one more sample, rank): the pair order breaks ties by rank
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next;
+  for (size_t i = 0; i < n; ++i)
+    if (hasRoom(i)) next.push({a[i] + c[i] * 2.0, i});
+  for (int64_t given = static_cast<int64_t>(n); given < total && !next.empty(); ++given) {
+    const size_t i = next.top().second;
+    next.pop();
+    ++b[i];
+    if (hasRoom(i)) next.push({a[i] + c[i] * static_cast<double>(b[i] + 1), i});
+  }
+  return b;
+}
+
+Decision BalancedPolicy::decide(const PolicyInput& input) {
+  const int n = worldSizeOf(input);
+  const int64_t total = input.globalBatch;
+  if (static_cast<int>(models_.size()) != n) models_.assign(n, NodeCostModel{});
+  const int measured = std::min<int>(n, static_cast<int>(input.nodes.size()));
+
+  // 1. Models: absorb the windows, refit nodes with a fixed-cost fit first so that nodes seen at a single
+  // batch size can borrow the smallest fixed-cost fraction they show.
+  std::string events;
+  std::vector<bool> fresh(n, false);
+  for (int i = 0; i < measured; ++i) {
+    const std::vector<CostPoint> window = NodeCostModel::windowPoints(input.nodes[i]);
+    fresh[i] = !window.empty();
+    const double ratio = models_[i].absorb(window, options_);
+    if (ratio > 0) events += fmt::format("; rank {} refit (observed {:.2f}x its model)", i, ratio);
+  }
+  for (int i = 0; i < n; ++i)
+    if (fresh[i] && models_[i].fitsFixedCost(options_)) models_[i].refit(0.0, options_);
+  double fraction = options_.maxFixedCostFraction;
+  bool anyFixedCostFit = false;
+  for (int i = 0; i < n; ++i) {
+    if (models_[i].hasModel() && models_[i].fitsFixedCost(options_)) {
+      fraction = std::min(fraction, models_[i].fixedFraction());
+      anyFixedCostFit = true;
+    }
+  }
+  if (!anyFixedCostFit) fraction = 0;  // no evidence of a fixed cost anywhere: the proportional model
+  for (int i = 0; i < n; ++i)
+    if (fresh[i] && !models_[i].fitsFixedCost(options_)) models_[i].refit(fraction, options_);
+
+  // The a_i, c_i used now; nodes without a model take the mean model of the others, or the GEMM probe.
+  std::vector<double> a(n, 0.0), c(n, 0.0);
+  double sumA = 0, sumC = 0;
+  int modelled = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!models_[i].hasModel()) continue;
+    a[i] = models_[i].a();
+    c[i] = models_[i].c();
+    sumA += a[i];
+    sumC += c[i];
+    ++modelled;
+  }
+  std::string basis = "measured";
+  if (modelled == 0) {
+    bool allOps = measured == n;
+    for (int i = 0; i < measured; ++i) allOps = allOps && std::isfinite(input.nodes[i].opsPerSecond) && input.nodes[i].opsPerSecond > 0;
+    for (int i = 0; i < n; ++i) c[i] = allOps ? 1.0 / input.nodes[i].opsPerSecond : 1.0;
+    basis = allOps ? "opsPerSecond, no step measured" : "nothing measured, equal speeds";
+  } else {
+    for (int i = 0; i < n; ++i) {
+      if (models_[i].hasModel()) continue;
+      a[i] = sumA / modelled;
+      c[i] = sumC / modelled;
+    }
+  }
+  std::vector<int64_t> caps(n, 0);
+  for (int i = 0; i < measured; ++i) caps[i] = input.nodes[i].maxBatch;
+
+  // 2. The optimum (or, when the caps cannot hold B, every node at its cap and the excess by speed).
+  bool capsInfeasible = true;
+  int64_t capSum = 0;
+  for (int64_t cap : caps) {
+    capsInfeasible = capsInfeasible && cap > 0;
+    capSum += std::max<int64_t>(cap, 1);
+  }
+  capsInfeasible = capsInfeasible && capSum < total;
+  Split best;
+  if (capsInfeasible) {
+    std::vector<double> speed(n);
+    for (int i = 0; i < n; ++i) speed[i] = 1.0 / c[i];
+    best.batches = apportion(speed, total, caps).sizes;
+  } else {
+    best.batches = minimiseMaxTime(a, c, total, caps);
+  }
+  auto predicted = [&](const Split& s) {
+    double worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, a[i] + c[i] * static_cast<double>(s.batches[i]));
+    return worst;
+  };
+  const double bestMs = predicted(best);
+  const std::string capNote =
+      capsInfeasible ? fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total) : "";
+
+  // 3. Hysteresis against the split in force, when it is still a valid split of B within the caps.
+  const Split& current = input.current;
+  bool currentValid = current.worldSize() == n && current.total() == total;
+  for (int i = 0; currentValid && i < n; ++i)
+    currentValid = current.batches[i] >= 1 && (caps[i] <= 0 || current.batches[i] <= caps[i]);
+  if (currentValid && !capsInfeasible) {
+    const double currentMs = predicted(current);
+    const double gain = currentMs > 0 ? 1 - bestMs / currentMs : 0;
+    if (gain <= options_.hysteresis)
+      return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
+                                   currentMs, bestMs, 100 * gain, 100 * options_.hysteresis, basis, events)};
+    return {best, fmt::format("balanced: predicted {:.4g} ms, was {:.4g} ms (gain {:.1f}%; {}){}{}", bestMs, currentMs,
+                              100 * gain, basis, events, capNote)};
+  }
+  return {best, fmt::format("balanced: predicted {:.4g} ms ({}){}{}", bestMs, basis, events, capNote)};
+}
+
+}  // namespace balancenet::orchestrator

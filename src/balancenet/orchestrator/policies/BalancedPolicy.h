@@ -1,0 +1,46 @@
+// BalancedPolicy: balancenet's own policy: the integer split of a fixed B that minimises the predicted
+// step time max_i t_i(b_i), with t_i(b) = a_i + c_i*b fitted online per node.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "balancenet/orchestrator/policies/BalancedOptions.h"
+#include "balancenet/orchestrator/policies/NodeCostModel.h"
+#include "balancenet/orchestrator/policies/Policy.h"
+
+namespace balancenet::orchestrator {
+
+// Each decision:
+//  1. every node's window (its `recent` (batch, computeMs) steps) goes into its NodeCostModel: least squares
+//     for a_i (fixed cost) and c_i (ms per sample) once it has seen batch sizes spread enough, a
+//     proportional model with a small assumed fixed cost before that; exponential smoothing across decisions;
+//     a quick reaction (history dropped) when a node's latest window contradicts its model;
+//  2. the exact integer optimum of max_i (a_i + c_i*b_i) subject to sum b_i = B, 1 <= b_i <= maxBatch_i;
+//  3. hysteresis: the current split stays unless the optimum is predicted faster by more than options.hysteresis.
+// Latency is ignored: under all-reduce the communication time is shared by all nodes, so it cannot be
+// balanced by moving samples. Nodes without any measurement take the mean model of the measured ones; with
+// no measurement at all, c_i = 1/opsPerSecond_i (or equal) and a_i = 0.
+class BalancedPolicy : public Policy {
+ public:
+  // Throws UsageError for options outside their ranges.
+  explicit BalancedPolicy(BalancedOptions options = {});
+  std::string name() const override { return "balanced"; }
+  Decision decide(const PolicyInput& input) override;
+
+  const BalancedOptions& options() const { return options_; }
+  // Per-rank models after the last decision (for logs and tests).
+  const std::vector<NodeCostModel>& models() const { return models_; }
+
+  // Exact integer minimiser of max_i (a_i + c_i*b_i) over sum b_i = total, 1 <= b_i <= caps_i (caps_i <= 0:
+  // no cap; requires c_i > 0 and the caps to hold `total`): starting from b_i = 1, each further sample goes
+  // to the node whose time after taking it is the smallest (ties to the lower rank). Since every t_i
+  // increases with b, the largest time reached is the least possible.
+  static std::vector<int64_t> minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
+                                              int64_t total, const std::vector<int64_t>& caps);
+
+ private:
+  BalancedOptions options_;
+  std::vector<NodeCostModel> models_;
+};
+
+}  // namespace balancenet::orchestrator

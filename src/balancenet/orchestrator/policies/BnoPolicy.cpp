@@ -1,0 +1,62 @@
+// BnoPolicy: equations (1)-(5) of the BalanceNet Orchestrator paper, with NaN-free degenerate cases.
+#include "balancenet/orchestrator/policies/BnoPolicy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "balancenet/orchestrator/policies/PolicySupport.h"
+
+namespace balancenet::orchestrator {
+
+namespace {
+
+double usable(double v) { return std::isfinite(v) && v > 0 ? v : 0.0; }
+
+}  // namespace
+
+std::vector<double> BnoPolicy::fractions(const PolicyInput& input) {
+  const int n = worldSizeOf(input);
+  std::vector<NodeMetrics> nodes = input.nodes;
+  nodes.resize(n);  // no metrics at all: every term takes its degenerate value
+  double opsSum = 0, muSum = 0;
+  for (const auto& node : nodes) {
+    opsSum += usable(node.opsPerSecond);
+    muSum += usable(node.memoryUsedBytes);
+  }
+  std::vector<double> out(n);
+  for (int i = 0; i < n; ++i) {
+    const NodeMetrics& node = nodes[i];
+    const double k = opsSum > 0 ? usable(node.opsPerSecond) / opsSum : 1.0 / n;            // (1)
+    const double mw = 1.0 - (muSum > 0 ? usable(node.memoryUsedBytes) / muSum : 1.0 / n);  // (2)
+    auto latency = [&](int j) { return j < static_cast<int>(node.latencyMs.size()) ? usable(node.latencyMs[j]) : 0.0; };
+    double maxLatency = 0;
+    for (int j = 0; j < n; ++j) maxLatency = std::max(maxLatency, latency(j));
+    double ncwSum = 0;
+    for (int j = 0; j < n; ++j) ncwSum += maxLatency > 0 ? 1.0 - latency(j) / maxLatency : 1.0;  // (4), j = i included
+    out[i] = (k + mw + ncwSum) / 3.0;
+  }
+  return out;
+}
+
+Decision BnoPolicy::decide(const PolicyInput& input) {
+  const std::vector<double> fraction = fractions(input);
+  const auto b = static_cast<double>(input.globalBatch);
+  Split split;
+  for (double f : fraction) {
+    const double x = f * b;
+    // (5). The relative 1e-9 nudge keeps a product that is mathematically an integer (e.g. 4/3 * 30 = 40)
+    // from flooring one lower because of binary rounding; only values within 1e-9 (relative) below an
+    // integer are affected.
+    split.batches.push_back(std::max<int64_t>(static_cast<int64_t>(std::floor(x + 1e-9 * std::max(1.0, x))), 1));
+  }
+  if (!normalize_)
+    return {split, fmt::format("bno: effective global batch {} (B = {})", split.total(), input.globalBatch)};
+  const Split raw = split;
+  std::vector<double> weights(raw.batches.begin(), raw.batches.end());
+  split.batches = apportion(weights, input.globalBatch).sizes;
+  return {split, fmt::format("bno normalised from {} (sum {}) to B = {}", raw.str(), raw.total(), input.globalBatch)};
+}
+
+}  // namespace balancenet::orchestrator

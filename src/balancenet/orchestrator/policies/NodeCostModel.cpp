@@ -1,0 +1,142 @@
+// NodeCostModel: windows of (batch, ms) points, constrained least squares, smoothing and quick reaction.
+#include "balancenet/orchestrator/policies/NodeCostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace balancenet::orchestrator {
+
+namespace {
+
+bool usablePoint(const CostPoint& p) {
+  return std::isfinite(p.batch) && std::isfinite(p.ms) && p.batch > 0 && p.ms > 0 && p.count > 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// observed / predicted over a window, step-weighted (sums, so one short window cannot dominate).
+template <typename Points>
+double windowRatio(const Points& window, double a, double c) {
+  double observed = 0, predicted = 0;
+  for (const CostPoint& p : window) {
+    if (!usablePoint(p)) continue;
+    observed += p.count * p.ms;
+    predicted += p.count * (a + c * p.batch);
+  }
+  return predicted > 0 ? observed / predicted : 1.0;
+}
+
+}  // namespace
+
+std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
+  std::map<int64_t, std::vector<double>> byBatch;
+  std::vector<int64_t> order;  // batches in order of first appearance, for a deterministic result
+  for (const auto& [batch, ms] : node.recent) {
+    if (batch <= 0 || !std::isfinite(ms) || ms <= 0) continue;
+    auto& times = byBatch[batch];
+    if (times.empty()) order.push_back(batch);
+    times.push_back(ms);
+  }
+  std::vector<CostPoint> points;
+  for (int64_t batch : order) {
+    const auto& times = byBatch[batch];
+    points.push_back({static_cast<double>(batch), median(times), static_cast<double>(times.size())});
+  }
+  if (points.empty() && node.batch > 0 && std::isfinite(node.computeMs) && node.computeMs > 0)
+    points.push_back({static_cast<double>(node.batch), node.computeMs, 1.0});
+  return points;
+}
+
+CostLine NodeCostModel::fit(const std::deque<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
+  double w = 0, sb = 0, st = 0;
+  double bmin = std::numeric_limits<double>::infinity(), bmax = 0;
+  for (const CostPoint& p : points) {
+    if (!usablePoint(p)) continue;
+    w += p.count;
+    sb += p.count * p.batch;
+    st += p.count * p.ms;
+    bmin = std::min(bmin, p.batch);
+    bmax = std::max(bmax, p.batch);
+  }
+  if (w <= 0) return {};
+  const double bbar = sb / w, tbar = st / w;
+  if (bmax > bmin && bmax - bmin >= options.minFitSpread * bmax) {
+    double var = 0, cov = 0, stb = 0, sbb = 0;
+    for (const CostPoint& p : points) {
+      if (!usablePoint(p)) continue;
+      var += p.count * (p.batch - bbar) * (p.batch - bbar);
+      cov += p.count * (p.batch - bbar) * (p.ms - tbar);
+      stb += p.count * p.ms * p.batch;
+      sbb += p.count * p.batch * p.batch;
+    }
+    const double c = cov / var;
+    if (c > 0) {
+      const double a = tbar - c * bbar;
+      // A negative fixed cost is noise around a = 0: refit through the origin instead of predicting
+      // negative times for small batches.
+      if (a >= 0) return {a, c, true, true};
+      return {0.0, stb / sbb, true, true};
+    }
+    // Time not increasing with batch: the spread is drowned in noise; fall through to the one-size model.
+  }
+  const double f = std::clamp(fixedFraction, 0.0, 0.99);
+  return {f * tbar, (1 - f) * tbar / bbar, true, false};
+}
+
+double NodeCostModel::absorb(const std::vector<CostPoint>& window, const BalancedOptions& options) {
+  if (window.empty()) return 0;
+  if (hasModel_) {
+    const double ratio = windowRatio(window, a_, c_);
+    if (std::abs(ratio - 1) > options.reactThreshold) {
+      std::deque<CostPoint> combined(history_);
+      combined.insert(combined.end(), window.begin(), window.end());
+      const CostLine line = fit(combined, fixedFraction(), options);
+      if (line.valid && std::abs(windowRatio(window, line.a, line.c) - 1) > options.reactResidual) {
+        history_.assign(window.begin(), window.end());
+        replaceNext_ = true;
+        return ratio;
+      }
+    }
+  }
+  history_.insert(history_.end(), window.begin(), window.end());
+  while (static_cast<int>(history_.size()) > std::max(options.historyPoints, 1)) history_.pop_front();
+  return 0;
+}
+
+bool NodeCostModel::fitsFixedCost(const BalancedOptions& options) const {
+  return fit(history_, 0.0, options).fitted;
+}
+
+void NodeCostModel::refit(double fixedFraction, const BalancedOptions& options) {
+  const CostLine line = fit(history_, fixedFraction, options);
+  if (!line.valid) return;
+  if (!hasModel_ || replaceNext_) {
+    a_ = line.a;
+    c_ = line.c;
+  } else {
+    a_ = options.smoothing * line.a + (1 - options.smoothing) * a_;
+    c_ = options.smoothing * line.c + (1 - options.smoothing) * c_;
+  }
+  hasModel_ = true;
+  replaceNext_ = false;
+}
+
+double NodeCostModel::fixedFraction() const {
+  double w = 0, sb = 0;
+  for (const CostPoint& p : history_) {
+    if (!usablePoint(p)) continue;
+    w += p.count;
+    sb += p.count * p.batch;
+  }
+  if (w <= 0 || !hasModel_) return 0;
+  const double t = predict(sb / w);
+  return t > 0 ? a_ / t : 0;
+}
+
+}  // namespace balancenet::orchestrator

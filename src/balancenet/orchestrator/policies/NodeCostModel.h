@@ -1,0 +1,59 @@
+// NodeCostModel: one node's compute time model t(b) = a + c*b, fitted online from its observations.
+#pragma once
+#include <deque>
+#include <vector>
+
+#include "balancenet/orchestrator/policies/BalancedOptions.h"
+#include "balancenet/orchestrator/policies/Policy.h"
+
+namespace balancenet::orchestrator {
+
+// One observation point: `count` steps at `batch` samples took a median of `ms` compute milliseconds.
+struct CostPoint {
+  double batch = 0;
+  double ms = 0;
+  double count = 1;
+};
+
+// A line t(b) = a + c*b. `fitted`: from least squares over several batch sizes (its a is evidence of a
+// fixed cost); otherwise a = fixedFraction * t was assumed at the one batch size seen.
+struct CostLine {
+  double a = 0;
+  double c = 0;
+  bool valid = false;
+  bool fitted = false;
+};
+
+class NodeCostModel {
+ public:
+  // The points of one decision window: one per distinct batch in `recent` (median ms, robust to a stray
+  // slow step), or (batch, computeMs) when `recent` is empty; nothing when the node measured nothing.
+  static std::vector<CostPoint> windowPoints(const NodeMetrics& node);
+  // Weighted least squares with a >= 0 and c > 0 (a through-origin fit when the intercept comes out
+  // negative); the one-size model when the batches are too close or the slope is not positive.
+  static CostLine fit(const std::deque<CostPoint>& points, double fixedFraction, const BalancedOptions& options);
+
+  // Adds a window to the history. Returns observed/predicted of the window when it triggered a quick reaction
+  // (history dropped, next refit unsmoothed), else 0.
+  double absorb(const std::vector<CostPoint>& window, const BalancedOptions& options);
+  // Whether the history spans enough batch sizes for least squares (then the fixed fraction is not used).
+  bool fitsFixedCost(const BalancedOptions& options) const;
+  // Refits from the history and smooths into the model (or replaces it after a reaction or at the start).
+  void refit(double fixedFraction, const BalancedOptions& options);
+
+  bool hasModel() const { return hasModel_; }
+  double a() const { return a_; }
+  double c() const { return c_; }
+  double predict(double batch) const { return a_ + c_ * batch; }
+  // a / t at the mean remembered batch: how much of this node's step is fixed cost.
+  double fixedFraction() const;
+
+ private:
+  std::deque<CostPoint> history_;
+  double a_ = 0;
+  double c_ = 0;
+  bool hasModel_ = false;
+  bool replaceNext_ = false;
+};
+
+}  // namespace balancenet::orchestrator

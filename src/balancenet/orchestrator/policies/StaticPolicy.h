@@ -1,0 +1,18 @@
+// StaticPolicy: one fixed split given at construction (--split), used for every decision.
+#pragma once
+#include "balancenet/orchestrator/policies/Policy.h"
+
+namespace balancenet::orchestrator {
+
+class StaticPolicy : public Policy {
+ public:
+  explicit StaticPolicy(Split split);
+  std::string name() const override { return "static"; }
+  // Throws UsageError if the split does not match the input's N and B.
+  Decision decide(const PolicyInput& input) override;
+
+ private:
+  Split split_;
+};
+
+}  // namespace balancenet::orchestrator

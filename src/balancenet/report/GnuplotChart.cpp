@@ -1,0 +1,64 @@
+// gnuplot scripting: one data block per series, pngcairo terminal.
+#include "balancenet/report/GnuplotChart.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace balancenet::report {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> movingBlocks(const std::vector<double>& values, int window) {
+  std::vector<std::pair<double, double>> out;
+  for (size_t begin = 0; begin < values.size(); begin += window) {
+    const size_t end = std::min(values.size(), begin + window);
+    double sum = 0;
+    for (size_t i = begin; i < end; ++i) sum += values[i];
+    out.emplace_back((begin + end + 1) / 2.0, sum / (end - begin));
+  }
+  return out;
+}
+
+bool renderChart(const Chart& chart, const std::string& pngPath) {
+  const std::string dataPath = pngPath + ".dat", scriptPath = pngPath + ".gp";
+  {
+    std::ofstream data(dataPath);
+    for (const auto& s : chart.series) {
+      data << "# " << s.title << "\n";
+      for (const auto& [x, y] : s.points) data << x << " " << y << "\n";
+      data << "\n\n";
+    }
+  }
+  std::ofstream script(scriptPath);
+  script << "set terminal pngcairo size 1000,560 font 'sans,11'\n"
+         << "set output " << quoted(pngPath) << "\n"
+         << "set title " << quoted(chart.title) << "\n"
+         << "set xlabel " << quoted(chart.xLabel) << "\n"
+         << "set ylabel " << quoted(chart.yLabel) << "\n"
+         << "set key outside right\nset grid\nset yrange [0:*]\n"
+         << "plot ";
+  for (size_t i = 0; i < chart.series.size(); ++i)
+    script << (i ? ", " : "") << quoted(dataPath) << " index " << i << " with "
+           << (chart.series[i].steps ? "steps" : "linespoints pt 7 ps 0.5") << " lw 2 title " << quoted(chart.series[i].title);
+  script << "\n";
+  script.close();
+  const int rc = std::system(fmt::format("gnuplot {} 2>/dev/null", quoted(scriptPath)).c_str());
+  if (rc != 0) {
+    spdlog::warn("gnuplot could not draw {} (is it installed? apt-get install gnuplot-nox); data kept in {}", pngPath,
+                 dataPath);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace balancenet::report

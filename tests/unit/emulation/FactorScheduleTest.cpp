@@ -1,0 +1,42 @@
+// Per-node factor schedules: parsing, errors, values in force at each step.
+#include <gtest/gtest.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/emulation/FactorSchedule.h"
+
+namespace balancenet::emulation {
+namespace {
+
+TEST(FactorSchedule, ValuesChangeAtTheGivenSteps) {
+  auto s = FactorSchedule::parse("--node-speed", "100,100,100,100", "100=100,100,100,25;200=100,100,100,100", 4);
+  EXPECT_DOUBLE_EQ(s.at(0, 3), 100);
+  EXPECT_DOUBLE_EQ(s.at(99, 3), 100);
+  EXPECT_DOUBLE_EQ(s.at(100, 3), 25);
+  EXPECT_DOUBLE_EQ(s.at(199, 3), 25);
+  EXPECT_DOUBLE_EQ(s.at(200, 3), 100);
+  EXPECT_DOUBLE_EQ(s.at(150, 0), 100);
+  EXPECT_TRUE(FactorSchedule::parse("--slowdown", "", "", 2).empty());
+}
+
+TEST(FactorSchedule, RejectsMalformedInput) {
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "", 3), UsageError);        // wrong length
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "", 2), UsageError);        // not positive
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "", 2), UsageError);        // not a number
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "100:1,3", 2), UsageError); // no '='
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "-5=1,3", 2), UsageError);  // negative step
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "", "10=1,3", 2), UsageError);     // schedule without base
+  try {
+    FactorSchedule::parse("--node-speed", "100,100,25", "", 4);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--node-speed has 3 values but the job has 4 nodes");
+  }
+}
+
+TEST(FactorSchedule, PerNodeListsMayAllowZero) {
+  EXPECT_EQ(FactorSchedule::perNode("--net-delay-ms", "0,0,5", 3, true), (std::vector<double>{0, 0, 5}));
+  EXPECT_THROW(FactorSchedule::perNode("--net-delay-ms", "0,-1,5", 3, true), UsageError);
+}
+
+}  // namespace
+}  // namespace balancenet::emulation

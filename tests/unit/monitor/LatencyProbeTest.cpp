@@ -1,0 +1,69 @@
+// Tests of point-to-point send/recv and of probeLinks on thread ranks over loopback Gloo.
+#include <atomic>
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "balancenet/comm/LatencyProbe.h"
+#include "testing/ThreadRanks.h"
+
+namespace balancenet::comm {
+namespace {
+
+TEST(Communicator, SendRecvDeliversTheTensorToTheTaggedReceiver) {
+  testing::runRanks(2, [](Communicator& comm) {
+    auto t = at::zeros({3}, at::kFloat);
+    if (comm.rank() == 0) {
+      auto first = at::full({3}, 7.0f);
+      auto second = at::full({3}, 9.0f);
+      comm.send(first, 1, 11);
+      comm.send(second, 1, 12);
+    } else {
+      comm.recv(t, 0, 11);
+      EXPECT_TRUE(at::equal(t, at::full({3}, 7.0f)));
+      comm.recv(t, 0, 12);
+      EXPECT_TRUE(at::equal(t, at::full({3}, 9.0f)));
+    }
+  });
+}
+
+TEST(LatencyProbe, ThreeRanksMeasureEveryPeerAndTheNextLink) {
+  std::atomic<int> checked{0};
+  testing::runRanks(3, [&](Communicator& comm) {
+    const auto links = probeLinks(comm, 5);
+    ASSERT_EQ(links.latencyMs.size(), 3u);
+    for (int r = 0; r < 3; ++r) {
+      if (r == comm.rank()) {
+        EXPECT_EQ(links.latencyMs[r], 0.0);
+      } else {
+        EXPECT_GT(links.latencyMs[r], 0.0) << "rank " << comm.rank() << " to " << r;
+        EXPECT_LT(links.latencyMs[r], 100.0) << "rank " << comm.rank() << " to " << r;
+      }
+    }
+    EXPECT_GT(links.bandwidthBytesPerSecond, 0.0);
+    ++checked;
+  });
+  EXPECT_EQ(checked, 3);
+}
+
+TEST(LatencyProbe, BothEndsOfAPairReportTheSameMedian) {
+  testing::runRanks(2, [](Communicator& comm) {
+    const auto links = probeLinks(comm, 3);
+    auto mine = at::full({1}, links.latencyMs[1 - comm.rank()], at::kDouble);
+    const auto both = comm.allgather(mine);
+    EXPECT_EQ(both[0].item<double>(), both[1].item<double>());
+    EXPECT_GT(links.bandwidthBytesPerSecond, 0.0);  // N == 2: the link is measured in both directions
+  });
+}
+
+TEST(LatencyProbe, OneRankHasOnlyItself) {
+  testing::runRanks(1, [](Communicator& comm) {
+    const auto links = probeLinks(comm);
+    ASSERT_EQ(links.latencyMs.size(), 1u);
+    EXPECT_EQ(links.latencyMs[0], 0.0);
+    EXPECT_EQ(links.bandwidthBytesPerSecond, 0.0);
+  });
+}
+
+}  // namespace
+}  // namespace balancenet::comm

@@ -1,0 +1,47 @@
+// Tests of the pure probes: resident memory, node memory, GEMM throughput.
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/metrics/ResourceProbe.h"
+
+namespace balancenet::metrics {
+namespace {
+
+TEST(ResourceProbe, ResidentMemoryGrowsByAFreshlyTouchedBuffer) {
+  constexpr size_t kBytes = size_t{200} << 20;
+  const double before = residentBytes();
+  ASSERT_GT(before, 0);
+  std::unique_ptr<char[]> buffer(new char[kBytes]);
+  std::memset(buffer.get(), 1, kBytes);  // touching every page is what makes it resident
+  const double after = residentBytes();
+  EXPECT_EQ(buffer[kBytes - 1], 1);
+  EXPECT_GT(after - before, 0.9 * kBytes);
+  EXPECT_LT(after - before, 1.2 * kBytes);
+}
+
+TEST(ResourceProbe, NodeMemoryTotalExceedsAvailable) {
+  const double total = nodeMemoryTotalBytes();
+  const double available = nodeMemoryAvailableBytes();
+  EXPECT_GT(available, 0);
+  EXPECT_GT(total, available);
+  EXPECT_GT(total, residentBytes());
+}
+
+TEST(GemmProbe, ReturnsPlausibleFlopsAndHonoursItsDuration) {
+  const auto start = std::chrono::steady_clock::now();
+  const double flops = measureGemmFlops(0.2);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(std::isfinite(flops));
+  EXPECT_GT(flops, 1e8);
+  EXPECT_LT(flops, 1e15);  // no machine this runs on does a petaflop on one CPU
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LT(seconds, 5.0);
+}
+
+}  // namespace
+}  // namespace balancenet::metrics

@@ -1,0 +1,68 @@
+// Reading run directories back: the slowest rank per step, the split changes, time to accuracy.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/report/GnuplotChart.h"
+#include "balancenet/report/RunResults.h"
+#include "testing/TempDir.h"
+
+namespace balancenet::report {
+namespace {
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+void writeRun(const testing::TempDir& dir) {
+  write(dir.file("summary.json"),
+        R"({"samples_per_second": 300.0, "evaluations": [{"step": 10, "accuracy": 0.5, "train_seconds": 4.0},
+            {"step": 20, "accuracy": 0.82, "train_seconds": 8.5}, {"step": 30, "accuracy": 0.85, "train_seconds": 12.0}]})");
+  write(dir.file("steps.csv"),
+        "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent\n"
+        "0,0,60,1,1,0,1,100.5,1,0.1,4\n0,1,4,1,1,0,1,90,1,0.1,4\n1,0,60,1,1,0,1,50,1,0.1,4\n1,1,4,1,1,0,1,70,1,0.1,4\n");
+  write(dir.file("splits.csv"),
+        "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n"
+        "0,balanced,0,32,0,0,0,0,0,initial split\n0,balanced,1,32,0,0,0,0,0,initial split\n"
+        "5,balanced,0,60,1,1,1,1,1,x\n5,balanced,1,4,1,1,1,1,1,x\n");
+}
+
+TEST(RunResults, LoadsSlowestRankPerStepAndSplitChanges) {
+  testing::TempDir dir;
+  writeRun(dir);
+  auto run = loadRun(dir.path());
+  EXPECT_EQ(run.updateMsPerStep, (std::vector<double>{100.5, 70}));
+  ASSERT_EQ(run.splits.size(), 2u);
+  EXPECT_EQ(run.splits[1].step, 5);
+  EXPECT_EQ(run.splits[1].batches, (std::vector<int64_t>{60, 4}));
+  EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.8), 8.5);
+  EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.9), -1);
+}
+
+TEST(RunResults, MissingOrMalformedRunIsAUsageError) {
+  testing::TempDir dir;
+  EXPECT_THROW(loadRun(dir.path()), UsageError);
+  write(dir.file("summary.json"), "{not json");
+  EXPECT_THROW(loadRun(dir.path()), UsageError);
+}
+
+TEST(GnuplotChart, MovingBlocksAverageEachWindow) {
+  auto blocks = movingBlocks({1, 3, 5, 7, 9}, 2);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_DOUBLE_EQ(blocks[0].second, 2);
+  EXPECT_DOUBLE_EQ(blocks[1].second, 6);
+  EXPECT_DOUBLE_EQ(blocks[2].second, 9);
+  EXPECT_DOUBLE_EQ(blocks[0].first, 1.5);
+}
+
+TEST(GnuplotChart, RendersAPng) {
+  testing::TempDir dir;
+  Chart chart{"t", "x", "y", {{"a", {{1, 2}, {2, 3}}}, {"b", {{1, 1}, {2, 1}}, true}}};
+  ASSERT_TRUE(renderChart(chart, dir.file("c.png"))) << "gnuplot (Debian's gnuplot-nox) is required";
+  std::ifstream png(dir.file("c.png"), std::ios::binary);
+  char magic[4] = {};
+  png.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+}  // namespace
+}  // namespace balancenet::report
