@@ -8,29 +8,9 @@
 #include <string>
 #include <utility>
 
+#include "balancenet/core/PortableRandom.h"
+
 namespace balancenet::data {
-
-namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-// Uniform in [0, bound) by rejection: std::uniform_int_distribution's algorithm is
-// implementation-defined, mt19937_64's output sequence is not. Rejecting draws below 2^64 mod bound
-// leaves a range that is an exact multiple of bound, so the modulo is unbiased.
-uint64_t boundedDraw(std::mt19937_64& gen, uint64_t bound) {
-  const uint64_t threshold = (0 - bound) % bound;
-  for (;;) {
-    const uint64_t r = gen();
-    if (r >= threshold) return r % bound;
-  }
-}
-
-}  // namespace
 
 GlobalPermutationSampler::GlobalPermutationSampler(int64_t datasetSize, uint64_t seed)
     : size_(datasetSize), seed_(seed) {
@@ -47,8 +27,7 @@ const std::vector<int64_t>& GlobalPermutationSampler::permutation(int64_t epoch)
   slot.epoch = -1;  // stays invalid should the fill below throw
   slot.perm.resize(static_cast<size_t>(size_));
   std::iota(slot.perm.begin(), slot.perm.end(), int64_t{0});
-  // Mixing the epoch through a second splitmix64 keeps (seed, epoch) pairs from colliding via XOR.
-  std::mt19937_64 gen(splitmix64(seed_ ^ splitmix64(static_cast<uint64_t>(epoch))));
+  auto gen = seededGenerator(seed_, static_cast<uint64_t>(epoch));
   for (int64_t i = size_ - 1; i > 0; --i) {
     const auto j = static_cast<int64_t>(boundedDraw(gen, static_cast<uint64_t>(i) + 1));
     std::swap(slot.perm[static_cast<size_t>(i)], slot.perm[static_cast<size_t>(j)]);

@@ -1,0 +1,31 @@
+// PortableRandom: random draws identical on every platform and standard library (reproducible runs).
+#pragma once
+#include <cstdint>
+#include <random>
+
+namespace balancenet {
+
+// splitmix64 finaliser: decorrelates nearby seeds (seed, epoch, step) before seeding a generator.
+inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// A generator for the pair (seed, salt); mixing the salt through a second splitmix64 keeps pairs from
+// colliding through the XOR.
+inline std::mt19937_64 seededGenerator(uint64_t seed, uint64_t salt) { return std::mt19937_64(splitmix64(seed ^ splitmix64(salt))); }
+
+// Uniform in [0, bound) by rejection: std::uniform_int_distribution's algorithm is
+// implementation-defined, mt19937_64's output sequence is not. Rejecting draws below 2^64 mod bound
+// leaves a range that is an exact multiple of bound, so the modulo is unbiased.
+inline uint64_t boundedDraw(std::mt19937_64& gen, uint64_t bound) {
+  const uint64_t threshold = (0 - bound) % bound;
+  for (;;) {
+    const uint64_t r = gen();
+    if (r >= threshold) return r % bound;
+  }
+}
+
+}  // namespace balancenet
