@@ -48,6 +48,7 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
   policy.bnoNormalize = c.orchestration.bnoNormalize;
   orchestrator::OrchestratorOptions options;
   options.rebalanceEvery = c.orchestration.rebalanceEvery;
+  options.globalBatch = c.trainer.globalBatch;
   options.flopsPerSample = flopsPerSample;
   options.runDir = c.trainer.runDir;
   return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,

@@ -95,7 +95,9 @@ Split Orchestrator::splitFor(int64_t step) {
   if (comm_.rank() == 0) {
     PolicyInput input;
     input.step = step;
-    input.globalBatch = current_.total();
+    // The nominal B, not the current total: BNO's sizes sum to more than B, and feeding that back as
+    // the next B would compound decision after decision.
+    input.globalBatch = options_.globalBatch > 0 ? options_.globalBatch : current_.total();
     input.current = current_;
     for (const auto& r : rows) input.nodes.push_back(decode(r.data_ptr<double>()));
     // Waiting = time in the sync beyond the fastest-to-finish rank's (the last to arrive waits for nobody).

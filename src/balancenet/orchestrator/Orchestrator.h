@@ -26,6 +26,7 @@ using NodeSampler = std::function<NodeSample()>;
 
 struct OrchestratorOptions {
   int rebalanceEvery = kDefaultRebalanceEvery;
+  int64_t globalBatch = 0;    // the nominal B policies work from (a policy's split may sum to more)
   double flopsPerSample = 0;  // forward FLOPs of one sample (model zoo)
   std::string runDir;         // splits.csv goes here (rank 0); empty: not written
 };

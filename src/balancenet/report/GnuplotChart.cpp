@@ -45,7 +45,7 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
          << "set title " << quoted(chart.title) << "\n"
          << "set xlabel " << quoted(chart.xLabel) << "\n"
          << "set ylabel " << quoted(chart.yLabel) << "\n"
-         << "set key outside right\nset grid\nset yrange [0:*]\n"
+         << "set key outside right\nset grid\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
          << "plot ";
   for (size_t i = 0; i < chart.series.size(); ++i)
     script << (i ? ", " : "") << quoted(dataPath) << " index " << i << " with "

@@ -1,0 +1,92 @@
+// The orchestrator on thread ranks: metrics from every rank reach the policy, and every rank applies
+// the decided split from the same step on.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <mutex>
+
+#include "balancenet/orchestrator/Orchestrator.h"
+#include "testing/TempDir.h"
+#include "testing/ThreadRanks.h"
+
+namespace balancenet {
+namespace {
+
+// Records what it was given and adds one sample to the last rank at every decision (the total grows,
+// as with the paper's BNO).
+class ScriptedPolicy : public orchestrator::Policy {
+ public:
+  explicit ScriptedPolicy(std::vector<orchestrator::PolicyInput>* seen) : seen_(seen) {}
+  std::string name() const override { return "scripted"; }
+  orchestrator::Decision decide(const orchestrator::PolicyInput& input) override {
+    seen_->push_back(input);
+    Split next = input.current;
+    next.batches.back() += 1;
+    return {next, "one more sample"};
+  }
+
+ private:
+  std::vector<orchestrator::PolicyInput>* seen_;
+};
+
+TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
+  testing::TempDir dir;
+  std::vector<orchestrator::PolicyInput> seen;  // only rank 0's policy decides
+  std::mutex mutex;
+  std::vector<std::vector<Split>> splitsByRank(3);
+  testing::runRanks(3, [&](comm::Communicator& comm) {
+    orchestrator::OrchestratorOptions options;
+    options.rebalanceEvery = 4;
+    options.flopsPerSample = 1e6;
+    options.globalBatch = 30;
+    options.runDir = dir.path();
+    auto sampler = [&comm] {
+      orchestrator::NodeSample s;
+      s.residentBytes = 1e6 * (comm.rank() + 1);
+      s.latencyMs = std::vector<double>(3, 0.5);
+      return s;
+    };
+    orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10, 10}}, comm, sampler,
+                                    options);
+    for (int64_t step = 0; step < 9; ++step) {
+      Split s = orch.splitFor(step);
+      metrics::StepRecord r;
+      r.step = step;
+      r.rank = comm.rank();
+      r.batch = s.batches[comm.rank()];
+      r.computeMs = 10.0 * (comm.rank() + 1);  // rank 2 is the slowest
+      r.syncMs = 30.0 - 10.0 * comm.rank();    // and waits least
+      orch.observe(r);
+      std::lock_guard<std::mutex> lock(mutex);
+      splitsByRank[comm.rank()].push_back(s);
+    }
+  });
+  for (int r = 1; r < 3; ++r)
+    for (size_t s = 0; s < splitsByRank[0].size(); ++s) EXPECT_EQ(splitsByRank[r][s], splitsByRank[0][s]) << "step " << s;
+  EXPECT_EQ(splitsByRank[0][3].batches, (std::vector<int64_t>{10, 10, 10}));
+  EXPECT_EQ(splitsByRank[0][4].batches, (std::vector<int64_t>{10, 10, 11}));  // decided at step 4
+  EXPECT_EQ(splitsByRank[0][8].batches, (std::vector<int64_t>{10, 10, 12}));  // and again at step 8
+
+  ASSERT_EQ(seen.size(), 2u);
+  const auto& first = seen[0];
+  EXPECT_EQ(first.step, 4);
+  EXPECT_EQ(seen[1].globalBatch, 30);  // the nominal B, though the split in force sums to 31
+  EXPECT_EQ(seen[1].current.total(), 31);
+  ASSERT_EQ(first.nodes.size(), 3u);
+  EXPECT_DOUBLE_EQ(first.nodes[2].computeMs, 30.0);
+  EXPECT_EQ(first.nodes[2].recent.size(), 4u);
+  EXPECT_DOUBLE_EQ(first.nodes[0].waitMs, 20.0);  // 30 ms in the sync vs the least, rank 2's 10 ms
+  EXPECT_DOUBLE_EQ(first.nodes[2].waitMs, 0.0);
+  EXPECT_DOUBLE_EQ(first.nodes[1].memoryUsedBytes, 2e6);
+  EXPECT_DOUBLE_EQ(first.nodes[0].opsPerSecond, 3 * 1e6 * 10 / 0.010);  // 3 x FLOPs x samples / s
+  EXPECT_EQ(first.nodes[1].latencyMs, std::vector<double>(3, 0.5));
+
+  std::ifstream log(dir.file("splits.csv"));
+  std::string line;
+  int rows = 0;
+  while (std::getline(log, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 3 * 3);  // header, the initial split and two decisions, one row per rank
+}
+
+}  // namespace
+}  // namespace balancenet
