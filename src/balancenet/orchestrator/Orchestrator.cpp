@@ -38,6 +38,7 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
 Orchestrator::~Orchestrator() = default;
 
 void Orchestrator::observe(const metrics::StepRecord& mine) {
+  if (mine.step == 0) return;  // the first step pays one-time allocations: not the node's speed
   observed_.push_back(mine);
   if (static_cast<int>(observed_.size()) > window_) observed_.erase(observed_.begin());
 }

@@ -132,10 +132,40 @@ TEST(BalancedPolicy, HysteresisKeepsHomogeneousNodesStillUnderNoise) {
   // Without hysteresis the same noise does move samples around: the threshold is what holds them still.
   BalancedOptions eager;
   eager.hysteresis = 0;
+  eager.noiseMultiplier = 0;
   Loop jittery{blankInput(4, 4096), BalancedPolicy{eager}, noisy(exact, 0.02, 42)};
   int moves = 0;
   for (int k = 0; k < 100; ++k) moves += !(jittery.next().split == Split::equal(4096, 4));
   EXPECT_GT(moves, 0);
+}
+
+// The contended case seen on 2 cores with 4 workers: the first window of 5 steps, +-20% per step. A fixed
+// 3% threshold lets one-sample moves through (each predicted to gain 3.1% at 32 samples per node); the
+// noise-aware threshold holds the equal split. 20 independent first decisions each.
+TEST(BalancedPolicy, NoisyHomogeneousNodesKeepTheirSplit) {
+  auto movedTrials = [](BalancedOptions options) {
+    int moved = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      BalancedPolicy policy(options);
+      PolicyInput in = blankInput(4, 128, 5);
+      observe(in, noisy([](int, int64_t b) { return 7.0 * static_cast<double>(b); }, 0.20, seed), 5);
+      moved += !(policy.decide(in).split == Split::equal(128, 4));
+    }
+    return moved;
+  };
+  EXPECT_EQ(movedTrials(BalancedOptions{}), 0);
+  BalancedOptions noiseBlind;
+  noiseBlind.noiseMultiplier = 0;
+  EXPECT_GT(movedTrials(noiseBlind), 0);
+}
+
+TEST(BalancedPolicy, MeasurementNoiseIsTheMedianStandardError) {
+  PolicyInput in = blankInput(3, 30);
+  observe(in, [](int r, int64_t) { return 10.0; }, 4);  // no spread at all
+  EXPECT_DOUBLE_EQ(BalancedPolicy::measurementNoise(in), 0);
+  in.nodes[1].recent = {{10, 9}, {10, 11}, {10, 9}, {10, 11}};  // mean 10, sd 1.1547, se 0.5774 -> 5.8%
+  in.nodes[2].recent = {{10, 8}, {10, 12}, {10, 8}, {10, 12}};  // twice that
+  EXPECT_NEAR(BalancedPolicy::measurementNoise(in), 0.057735, 1e-5);
 }
 
 TEST(BalancedPolicy, ReactsToAFourfoldSlowdownWithinTwoDecisions) {

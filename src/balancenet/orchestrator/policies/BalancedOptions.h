@@ -10,6 +10,11 @@ struct BalancedOptions {
   // Keep the current split unless the best split's predicted step time is lower by more than this fraction:
   // measurement noise of a few percent must not make homogeneous nodes trade samples back and forth.
   static constexpr double kDefaultHysteresis = 0.03;
+  // The threshold also grows with the measured noise: at least this many standard errors of a node's
+  // mean compute time over its window (the median over nodes). On a shared, oversubscribed machine
+  // (4 workers on 2 cores: +-10% per step) a one-sample move predicted to gain 3% is noise, not a gain;
+  // on quiet nodes the threshold stays at `hysteresis`, and a real slowdown gains far more than either.
+  static constexpr double kDefaultNoiseMultiplier = 3.0;
   // Quick reaction: a node whose latest window deviates from its model by more than this fraction...
   static constexpr double kDefaultReactThreshold = 0.25;
   // ...and which a least-squares refit including that window still misses by more than this fraction
@@ -28,6 +33,7 @@ struct BalancedOptions {
 
   double smoothing = kDefaultSmoothing;
   double hysteresis = kDefaultHysteresis;
+  double noiseMultiplier = kDefaultNoiseMultiplier;
   double reactThreshold = kDefaultReactThreshold;
   double reactResidual = kDefaultReactResidual;
   int historyPoints = kDefaultHistoryPoints;

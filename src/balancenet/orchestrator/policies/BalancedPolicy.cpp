@@ -21,6 +21,7 @@ BalancedPolicy::BalancedPolicy(BalancedOptions options) : options_(options) {
   };
   check(options_.smoothing > 0 && options_.smoothing <= 1, "smoothing must be in (0, 1]");
   check(options_.hysteresis >= 0 && options_.hysteresis < 1, "hysteresis must be in [0, 1)");
+  check(options_.noiseMultiplier >= 0, "noise multiplier must be >= 0");
   check(options_.reactThreshold > 0, "react threshold must be > 0");
   check(options_.reactResidual >= 0, "react residual must be >= 0");
   check(options_.historyPoints >= 1, "history must keep at least 1 point");
@@ -44,6 +45,25 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
     if (hasRoom(i)) next.push({a[i] + c[i] * static_cast<double>(b[i] + 1), i});
   }
   return b;
+}
+
+double BalancedPolicy::measurementNoise(const PolicyInput& input) {
+  std::vector<double> errors;
+  for (const auto& node : input.nodes) {
+    std::vector<double> times;  // the window's steps at the batch in force: same work, so spread = noise
+    for (const auto& [batch, ms] : node.recent)
+      if (batch == node.batch && std::isfinite(ms) && ms > 0) times.push_back(ms);
+    if (times.size() < 3) continue;
+    double mean = 0, var = 0;
+    for (double t : times) mean += t;
+    mean /= times.size();
+    for (double t : times) var += (t - mean) * (t - mean);
+    var /= times.size() - 1;
+    errors.push_back(std::sqrt(var) / mean / std::sqrt(static_cast<double>(times.size())));
+  }
+  if (errors.empty()) return 0;
+  std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
+  return errors[errors.size() / 2];
 }
 
 Decision BalancedPolicy::decide(const PolicyInput& input) {
@@ -137,9 +157,10 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
   if (currentValid && !capsInfeasible) {
     const double currentMs = predicted(current);
     const double gain = currentMs > 0 ? 1 - bestMs / currentMs : 0;
-    if (gain <= options_.hysteresis)
+    const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * measurementNoise(input));
+    if (gain <= threshold)
       return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
-                                   currentMs, bestMs, 100 * gain, 100 * options_.hysteresis, basis, events)};
+                                   currentMs, bestMs, 100 * gain, 100 * threshold, basis, events)};
     return {best, fmt::format("balanced: predicted {:.4g} ms, was {:.4g} ms (gain {:.1f}%; {}){}{}", bestMs, currentMs,
                               100 * gain, basis, events, capNote)};
   }

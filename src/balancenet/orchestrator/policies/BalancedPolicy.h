@@ -16,7 +16,8 @@ namespace balancenet::orchestrator {
 //     proportional model with a small assumed fixed cost before that; exponential smoothing across decisions;
 //     a quick reaction (history dropped) when a node's latest window contradicts its model;
 //  2. the exact integer optimum of max_i (a_i + c_i*b_i) subject to sum b_i = B, 1 <= b_i <= maxBatch_i;
-//  3. hysteresis: the current split stays unless the optimum is predicted faster by more than options.hysteresis.
+//  3. hysteresis: the current split stays unless the optimum is predicted faster by more than
+//     max(options.hysteresis, options.noiseMultiplier x the measured noise of the window means).
 // Latency is ignored: under all-reduce the communication time is shared by all nodes, so it cannot be
 // balanced by moving samples. Nodes without any measurement take the mean model of the measured ones; with
 // no measurement at all, c_i = 1/opsPerSecond_i (or equal) and a_i = 0.
@@ -37,6 +38,10 @@ class BalancedPolicy : public Policy {
   // increases with b, the largest time reached is the least possible.
   static std::vector<int64_t> minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
                                               int64_t total, const std::vector<int64_t>& caps);
+
+  // Relative standard error of a node's mean compute time over its window (steps at the batch in force),
+  // the median over nodes; 0 when no node has three such steps.
+  static double measurementNoise(const PolicyInput& input);
 
  private:
   BalancedOptions options_;
