@@ -1,6 +1,7 @@
 // The orchestrator end to end: real processes, an emulated straggler, the split following it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -15,17 +16,23 @@ class Balancing : public BinaryFixture {};
 TEST_F(Balancing, SlowNodeGetsItsShareAfterWarmup) {
   // Node 1 computes 3x slower: the time-balancing split gives it about 1/4 of the batch.
   auto r = train({"--nodes", "2", "--model", "cnn", "--width", "0.5", "--dropout", "0", "--global-batch", "64",
-                  "--steps", "50", "--slowdown", "1,3", "--policy", "balanced", "--rebalance-every", "5"});
+                  "--steps", "60", "--slowdown", "1,3", "--policy", "balanced", "--rebalance-every", "5"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   auto run = report::loadRun(dir_.file("run"));
   ASSERT_GE(run.splits.size(), 5u) << "expected a decision every 5 steps";
   EXPECT_EQ(run.splits.front().batches, (std::vector<int64_t>{32, 32}));  // the initial equal split
-  for (size_t i = run.splits.size() - 3; i < run.splits.size(); ++i) {
-    const double share = run.splits[i].batches[1] / 64.0;
-    EXPECT_GE(share, 0.15) << "decision at step " << run.splits[i].step;
-    EXPECT_LE(share, 0.35) << "decision at step " << run.splits[i].step;
-    EXPECT_EQ(run.splits[i].batches[0] + run.splits[i].batches[1], 64);
+  // After warm-up (step 20 on), the median decision; the median keeps one decision taken during a burst
+  // of CPU contention from a test running beside this one from deciding the outcome.
+  std::vector<double> shares;
+  for (const auto& decision : run.splits) {
+    EXPECT_EQ(decision.batches[0] + decision.batches[1], 64);
+    if (decision.step >= 20) shares.push_back(decision.batches[1] / 64.0);
   }
+  ASSERT_GE(shares.size(), 5u);
+  std::sort(shares.begin(), shares.end());
+  const double median = shares[shares.size() / 2];
+  EXPECT_GE(median, 0.15);
+  EXPECT_LE(median, 0.35);
 }
 
 TEST_F(Balancing, BnoReportsItsEffectiveGlobalBatch) {

@@ -39,10 +39,12 @@ TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
     options.rebalanceEvery = 4;
     options.flopsPerSample = 1e6;
     options.globalBatch = 30;
+    options.memoryPerSampleBytes = 1e6;
     options.runDir = dir.path();
     auto sampler = [&comm] {
       orchestrator::NodeSample s;
       s.residentBytes = 1e6 * (comm.rank() + 1);
+      s.memoryAvailableBytes = 1e8;
       s.latencyMs = std::vector<double>(3, 0.5);
       return s;
     };
@@ -80,6 +82,7 @@ TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
   EXPECT_DOUBLE_EQ(first.nodes[1].memoryUsedBytes, 2e6);
   EXPECT_DOUBLE_EQ(first.nodes[0].opsPerSecond, 3 * 1e6 * 10 / 0.010);  // 3 x FLOPs x samples / s
   EXPECT_EQ(first.nodes[1].latencyMs, std::vector<double>(3, 0.5));
+  EXPECT_EQ(first.nodes[0].maxBatch, 10 + 80);  // the batch in force + 0.8 x 100 MB available / 1 MB per sample
 
   std::ifstream log(dir.file("splits.csv"));
   std::string line;

@@ -40,7 +40,8 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, c
 }
 
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
-                                                       double flopsPerSample, orchestrator::NodeSampler sampler) {
+                                                       const models::ModelInfo& model,
+                                                       orchestrator::NodeSampler sampler) {
   orchestrator::PolicyOptions policy;
   policy.name = c.orchestration.policy;
   policy.seed = c.trainer.seed;
@@ -49,7 +50,8 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
   orchestrator::OrchestratorOptions options;
   options.rebalanceEvery = c.orchestration.rebalanceEvery;
   options.globalBatch = c.trainer.globalBatch;
-  options.flopsPerSample = flopsPerSample;
+  options.flopsPerSample = static_cast<double>(model.flopsPerSample);
+  options.memoryPerSampleBytes = static_cast<double>(model.memoryPerSampleBytes);
   options.runDir = c.trainer.runDir;
   return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,
                                                       std::move(sampler), options);
@@ -90,10 +92,10 @@ int runWorker(const JobConfig& c) {
   const double gemmFlops = metrics::measureGemmFlops();
   auto sampler = [&nodeMonitor, gemmFlops] {
     const auto snap = nodeMonitor.snapshot();
-    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.latencyMs,
-                                    snap.bandwidthBytesPerSecond, gemmFlops};
+    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.memoryAvailableBytes,
+                                    snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
   };
-  auto allocator = makeAllocator(c, *comm, static_cast<double>(model.info.flopsPerSample), sampler);
+  auto allocator = makeAllocator(c, *comm, model.info, sampler);
   auto sync = makeGradientSync(*comm, c.emulation);
   trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, *sync, *allocator});
   auto summary = trainer.run();

@@ -103,6 +103,7 @@ BuiltModel buildModel(const ModelOptions& options) {
   built.info.name = options.name;
   built.info.parameters = parameterCount(*built.net);
   built.info.flopsPerSample = tracker.flops();
+  built.info.memoryPerSampleBytes = tracker.activations() * static_cast<int64_t>(sizeof(float)) * 2 * 2;
   built.info.hasBatchNorm = batchNormLayers > 0;
   return built;
 }

@@ -46,12 +46,14 @@ void ShapeTracker::conv(int64_t outChannels, int64_t kernel, int64_t stride, int
   channels_ = outChannels;
   height_ = h;
   width_ = w;
+  activations_ += features();
 }
 
 void ShapeTracker::pool(int64_t kernel, int64_t stride, int64_t pad) {
   requireSpatial("pool");
   height_ = outputSize(height_, kernel, stride, pad, "pool");
   width_ = outputSize(width_, kernel, stride, pad, "pool");
+  activations_ += features();
 }
 
 void ShapeTracker::pad(int64_t pad) {
@@ -59,6 +61,7 @@ void ShapeTracker::pad(int64_t pad) {
   if (pad < 0) throw std::logic_error("ShapeTracker: negative padding");
   height_ += 2 * pad;
   width_ += 2 * pad;
+  activations_ += features();
 }
 
 void ShapeTracker::globalPool() {
@@ -80,11 +83,13 @@ void ShapeTracker::linear(int64_t outFeatures) {
   if (outFeatures < 1) throw std::logic_error("ShapeTracker: linear needs at least one output");
   flops_ += 2 * channels_ * outFeatures;
   channels_ = outFeatures;
+  activations_ += features();
 }
 
 ShapeTracker ShapeTracker::fork() const {
   ShapeTracker branch = *this;
   branch.flops_ = 0;
+  branch.activations_ = 0;
   return branch;
 }
 
@@ -96,6 +101,7 @@ void ShapeTracker::join(const ShapeTracker& branchA, const ShapeTracker& branchB
   width_ = branchA.width_;
   flattened_ = branchA.flattened_;
   flops_ += branchA.flops_ + branchB.flops_;
+  activations_ += branchA.activations_ + branchB.activations_;
 }
 
 }  // namespace balancenet::models

@@ -21,6 +21,9 @@ class ShapeTracker {
   bool flattened() const { return flattened_; }
   int64_t features() const { return channels_ * height_ * width_; }  // elements per sample
   int64_t flops() const { return flops_; }
+  // Output elements of every conv, pool, pad and linear layer so far: what a forward keeps for backward
+  // (BatchNorm and activations keep about as much again; see ModelInfo::memoryPerSampleBytes).
+  int64_t activations() const { return activations_; }
   bool sameShape(const ShapeTracker& other) const;
   std::string str() const;  // "64x14x14", or "10" once flattened
 
@@ -46,6 +49,7 @@ class ShapeTracker {
   int64_t width_;
   bool flattened_ = false;
   int64_t flops_ = 0;
+  int64_t activations_ = 0;
 };
 
 }  // namespace balancenet::models

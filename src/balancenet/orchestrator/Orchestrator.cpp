@@ -2,12 +2,13 @@
 //
 // Wire format of one rank's metrics (float64, fixed length so one all-gather carries them):
 //   [rank, batch, computeMs, syncMs, flopsPerSample, opsPerSecond, memoryUsed, memoryTotal, bandwidth,
-//    nRecent, (batch, computeMs) x window, latencyMs x worldSize]
+//    maxBatch, nRecent, (batch, computeMs) x window, latencyMs x worldSize]
 #include "balancenet/orchestrator/Orchestrator.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -18,7 +19,9 @@
 namespace balancenet::orchestrator {
 namespace {
 
-constexpr int kHeader = 10;
+constexpr int kHeader = 11;
+// Share of the node's available memory a worker may grow into: the rest is headroom for everything else.
+constexpr double kUsableMemoryShare = 0.8;
 constexpr int kMaxWindow = 64;
 
 }  // namespace
@@ -56,9 +59,13 @@ std::vector<double> Orchestrator::encodeLocal() const {
   const double n = std::max<size_t>(1, observed_.size());
   const double ops = compute > 0 ? 3 * options_.flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
   const int rank = comm_.rank();
+  // Memory cap: the batch in force (already resident) plus what the available memory holds.
+  double maxBatch = 0;
+  if (options_.memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0)
+    maxBatch = current_.batches[rank] + std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / options_.memoryPerSampleBytes);
   double header[kHeader] = {double(rank), double(current_.batches[rank]), compute / n, sync / n, options_.flopsPerSample,
                             ops, sample.residentBytes, sample.memoryTotalBytes, sample.bandwidthBytesPerSecond,
-                            double(observed_.size())};
+                            maxBatch, double(observed_.size())};
   std::copy(header, header + kHeader, row.begin());
   for (size_t i = 0; i < observed_.size(); ++i) {
     row[kHeader + 2 * i] = observed_[i].batch;
@@ -80,7 +87,8 @@ NodeMetrics Orchestrator::decode(const double* row) const {
   m.memoryUsedBytes = row[6];
   m.memoryTotalBytes = row[7];
   m.bandwidthBytesPerSecond = row[8];
-  for (int i = 0; i < static_cast<int>(row[9]); ++i)
+  m.maxBatch = static_cast<int64_t>(row[9]);
+  for (int i = 0; i < static_cast<int>(row[10]); ++i)
     m.recent.emplace_back(static_cast<int64_t>(row[kHeader + 2 * i]), row[kHeader + 2 * i + 1]);
   m.latencyMs.assign(row + kHeader + 2 * window_, row + kHeader + 2 * window_ + comm_.size());
   return m;

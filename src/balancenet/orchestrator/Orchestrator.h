@@ -18,6 +18,7 @@ constexpr int kDefaultRebalanceEvery = 5;
 struct NodeSample {
   double residentBytes = 0;
   double memoryTotalBytes = 0;
+  double memoryAvailableBytes = 0;  // 0: unknown (no memory cap)
   std::vector<double> latencyMs;  // to each rank; empty: not measured yet
   double bandwidthBytesPerSecond = 0;
   double gemmFlops = 0;           // prior for ops/s before any step is timed
@@ -28,6 +29,7 @@ struct OrchestratorOptions {
   int rebalanceEvery = kDefaultRebalanceEvery;
   int64_t globalBatch = 0;    // the nominal B policies work from (a policy's split may sum to more)
   double flopsPerSample = 0;  // forward FLOPs of one sample (model zoo)
+  double memoryPerSampleBytes = 0;  // training memory of one more sample (model zoo); 0: no memory caps
   std::string runDir;         // splits.csv goes here (rank 0); empty: not written
 };
 

@@ -133,6 +133,9 @@ TEST(ModelZoo, CnnAtWidthOneMatchesTheKerasModel) {
   const int64_t fc2 = 2 * 128 * 10;                          //                2,560
   EXPECT_EQ(info.flopsPerSample, conv1 + conv2 + fc1 + fc2);
   EXPECT_EQ(info.flopsPerSample, 23'984'896);
+  // Activations kept: conv1 32x26x26 + conv2 64x24x24 + pool 64x12x12 + fc 128 + fc 10 = 67,850 floats,
+  // x4 bytes, x2 (activation/BN outputs beside them), x2 (their gradients).
+  EXPECT_EQ(info.memoryPerSampleBytes, 67'850 * 4 * 2 * 2);
   EXPECT_FALSE(info.hasBatchNorm);
 }
 
