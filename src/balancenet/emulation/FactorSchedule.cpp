@@ -42,11 +42,11 @@ std::vector<double> FactorSchedule::perNode(const std::string& flag, const std::
   return values;
 }
 
-FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string& base, const std::string& changes,
-                                     int worldSize) {
+FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string& base, const std::string& scheduleFlag,
+                                     const std::string& changes, int worldSize) {
   FactorSchedule s;
   if (base.empty()) {
-    if (!changes.empty()) throw UsageError(fmt::format("{}-schedule needs {} for the values before the first change", flag, flag));
+    if (!changes.empty()) throw UsageError(fmt::format("{} needs {} for the values before the first change", scheduleFlag, flag));
     return s;
   }
   s.base_ = perNode(flag, base, worldSize);
@@ -54,16 +54,16 @@ FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string&
     if (change.empty()) continue;
     auto eq = change.find('=');
     if (eq == std::string::npos)
-      throw UsageError(fmt::format("{}-schedule: '{}' is not STEP=v1,v2,...", flag, change));
+      throw UsageError(fmt::format("{}: '{}' is not STEP=v1,v2,...", scheduleFlag, change));
     int64_t step = 0;
     try {
       size_t used = 0;
       step = std::stoll(change.substr(0, eq), &used);
       if (used != eq || step < 0) throw std::invalid_argument("step");
     } catch (const std::exception&) {
-      throw UsageError(fmt::format("{}-schedule: '{}' does not start with a step number", flag, change));
+      throw UsageError(fmt::format("{}: '{}' does not start with a step number", scheduleFlag, change));
     }
-    s.changes_[step] = perNode(flag + "-schedule", change.substr(eq + 1), worldSize);
+    s.changes_[step] = perNode(scheduleFlag, change.substr(eq + 1), worldSize);
   }
   return s;
 }

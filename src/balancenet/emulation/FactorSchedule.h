@@ -10,10 +10,10 @@ namespace balancenet::emulation {
 class FactorSchedule {
  public:
   FactorSchedule() = default;
-  // base: "1,1,1,4"; changes: "100=1,1,1,16;200=1,1,1,4" (from that step on). `flag` names the
-  // option in errors. Throws UsageError unless every list has worldSize positive numbers.
-  static FactorSchedule parse(const std::string& flag, const std::string& base, const std::string& changes,
-                              int worldSize);
+  // base: "1,1,1,4" (option `flag`); changes: "100=1,1,1,16;200=1,1,1,4" (option `scheduleFlag`), each
+  // from that step on. Throws UsageError naming the option unless every list has worldSize positive numbers.
+  static FactorSchedule parse(const std::string& flag, const std::string& base, const std::string& scheduleFlag,
+                              const std::string& changes, int worldSize);
   // "1,1,0,5" -> one number per node; throws UsageError naming `flag` otherwise.
   static std::vector<double> perNode(const std::string& flag, const std::string& list, int worldSize,
                                      bool allowZero = false);

@@ -141,8 +141,8 @@ void validate(JobConfig& c, const RawFlags& raw) {
   if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
   auto& e = c.emulation;
-  e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, raw.slowdownSchedule, world);
-  e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, raw.speedSchedule, world);
+  e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);
+  e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, "--speed-schedule", raw.speedSchedule, world);
   require<UsageError>(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
   if (!raw.netDelayMs.empty())
     e.netDelayMs = emulation::FactorSchedule::perNode("--net-delay-ms", raw.netDelayMs, world, /*allowZero=*/true);

@@ -8,28 +8,35 @@ namespace balancenet::emulation {
 namespace {
 
 TEST(FactorSchedule, ValuesChangeAtTheGivenSteps) {
-  auto s = FactorSchedule::parse("--node-speed", "100,100,100,100", "100=100,100,100,25;200=100,100,100,100", 4);
+  auto s = FactorSchedule::parse("--node-speed", "100,100,100,100", "--speed-schedule",
+                                 "100=100,100,100,25;200=100,100,100,100", 4);
   EXPECT_DOUBLE_EQ(s.at(0, 3), 100);
   EXPECT_DOUBLE_EQ(s.at(99, 3), 100);
   EXPECT_DOUBLE_EQ(s.at(100, 3), 25);
   EXPECT_DOUBLE_EQ(s.at(199, 3), 25);
   EXPECT_DOUBLE_EQ(s.at(200, 3), 100);
   EXPECT_DOUBLE_EQ(s.at(150, 0), 100);
-  EXPECT_TRUE(FactorSchedule::parse("--slowdown", "", "", 2).empty());
+  EXPECT_TRUE(FactorSchedule::parse("--slowdown", "", "--slowdown-schedule", "", 2).empty());
 }
 
 TEST(FactorSchedule, RejectsMalformedInput) {
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "", 3), UsageError);        // wrong length
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "", 2), UsageError);        // not positive
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "", 2), UsageError);        // not a number
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "100:1,3", 2), UsageError); // no '='
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "-5=1,3", 2), UsageError);  // negative step
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "", "10=1,3", 2), UsageError);     // schedule without base
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "--slowdown-schedule", "", 3), UsageError);        // wrong length
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "--slowdown-schedule", "", 2), UsageError);        // not positive
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "--slowdown-schedule", "", 2), UsageError);        // not a number
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "100:1,3", 2), UsageError); // no '='
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "-5=1,3", 2), UsageError);  // negative step
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "", "--slowdown-schedule", "10=1,3", 2), UsageError);     // schedule without base
   try {
-    FactorSchedule::parse("--node-speed", "100,100,25", "", 4);
+    FactorSchedule::parse("--node-speed", "100,100,25", "--speed-schedule", "", 4);
     FAIL();
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "--node-speed has 3 values but the job has 4 nodes");
+  }
+  try {
+    FactorSchedule::parse("--node-speed", "100,25", "--speed-schedule", "10=100", 2);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--speed-schedule has 1 values but the job has 2 nodes");
   }
 }
 

@@ -29,7 +29,7 @@ TEST(StragglerSync, RelativeSleepsFactorMinusOneTimesCompute) {
   auto inner = std::make_unique<CountingSync>();
   auto* counter = inner.get();
   StragglerSync sync(std::move(inner), StragglerSync::Mode::Relative,
-                     FactorSchedule::parse("--slowdown", "1,4", "", 2), /*rank=*/1);
+                     FactorSchedule::parse("--slowdown", "1,4", "--slowdown-schedule", "", 2), /*rank=*/1);
   auto stats = run(sync, 0, 10, 20.0);  // 20 ms of real compute -> 60 ms more
   EXPECT_EQ(counter->calls, 1);
   EXPECT_GE(stats.emulatedComputeMs, 59.0);
@@ -40,7 +40,7 @@ TEST(StragglerSync, RelativeSleepsFactorMinusOneTimesCompute) {
 
 TEST(StragglerSync, PacedFillsUpToBatchOverSpeedAndFollowsTheSchedule) {
   StragglerSync sync(std::make_unique<CountingSync>(), StragglerSync::Mode::Paced,
-                     FactorSchedule::parse("--node-speed", "100,50", "3=100,400", 2), /*rank=*/1);
+                     FactorSchedule::parse("--node-speed", "100,50", "--speed-schedule", "3=100,400", 2), /*rank=*/1);
   // 10 samples at 50 samples/s = 200 ms; 30 ms were real compute -> about 170 ms of sleep.
   auto slow = run(sync, 0, 10, 30.0);
   EXPECT_GE(slow.emulatedComputeMs, 169.0);
