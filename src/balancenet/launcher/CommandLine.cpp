@@ -106,20 +106,19 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }
 
-template <typename T>
 void require(bool ok, const std::string& message) {
-  if (!ok) throw T(message);
+  if (!ok) throw UsageError(message);
 }
 
 void validate(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
   if (raw.nodes != 0) {
-    require<UsageError>(raw.nodes > 0, fmt::format("--nodes must be at least 1, got {}", raw.nodes));
-    require<UsageError>(l.nnodes == 1, "--nodes is for one machine; with --nnodes use --nproc-per-node");
+    require(raw.nodes > 0, fmt::format("--nodes must be at least 1, got {}", raw.nodes));
+    require(l.nnodes == 1, "--nodes is for one machine; with --nnodes use --nproc-per-node");
     l.nprocPerNode = raw.nodes;
   }
-  require<UsageError>(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
-  require<UsageError>(l.nnodes == 1 || c.worker || l.masterPort != 0,
+  require(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
+  require(l.nnodes == 1 || c.worker || l.masterPort != 0,
                       "a job over several machines needs --master-port (and --master-addr) known to all of them");
   l.rendezvousTimeout = std::chrono::milliseconds(static_cast<int64_t>(raw.rendezvousTimeoutS * 1000));
   const int world = c.worker ? c.worker->worldSize : l.worldSize();
@@ -127,11 +126,11 @@ void validate(JobConfig& c, const RawFlags& raw) {
   auto names = models::modelNames();
   if (std::find(names.begin(), names.end(), c.model.name) == names.end())
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", c.model.name, fmt::join(names, ", ")));
-  require<UsageError>(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
-  require<UsageError>(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
+  require(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
+  require(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
   auto& t = c.trainer;
-  require<UsageError>(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
-  require<UsageError>(t.globalBatch >= world,
+  require(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
+  require(t.globalBatch >= world,
                       fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 sample",
                                   t.globalBatch, world));
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
@@ -143,14 +142,14 @@ void validate(JobConfig& c, const RawFlags& raw) {
   auto& e = c.emulation;
   e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);
   e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, "--speed-schedule", raw.speedSchedule, world);
-  require<UsageError>(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
+  require(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
   if (!raw.netDelayMs.empty())
     e.netDelayMs = emulation::FactorSchedule::perNode("--net-delay-ms", raw.netDelayMs, world, /*allowZero=*/true);
-  require<UsageError>(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
-  require<UsageError>(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
-  require<UsageError>(t.evalEvery >= 0, "--eval-every must not be negative");
-  require<UsageError>(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  require<UsageError>(t.optimizer.name == "sgd" || t.optimizer.name == "adam",
+  require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
+  require(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
+  require(t.evalEvery >= 0, "--eval-every must not be negative");
+  require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
+  require(t.optimizer.name == "sgd" || t.optimizer.name == "adam",
                       fmt::format("--optimizer must be sgd or adam, got '{}'", t.optimizer.name));
   t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
   t.lr.totalSteps = t.steps;
