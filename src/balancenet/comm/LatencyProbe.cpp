@@ -6,6 +6,8 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/core/Median.h"
+
 namespace balancenet::comm {
 namespace {
 
@@ -17,13 +19,6 @@ constexpr int64_t kBulkBytes = 1 << 20;
 constexpr int kBulkRoundTrips = 3;
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 // Rank `self` times `times` round trips of `message` to `peer` (which echoes), in milliseconds.
 std::vector<double> pingPong(Communicator& comm, at::Tensor& message, int peer, int tag, int times) {

@@ -6,18 +6,14 @@
 #include <limits>
 #include <map>
 
+#include "balancenet/core/Median.h"
+
 namespace balancenet::orchestrator {
 
 namespace {
 
 bool usablePoint(const CostPoint& p) {
   return std::isfinite(p.batch) && std::isfinite(p.ms) && p.batch > 0 && p.ms > 0 && p.count > 0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 // observed / predicted over a window, step-weighted (sums, so one short window cannot dominate).
