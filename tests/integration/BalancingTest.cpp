@@ -21,8 +21,8 @@ TEST_F(Balancing, SlowNodeGetsItsShareAfterWarmup) {
   auto run = report::loadRun(dir_.file("run"));
   ASSERT_GE(run.splits.size(), 5u) << "expected a decision every 5 steps";
   EXPECT_EQ(run.splits.front().batches, (std::vector<int64_t>{32, 32}));  // the initial equal split
-  // After warm-up (step 20 on), the median decision; the median keeps one decision taken during a burst
-  // of CPU contention from a test running beside this one from deciding the outcome.
+  // After warm-up (step 20 on), the median decision, so one decision taken during a burst of CPU
+  // contention (from outside the test suite: ctest runs these tests alone) does not decide the outcome.
   std::vector<double> shares;
   for (const auto& decision : run.splits) {
     EXPECT_EQ(decision.batches[0] + decision.batches[1], 64);
