@@ -35,7 +35,8 @@ TEST(FlatAllReduceSync, SumsGradientsAndScalarsInOneMessage) {
     EXPECT_TRUE(at::equal(grads[0], at::full({3, 2}, 3.0f)));
     EXPECT_TRUE(at::equal(grads[1], at::full({5}, 10.0f)));
     EXPECT_TRUE(at::equal(scalars, at::full({2}, 1.0f)));
-    EXPECT_EQ(stats.bytesSent, (6 + 5 + 2) * 4);
+    EXPECT_EQ(stats.bytesSent, (6 + 5 + 2) * 4);  // ring: 2(P-1)/P = 1 x the payload for 2 ranks
+    EXPECT_EQ(stats.bytesReceived, stats.bytesSent);
   });
 }
 

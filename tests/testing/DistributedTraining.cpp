@@ -28,8 +28,9 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
       built = models::buildModel(mine);
     }
     auto alloc = run.allocator();
-    comm::FlatAllReduceSync sync(comm);
-    trainer::Trainer t(options, {*built.net, train, nullptr, comm, sync, *alloc});
+    std::unique_ptr<comm::GradientSync> sync =
+        run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
+    trainer::Trainer t(options, {*built.net, train, nullptr, comm, *sync, *alloc});
     for (int64_t s = 0; s < options.steps; ++s) t.step();
     std::vector<at::Tensor> out;
     for (auto& p : built.net->parameters()) out.push_back(p.detach().clone());

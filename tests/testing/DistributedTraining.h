@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "balancenet/comm/GradientSync.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/orchestrator/Allocator.h"
@@ -15,6 +16,8 @@ struct DistributedRun {
   int world = 2;
   std::function<std::unique_ptr<orchestrator::Allocator>()> allocator;
   bool syncBatchNorm = false;
+  // The gradient strategy under test; null: the flat all-reduce.
+  std::function<std::unique_ptr<comm::GradientSync>(comm::Communicator&, models::Network&)> sync{};
 };
 
 // Each rank seeds its own model differently (the start-up broadcast must make them equal), runs

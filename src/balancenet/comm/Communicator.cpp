@@ -5,37 +5,100 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <algorithm>
+#include <thread>
 
 #include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
 #include <fmt/format.h>
 
+#include "balancenet/comm/GradientSync.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::comm {
 namespace {
 
-template <typename Fn>
-void runCollective(const char* what, int rank, Fn&& fn) {
-  try {
-    auto work = fn();
-    work->wait();
-  } catch (const RuntimeFailure&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw RuntimeFailure(fmt::format("{} failed on rank {} (a peer died or the network broke): {}", what, rank,
-                                     firstLine(e.what())));
-  }
+[[noreturn]] void rethrowAsFailure(const char* what, int rank, const std::exception& e) {
+  throw RuntimeFailure(fmt::format("{} failed on rank {} (a peer died or the network broke): {}", what, rank,
+                                   firstLine(e.what())));
+}
+
+int64_t bytesOf(const std::vector<at::Tensor>& tensors) {
+  int64_t n = 0;
+  for (const auto& t : tensors) n += t.numel() * static_cast<int64_t>(t.element_size());
+  return n;
 }
 
 }  // namespace
+
+PendingWork::PendingWork() = default;
+PendingWork::PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt,
+                         std::string what, int rank)
+    : work_(std::move(work)),
+      completedNs_(std::make_shared<std::atomic<int64_t>>(0)),
+      deliveredAt_(deliveredAt),
+      what_(std::move(what)),
+      rank_(rank) {
+  try {
+    auto done = completedNs_;
+    work_->getFuture()->addCallback([done](c10::ivalue::Future&) {
+      done->store(LinkModel::Clock::now().time_since_epoch().count());
+    });
+  } catch (const std::exception&) {
+    // No future for this kind of work: finishedAt() falls back to when wait() returned.
+  }
+}
+PendingWork::PendingWork(PendingWork&&) noexcept = default;
+PendingWork& PendingWork::operator=(PendingWork&&) noexcept = default;
+PendingWork::~PendingWork() = default;
+
+bool PendingWork::valid() const { return static_cast<bool>(work_); }
+
+void PendingWork::wait() {
+  if (!work_) return;
+  try {
+    work_->wait();
+  } catch (const std::exception& e) {
+    work_.reset();
+    rethrowAsFailure(what_.c_str(), rank_, e);
+  }
+  work_.reset();
+  const int64_t completed = completedNs_ ? completedNs_->load() : 0;
+  const auto realEnd = completed > 0 ? LinkModel::Clock::time_point(LinkModel::Clock::duration(completed))
+                                     : LinkModel::Clock::now();
+  std::this_thread::sleep_until(deliveredAt_);
+  finishedAt_ = std::max(realEnd, deliveredAt_);
+}
+
+LinkModel::Clock::time_point PendingWork::finishedAt() const { return finishedAt_; }
 
 Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group)
     : store_(std::move(store)), group_(std::move(group)), rank_(group_->getRank()), size_(group_->getSize()) {}
 
 Communicator::~Communicator() = default;
 
+LinkModel::Clock::time_point Communicator::deliveredAt(int64_t wireBytes) {
+  const auto now = LinkModel::Clock::now();
+  return link_ ? link_->deliveredAt(now, wireBytes) : now;
+}
+
+template <typename Start>
+static PendingWork startOperation(const char* what, int rank, LinkModel::Clock::time_point deliveredAt, Start&& start) {
+  try {
+    return PendingWork(start(), deliveredAt, what, rank);
+  } catch (const std::exception& e) {
+    rethrowAsFailure(what, rank, e);
+  }
+}
+
+PendingWork Communicator::allreduceSumAsync(at::Tensor tensor) {
+  std::vector<at::Tensor> one{std::move(tensor)};
+  const int64_t wire = ringAllReduceWireBytes(bytesOf(one), size_);
+  return startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(one); });
+}
+
 void Communicator::allreduceSum(std::vector<at::Tensor>& tensors) {
-  runCollective("all-reduce", rank_, [&] { return group_->allreduce(tensors); });
+  const int64_t wire = ringAllReduceWireBytes(bytesOf(tensors), size_);
+  startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(tensors); }).wait();
 }
 
 void Communicator::allreduceSum(at::Tensor& tensor) {
@@ -55,7 +118,7 @@ void Communicator::broadcast(std::vector<at::Tensor>& tensors, int root) {
     for (auto& t : tensors)
       if (t.scalar_type() == dtype) same.push_back(t.reshape({-1}));
     std::vector<at::Tensor> flat{at::cat(same)};
-    runCollective("broadcast", rank_, [&] { return group_->broadcast(flat, opts); });
+    startOperation("broadcast", rank_, deliveredAt(bytesOf(flat)), [&] { return group_->broadcast(flat, opts); }).wait();
     int64_t offset = 0;
     for (auto& t : tensors) {
       if (t.scalar_type() != dtype) continue;
@@ -70,22 +133,37 @@ std::vector<at::Tensor> Communicator::allgather(const at::Tensor& tensor) {
   std::vector<at::Tensor> input{tensor.contiguous()};
   std::vector<std::vector<at::Tensor>> output(1);
   for (int r = 0; r < size_; ++r) output[0].push_back(at::empty_like(input[0]));
-  runCollective("all-gather", rank_, [&] { return group_->allgather(output, input); });
+  const int64_t wire = bytesOf(input) * (size_ - 1);
+  startOperation("all-gather", rank_, deliveredAt(wire), [&] { return group_->allgather(output, input); }).wait();
   return output[0];
 }
 
+std::vector<std::string> Communicator::allgatherText(const std::string& text) {
+  const auto lengths = allgather(at::full({1}, static_cast<int64_t>(text.size()), at::kLong));
+  int64_t longest = 0;
+  for (const auto& l : lengths) longest = std::max(longest, l.item<int64_t>());
+  auto padded = at::zeros({std::max<int64_t>(longest, 1)}, at::kByte);
+  std::copy(text.begin(), text.end(), reinterpret_cast<char*>(padded.data_ptr<uint8_t>()));
+  std::vector<std::string> out;
+  const auto parts = allgather(padded);
+  for (int r = 0; r < size_; ++r)
+    out.emplace_back(reinterpret_cast<const char*>(parts[r].data_ptr<uint8_t>()), lengths[r].item<int64_t>());
+  return out;
+}
+
 void Communicator::barrier() {
-  runCollective("barrier", rank_, [&] { return group_->barrier(); });
+  startOperation("barrier", rank_, deliveredAt(0), [&] { return group_->barrier(); }).wait();
 }
 
 void Communicator::send(at::Tensor& t, int dst, int tag) {
   std::vector<at::Tensor> one{t};
-  runCollective("send", rank_, [&] { return group_->send(one, dst, tag); });
+  startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); }).wait();
 }
 
 void Communicator::recv(at::Tensor& t, int src, int tag) {
   std::vector<at::Tensor> one{t};
-  runCollective("recv", rank_, [&] { return group_->recv(one, src, tag); });
+  // The sender's link pays for the message; receiving adds nothing of its own.
+  startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); }).wait();
 }
 
 }  // namespace balancenet::comm

@@ -1,17 +1,47 @@
 // Communicator: the collectives balancenet uses, over a c10d process group (Gloo over TCP).
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/intrusive_ptr.h>
 
+#include "balancenet/comm/LinkModel.h"
+
 namespace c10d {
 class ProcessGroup;
 class Store;
+class Work;
 }  // namespace c10d
 
 namespace balancenet::comm {
+
+// A collective in flight. wait() returns once it is done everywhere (and, under an emulated link,
+// once the link would have delivered it); a c10d failure surfaces there as RuntimeFailure.
+class PendingWork {
+ public:
+  PendingWork();
+  PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt, std::string what,
+              int rank);
+  PendingWork(PendingWork&&) noexcept;
+  PendingWork& operator=(PendingWork&&) noexcept;
+  ~PendingWork();
+  bool valid() const;
+  void wait();
+  // After wait(): when the operation really finished (emulated link included), for timelines.
+  LinkModel::Clock::time_point finishedAt() const;
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::shared_ptr<std::atomic<int64_t>> completedNs_;  // set by the work's completion callback
+  LinkModel::Clock::time_point deliveredAt_;
+  LinkModel::Clock::time_point finishedAt_;
+  std::string what_;
+  int rank_ = 0;
+};
 
 // Owns a process group (and the store it was formed over). Collectives block; a c10d failure
 // (peer died, timeout) surfaces as RuntimeFailure with a one-line message.
@@ -26,21 +56,33 @@ class Communicator {
 
   void allreduceSum(std::vector<at::Tensor>& tensors);  // in place
   void allreduceSum(at::Tensor& tensor);
+  // Starts a sum all-reduce and returns at once (Gloo runs it on its own threads). Collectives must be
+  // started in the same order on every rank; `tensor` must stay alive and untouched until wait().
+  PendingWork allreduceSumAsync(at::Tensor tensor);
   void broadcast(std::vector<at::Tensor>& tensors, int root);  // in place
   // Every rank's tensor (same shape on all ranks), in rank order.
   std::vector<at::Tensor> allgather(const at::Tensor& tensor);
+  // Every rank's text (any length), in rank order: variable-size results gathered at the end of a run.
+  std::vector<std::string> allgatherText(const std::string& text);
   void barrier();
   // Point-to-point, blocking until done (recv: until the message arrived). Tensors must be contiguous
   // CPU tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv.
   void send(at::Tensor& t, int dst, int tag);
   void recv(at::Tensor& t, int src, int tag);
 
+  // Emulated link for every operation started from now on (null: none). Not thread-safe with
+  // operations in flight: set it before training starts.
+  void setLinkModel(std::shared_ptr<LinkModel> link) { link_ = std::move(link); }
+
   c10d::Store& store() { return *store_; }
   const c10::intrusive_ptr<c10d::Store>& sharedStore() const { return store_; }
 
  private:
+  LinkModel::Clock::time_point deliveredAt(int64_t wireBytes);
+
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  std::shared_ptr<LinkModel> link_;
   int rank_;
   int size_;
 };

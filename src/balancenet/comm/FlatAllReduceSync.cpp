@@ -31,7 +31,8 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
   };
   for (const auto& g : grads) unpack(g);
   unpack(scalars);
-  return {watch.elapsedMs(), total * static_cast<int64_t>(sizeof(float)), 0};
+  const int64_t wire = ringAllReduceWireBytes(total * static_cast<int64_t>(sizeof(float)), comm_.size());
+  return {watch.elapsedMs(), wire, wire};
 }
 
 }  // namespace balancenet::comm

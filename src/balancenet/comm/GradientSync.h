@@ -1,33 +1,79 @@
 // GradientSync: the one interface every way of synchronising gradients sits behind.
 #pragma once
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 
+namespace torch::nn {
+class Module;
+}
+namespace balancenet {
+class Timeline;
+}
+
 namespace balancenet::comm {
+
+// A model parameter with its module path ("layers.3.weight"); strategies that act during backward
+// (hooks) or per layer are built over the model's list, in net.parameters() order.
+struct NamedParameter {
+  std::string name;
+  at::Tensor tensor;
+};
+using ParameterList = std::vector<NamedParameter>;
+ParameterList namedParameters(const torch::nn::Module& module);  // in module.parameters() order
+
+// "layers.3.weight" -> "layers.3": the unit per-layer accounting and per-layer decisions work in.
+std::string layerOf(const std::string& parameterName);
+
+// What each rank sends (and receives) for a ring all-reduce of `payloadBytes`: 2(P-1)/P of it. All
+// strategies count bytes on the wire this way, so their byte columns compare.
+int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize);
+
+// Bytes one layer's synchronisation moved on this rank in one step.
+struct LayerTraffic {
+  std::string layer;
+  std::string method;  // "allreduce", "sfb", "ps"
+  int64_t bytesSent = 0;
+  int64_t bytesReceived = 0;
+};
 
 struct SyncStats {
   double elapsedMs = 0;          // wall time inside synchronize(), waiting for slower peers included
-  int64_t bytesSent = 0;         // payload this rank contributed (per message, not per hop)
+  int64_t bytesSent = 0;         // payload this rank put on the wire (per message, not per hop)
+  int64_t bytesReceived = 0;     // payload this rank took off the wire
   double emulatedComputeMs = 0;  // part of elapsedMs that a wrapper spent emulating slower compute
+  std::vector<LayerTraffic> layers{};  // optional per-layer breakdown of the two byte counts
 };
 
 // What a strategy may want to know about the step it synchronises (cost models, emulation).
 struct SyncContext {
   int64_t step = 0;
   int64_t localBatch = 0;  // this rank's samples in the step
-  double computeMs = 0;    // this rank's real forward+backward time
+  double computeMs = 0;    // this rank's real forward+backward time (0 in beginStep)
+  std::vector<int64_t> batches{};  // every rank's samples in the step (the split); may be empty in tests
+  double lr = 0;                 // the learning rate of the step (servers that update parameters need it)
+  Timeline* timeline = nullptr;  // where strategies record their events; null: not recorded
 };
 
-// Contract: on entry each rank's gradients are its share of the global-batch gradient, i.e. the gradient
-// of (sum of its per-sample losses) / B; on return every rank holds the sum over ranks, which is then
-// exactly the gradient of the whole global batch, whatever the split. `scalars` (float32, 1-D) are
-// summed alongside, so per-step totals (weighted loss, sample counts) travel in the same message.
+// Contract: on entry to synchronize() each rank's gradients are its share of the global-batch
+// gradient, i.e. the gradient of (sum of its per-sample losses) / B; on return every rank holds the
+// sum over ranks, which is then exactly the gradient of the whole global batch, whatever the split.
+// `scalars` (float32, 1-D) are summed alongside, so per-step totals (weighted loss) travel with them.
+// A step is beginStep() before forward, then backward, then synchronize(): strategies that overlap
+// with backward (hooks) may start sending between the two.
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
+  virtual void beginStep(const SyncContext& /*context*/) {}
   virtual SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                                 const SyncContext& context) = 0;
+  // True when synchronize() already leaves the updated parameters in place (parameter servers
+  // apply the optimiser): the trainer then skips its own optimiser step.
+  virtual bool updatesParameters() const { return false; }
+  // One line per layer saying how it is synchronised and why (--explain-comm); empty: nothing to say.
+  virtual std::string explain() const { return {}; }
 };
 
 }  // namespace balancenet::comm

@@ -12,12 +12,17 @@ namespace balancenet::emulation {
 // - Paced (--node-speed v samples/s): the compute phase lasts max(t, b / v): sleep the difference.
 //   Contention-free while the real compute is faster than the pace; a warning says when it is not.
 // The sleep is reported as emulated compute, so measurements see a slower node, as on real hardware.
+// Under an overlapping strategy the node's gradients have left during backward, before the sleep:
+// its peers then wait at the next step's first message instead of this one; step times are the same.
 class StragglerSync : public comm::GradientSync {
  public:
   enum class Mode { Relative, Paced };
   StragglerSync(std::unique_ptr<comm::GradientSync> inner, Mode mode, FactorSchedule factors, int rank);
+  void beginStep(const comm::SyncContext& context) override { inner_->beginStep(context); }
   comm::SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                               const comm::SyncContext& context) override;
+  bool updatesParameters() const override { return inner_->updatesParameters(); }
+  std::string explain() const override { return inner_->explain(); }
 
  private:
   std::unique_ptr<comm::GradientSync> inner_;

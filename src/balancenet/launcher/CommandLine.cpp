@@ -26,7 +26,8 @@ namespace {
 struct RawFlags {
   int nodes = 0;
   std::string policy;
-  std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs;
+  std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
+  bool noOverlap = false;
   double rendezvousTimeoutS = 60;
   std::string split;
   std::string lrDecay = "constant";
@@ -80,7 +81,22 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--node-speed", raw.nodeSpeed,
                  "Emulation: node i's compute lasts at least b_i / v_i seconds (samples/s), e.g. 100,100,100,25");
   app.add_option("--speed-schedule", raw.speedSchedule, "Changes of --node-speed, e.g. '100=100,100,100,25;200=100,100,100,100'");
-  app.add_option("--net-delay-ms", raw.netDelayMs, "Emulation: per-node latency added to every gradient sync, e.g. 0,0,0,5");
+  app.add_option("--net-delay-ms", raw.netDelayMs,
+                 "Emulation: per-node link latency added to every message, e.g. 0,0,0,5 (messages pay the largest)");
+  app.add_option("--net-bandwidth-mbps", raw.netBandwidthMbps,
+                 "Emulation: per-node link speed in megabit/s, e.g. 1000,1000,1000,100 (0: unlimited; messages go at "
+                 "the smallest)");
+  app.add_option("--comm", c.comm.mode,
+                 "How gradients travel: allreduce (buckets overlapped with backward), flat (one all-reduce after "
+                 "backward)")
+      ->capture_default_str();
+  app.add_option("--bucket-mb", c.comm.bucketMb, "All-reduce bucket size in MB (the first bucket is 1 MB, as in DDP)")
+      ->capture_default_str();
+  app.add_flag("--no-overlap", raw.noOverlap, "Send the buckets after backward instead of during it (for comparison)");
+  app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");
+  app.add_option("--timeline", c.trainer.timelinePath,
+                 "Write a Chrome trace of every rank's forward, backward, messages and waits (chrome://tracing, "
+                 "ui.perfetto.dev)");
   app.add_option("--steps", t.steps, "Training steps (weight updates)")->capture_default_str();
   app.add_option("--seed", t.seed, "Seed for weights and data order")->capture_default_str();
 
@@ -145,6 +161,14 @@ void validate(JobConfig& c, const RawFlags& raw) {
   require(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
   if (!raw.netDelayMs.empty())
     e.netDelayMs = emulation::FactorSchedule::perNode("--net-delay-ms", raw.netDelayMs, world, /*allowZero=*/true);
+  if (!raw.netBandwidthMbps.empty())
+    e.netBandwidthMbps =
+        emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
+  const std::vector<std::string> commModes{"allreduce", "flat"};
+  require(std::find(commModes.begin(), commModes.end(), c.comm.mode) != commModes.end(),
+          fmt::format("unknown --comm '{}'; choose one of: {}", c.comm.mode, fmt::join(commModes, ", ")));
+  require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
+  c.comm.overlap = !raw.noOverlap;
   require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
   require(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
   require(t.evalEvery >= 0, "--eval-every must not be negative");

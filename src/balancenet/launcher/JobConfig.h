@@ -36,7 +36,16 @@ struct WorkerIdentity {
 struct EmulationOptions {
   emulation::FactorSchedule slowdown;   // --slowdown (+ --slowdown-schedule): relative factors
   emulation::FactorSchedule nodeSpeed;  // --node-speed (+ --speed-schedule): paces in samples/s
-  std::vector<double> netDelayMs;       // --net-delay-ms: per node, added to every sync
+  std::vector<double> netDelayMs;       // --net-delay-ms: per node latency of every message
+  std::vector<double> netBandwidthMbps; // --net-bandwidth-mbps: per node link speed (megabit/s)
+};
+
+// How gradients travel (see comm/GradientSync.h for the strategies).
+struct CommOptions {
+  std::string mode = "allreduce";  // allreduce (bucketed), flat (one message after backward)
+  double bucketMb = 25;
+  bool overlap = true;             // --no-overlap turns it off
+  bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised
 };
 
 struct OrchestrationOptions {
@@ -54,6 +63,7 @@ struct JobConfig {
   Split split;               // the initial allocation
   OrchestrationOptions orchestration;
   EmulationOptions emulation;
+  CommOptions comm;
   trainer::TrainerOptions trainer;
   int threads = 1;           // intra-op threads per worker
   std::string logLevel = "info";

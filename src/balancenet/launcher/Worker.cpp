@@ -8,36 +8,18 @@
 
 #include <spdlog/spdlog.h>
 
-#include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/data/MnistDataset.h"
-#include "balancenet/emulation/NetworkDelaySync.h"
 #include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/monitor/NodeMonitor.h"
-#include "balancenet/emulation/StragglerSync.h"
 #include "balancenet/orchestrator/Orchestrator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
 namespace {
-
-// The real strategy, wrapped by whatever emulation the flags ask for (outermost: the straggler sleep,
-// which happens after compute and before anything is sent).
-std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, const EmulationOptions& e) {
-  std::unique_ptr<comm::GradientSync> sync = std::make_unique<comm::FlatAllReduceSync>(comm);
-  const int rank = comm.rank();
-  if (!e.netDelayMs.empty() && e.netDelayMs[rank] > 0)
-    sync = std::make_unique<emulation::NetworkDelaySync>(std::move(sync), e.netDelayMs[rank]);
-  if (!e.slowdown.empty())
-    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Relative,
-                                                      e.slowdown, rank);
-  else if (!e.nodeSpeed.empty())
-    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Paced,
-                                                      e.nodeSpeed, rank);
-  return sync;
-}
 
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
                                                        const models::ModelInfo& model,
@@ -96,7 +78,13 @@ int runWorker(const JobConfig& c) {
                                     snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
   };
   auto allocator = makeAllocator(c, *comm, model.info, sampler);
-  auto sync = makeGradientSync(*comm, c.emulation);
+  installLinkEmulation(*comm, c.emulation);
+  auto sync = makeGradientSync(*comm, *model.net, c);
+  if (id.rank == 0 && c.comm.explain) {
+    auto text = sync->explain();
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    spdlog::info("gradient synchronisation:\n{}", text);
+  }
   trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, *sync, *allocator});
   auto summary = trainer.run();
   if (id.rank == 0 && !c.saveParams.empty()) {

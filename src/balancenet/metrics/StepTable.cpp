@@ -54,10 +54,11 @@ int64_t StepTable::totalSamples() const {
 }
 
 std::string StepTable::toCsv() const {
-  std::string out = "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent\n";
+  std::string out = "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n";
   for (const auto& r : records_)
-    out += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{}\n", r.step, r.rank, r.batch,
-                       r.computeMs, commMs(r.step), waitMs(r), r.syncMs, r.updateMs, r.loss, r.lr, r.bytesSent);
+    out += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{},{}\n", r.step, r.rank, r.batch,
+                       r.computeMs, commMs(r.step), waitMs(r), r.syncMs, r.updateMs, r.loss, r.lr, r.bytesSent,
+                       r.bytesReceived);
   return out;
 }
 

@@ -23,7 +23,7 @@ class StepTable {
   std::vector<double> updateMsPerBlock(int block = 100) const;
   int64_t totalSamples() const;
 
-  // steps.csv: step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent
+  // steps.csv: step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received
   std::string toCsv() const;
 
  private:

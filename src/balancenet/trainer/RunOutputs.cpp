@@ -30,4 +30,22 @@ void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRe
   writeFileAtomically(runDir + "/summary.json", summary.toJson().dump(2) + "\n");
 }
 
+void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, const std::string& runDir) {
+  const auto parts = comm.allgatherText(myRows);
+  std::string csv = "step,rank,layer,method,bytes_sent,bytes_received\n";
+  bool any = false;
+  for (const auto& p : parts) {
+    csv += p;
+    any = any || !p.empty();
+  }
+  if (comm.rank() != 0 || runDir.empty() || !any) return;
+  ensureDirectory(runDir);
+  writeFileAtomically(runDir + "/layers.csv", csv);
+}
+
+void writeTimeline(comm::Communicator& comm, const Timeline& timeline, const std::string& path) {
+  const auto parts = comm.allgatherText(timeline.eventsJson());
+  if (comm.rank() == 0) writeFileAtomically(path, Timeline::mergeTraces(parts));
+}
+
 }  // namespace balancenet::trainer

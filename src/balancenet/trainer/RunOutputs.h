@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
+#include "balancenet/core/Timeline.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
 
@@ -13,5 +14,12 @@ namespace balancenet::trainer {
 // fields (mean and per-100 weight-update time) on every rank; rank 0 writes the files atomically.
 void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRecord>& mine,
                      metrics::RunSummary& summary, const std::string& runDir);
+
+// Collective. Rank 0 writes layers.csv (step,rank,layer,method,bytes_sent,bytes_received) from every
+// rank's rows; nothing is written when no rank has any (strategies without a per-layer breakdown).
+void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, const std::string& runDir);
+
+// Collective. Rank 0 writes one Chrome trace with every rank's events (one process per rank).
+void writeTimeline(comm::Communicator& comm, const Timeline& timeline, const std::string& path);
 
 }  // namespace balancenet::trainer

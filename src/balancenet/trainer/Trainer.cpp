@@ -3,6 +3,7 @@
 #include "balancenet/trainer/Trainer.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/core/Stopwatch.h"
@@ -20,6 +21,7 @@ Trainer::Trainer(TrainerOptions options, TrainerParts parts)
   parts_.comm.broadcast(state, 0);
   optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
   parts_.net.train();
+  if (!options_.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(parts_.comm.rank());
 }
 
 Trainer::~Trainer() = default;
@@ -41,11 +43,20 @@ metrics::StepRecord Trainer::step() {
   auto x = parts_.train.imagesAt(indices);
   auto y = parts_.train.labelsAt(indices);
 
+  comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
+  parts_.sync.beginStep(context);
   optimizer_->zero_grad();
-  auto logits = parts_.net.forward(x);
-  auto localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(globalBatch);
-  localLoss.backward();
-  const double computeMs = stepWatch.elapsedMs();
+  at::Tensor localLoss;
+  {
+    Timeline::Span span(timeline_.get(), "forward", "compute");
+    auto logits = parts_.net.forward(x);
+    localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(globalBatch);
+  }
+  {
+    Timeline::Span span(timeline_.get(), "backward", "compute");
+    localLoss.backward();
+  }
+  context.computeMs = stepWatch.elapsedMs();
 
   std::vector<at::Tensor> grads;
   for (auto& p : params_) {
@@ -53,24 +64,38 @@ metrics::StepRecord Trainer::step() {
     grads.push_back(p.grad());
   }
   auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
-  const auto stats = parts_.sync.synchronize(grads, scalars, {step_, split.batches[rank], computeMs});
-
-  optimizer_->step();
+  comm::SyncStats stats;
+  {
+    Timeline::Span span(timeline_.get(), "synchronize", "sync");
+    stats = parts_.sync.synchronize(grads, scalars, context);
+  }
+  if (!parts_.sync.updatesParameters()) {
+    Timeline::Span span(timeline_.get(), "optimizer", "compute");
+    optimizer_->step();
+  }
+  logLayerTraffic(stats.layers);
   metrics::StepRecord record;
   record.step = step_;
   record.rank = rank;
   record.batch = split.batches[rank];
-  record.computeMs = computeMs + stats.emulatedComputeMs;
+  record.computeMs = context.computeMs + stats.emulatedComputeMs;
   record.syncMs = stats.elapsedMs - stats.emulatedComputeMs;
   record.updateMs = stepWatch.elapsedMs();
   record.loss = scalars[0].item<double>();
   record.lr = lr;
   record.bytesSent = stats.bytesSent;
+  record.bytesReceived = stats.bytesReceived;
   parts_.allocator.observe(record);
 
   position_ += globalBatch;
   ++step_;
   return record;
+}
+
+void Trainer::logLayerTraffic(const std::vector<comm::LayerTraffic>& layers) {
+  for (const auto& l : layers)
+    layerTrafficCsv_ += fmt::format("{},{},{},{},{},{}\n", step_, parts_.comm.rank(), l.layer, l.method, l.bytesSent,
+                                    l.bytesReceived);
 }
 
 metrics::EvalPoint Trainer::evaluateNow(double trainSeconds) {
@@ -120,6 +145,8 @@ metrics::RunSummary Trainer::run() {
   summary.finalLoss = records.empty() ? 0 : records.back().loss;
   summary.evals = evals;
   writeRunOutputs(parts_.comm, records, summary, options_.runDir);
+  writeLayerTraffic(parts_.comm, layerTrafficCsv_, options_.runDir);
+  if (timeline_) writeTimeline(parts_.comm, *timeline_, options_.timelinePath);
   return summary;
 }
 

@@ -7,6 +7,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "balancenet/comm/Communicator.h"
+#include "balancenet/core/Timeline.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/data/MnistDataset.h"
@@ -30,6 +31,7 @@ struct TrainerOptions {
   double progressSeconds = 5;   // rank 0 prints a progress line this often; 0: never
   std::string runDir;           // where steps.csv and summary.json go; empty: nowhere
   std::string modelName;        // for the summary
+  std::string timelinePath;     // rank 0 writes every rank's Chrome trace here; empty: no timeline
 };
 
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
@@ -58,6 +60,7 @@ class Trainer {
 
  private:
   metrics::EvalPoint evaluateNow(double trainSeconds);
+  void logLayerTraffic(const std::vector<comm::LayerTraffic>& layers);
 
   TrainerOptions options_;
   TrainerParts parts_;
@@ -67,6 +70,8 @@ class Trainer {
   int64_t step_ = 0;
   int64_t position_ = 0;  // sampler stream position of the next step's first sample
   Split lastSplit_;       // the split of the last step taken
+  std::unique_ptr<Timeline> timeline_;  // only with options.timelinePath
+  std::string layerTrafficCsv_;         // this rank's rows of layers.csv
 };
 
 }  // namespace balancenet::trainer

@@ -45,7 +45,7 @@ TEST(StepTable, MeanAndPerBlockUseTheSlowestRank) {
 TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
   auto csv = t.toCsv();
-  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n", 0), 0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("\n1,1,11,"), std::string::npos);
 }
@@ -54,6 +54,7 @@ TEST(StepRecord, RowRoundTrip) {
   StepRecord r = rec(7, 3, 1.5, 9.25);
   r.loss = 0.125;
   r.bytesSent = 4096;
+  r.bytesReceived = 8192;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -61,6 +62,7 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_EQ(back.rank, 3);
   EXPECT_DOUBLE_EQ(back.updateMs, 9.25);
   EXPECT_EQ(back.bytesSent, 4096);
+  EXPECT_EQ(back.bytesReceived, 8192);
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {

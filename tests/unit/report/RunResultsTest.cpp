@@ -18,8 +18,8 @@ void writeRun(const testing::TempDir& dir) {
         R"({"samples_per_second": 300.0, "evaluations": [{"step": 10, "accuracy": 0.5, "train_seconds": 4.0},
             {"step": 20, "accuracy": 0.82, "train_seconds": 8.5}, {"step": 30, "accuracy": 0.85, "train_seconds": 12.0}]})");
   write(dir.file("steps.csv"),
-        "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent\n"
-        "0,0,60,1,1,0,1,100.5,1,0.1,4\n0,1,4,1,1,0,1,90,1,0.1,4\n1,0,60,1,1,0,1,50,1,0.1,4\n1,1,4,1,1,0,1,70,1,0.1,4\n");
+        "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n"
+        "0,0,60,1,1,0,1,100.5,1,0.1,4,4\n0,1,4,1,1,0,1,90,1,0.1,4,4\n1,0,60,1,1,0,1,50,1,0.1,4,4\n1,1,4,1,1,0,1,70,1,0.1,4,4\n");
   write(dir.file("splits.csv"),
         "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n"
         "0,balanced,0,32,0,0,0,0,0,initial split\n0,balanced,1,32,0,0,0,0,0,initial split\n"

@@ -1,0 +1,23 @@
+// Helpers shared by the gradient strategies.
+#include "balancenet/comm/GradientSync.h"
+
+#include <torch/nn/module.h>
+
+namespace balancenet::comm {
+
+ParameterList namedParameters(const torch::nn::Module& module) {
+  ParameterList out;
+  for (const auto& item : module.named_parameters()) out.push_back({item.key(), item.value()});
+  return out;
+}
+
+std::string layerOf(const std::string& parameterName) {
+  const auto dot = parameterName.rfind('.');
+  return dot == std::string::npos ? parameterName : parameterName.substr(0, dot);
+}
+
+int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize) {
+  return worldSize <= 1 ? 0 : payloadBytes * 2 * (worldSize - 1) / worldSize;
+}
+
+}  // namespace balancenet::comm

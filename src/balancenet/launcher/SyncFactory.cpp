@@ -1,0 +1,40 @@
+// Strategy choice by name.
+#include "balancenet/launcher/SyncFactory.h"
+
+#include "balancenet/comm/BucketedAllReduceSync.h"
+#include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/emulation/EmulatedLink.h"
+#include "balancenet/emulation/StragglerSync.h"
+
+namespace balancenet::launcher {
+
+void installLinkEmulation(comm::Communicator& comm, const EmulationOptions& e) {
+  if (e.netDelayMs.empty() && e.netBandwidthMbps.empty()) return;
+  std::vector<double> bytesPerSecond;
+  for (double mbps : e.netBandwidthMbps) bytesPerSecond.push_back(mbps * 1e6 / 8);
+  comm.setLinkModel(std::make_shared<emulation::EmulatedLink>(e.netDelayMs, bytesPerSecond));
+}
+
+std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
+                                                     const JobConfig& c) {
+  std::unique_ptr<comm::GradientSync> sync;
+  if (c.comm.mode == "flat") {
+    sync = std::make_unique<comm::FlatAllReduceSync>(comm);
+  } else {
+    comm::BucketOptions buckets;
+    buckets.bucketMb = c.comm.bucketMb;
+    buckets.overlap = c.comm.overlap;
+    sync = std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
+  }
+  const auto& e = c.emulation;
+  const int rank = comm.rank();
+  if (!e.slowdown.empty())
+    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Relative,
+                                                      e.slowdown, rank);
+  else if (!e.nodeSpeed.empty())
+    sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Paced,
+                                                      e.nodeSpeed, rank);
+  return sync;
+}
+
+}  // namespace balancenet::launcher
