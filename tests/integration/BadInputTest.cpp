@@ -40,6 +40,24 @@ TEST_F(BadInput, SplitWithNonPositiveEntry) {
   expectOneLineError(quick({"--nodes", "2", "--split", "8,0"}), "node 1 gets 0 samples", 2);
 }
 
+TEST_F(BadInput, UnknownCommMode) {
+  expectOneLineError(quick({"--comm", "carrier-pigeon"}), "unknown --comm 'carrier-pigeon'; choose one of: ", 2);
+}
+
+TEST_F(BadInput, NonPositiveBucketSize) { expectOneLineError(quick({"--bucket-mb", "0"}), "--bucket-mb must be positive", 2); }
+
+TEST_F(BadInput, BandwidthListOfWrongLength) {
+  expectOneLineError(quick({"--nodes", "2", "--net-bandwidth-mbps", "100"}),
+                     "--net-bandwidth-mbps has 1 values but the job has 2 nodes", 2);
+}
+
+TEST_F(BadInput, CompareVariantWithoutName) {
+  ProcessOptions o;
+  o.timeoutSeconds = 60;
+  expectOneLineError(run({"compare", "--models", "mlp", "--variant", "--no-overlap", "--out", dir_.file("c")}, o),
+                     "is not NAME=FLAGS", 2);
+}
+
 TEST_F(BadInput, UnknownFlag) { expectOneLineError(quick({"--bogus-flag", "3"}), "--bogus-flag", 2); }
 
 TEST_F(BadInput, MissingDatasetDirectory) {

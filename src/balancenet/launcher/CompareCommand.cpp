@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -82,6 +83,31 @@ void drawCharts(const std::vector<report::ComparedRun>& runs, const std::string&
   for (const auto& [model, chart] : updateCharts) report::renderChart(chart, fmt::format("{}/update_time_{}.png", outDir, model));
 }
 
+struct Variant {
+  std::string name;
+  std::vector<std::string> flags;
+};
+
+std::vector<Variant> parseVariants(const std::vector<std::string>& specs) {
+  if (specs.empty()) return {{"", {}}};
+  std::vector<Variant> out;
+  for (const auto& spec : specs) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(fmt::format("--variant '{}' is not NAME=FLAGS (e.g. 'ssp=--comm ps --staleness 2')", spec));
+    Variant v{spec.substr(0, eq), {}};
+    std::istringstream words(spec.substr(eq + 1));
+    for (std::string w; words >> w;) v.flags.push_back(w);
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string runLabel(const std::string& policy, const Variant& variant, size_t policies) {
+  if (variant.name.empty()) return policy;
+  return policies == 1 ? variant.name : policy + "-" + variant.name;
+}
+
 }  // namespace
 
 double defaultCompareWidth(const std::string& model) {
@@ -97,6 +123,10 @@ void addCompareFlags(CLI::App& app, CompareOptions& o) {
   app.add_option("--steps", o.steps, "Weight updates per run (the paper: 2400)")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--target-accuracy", o.targetAccuracy, "Test accuracy for the time-to-accuracy column")
       ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--variant", o.variants,
+                 "NAME=FLAGS: one more run per model and policy with these train flags, e.g. "
+                 "--variant 'overlap=--comm allreduce' --variant 'no-overlap=--no-overlap' (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--out", o.outDir, "Directory for the runs, compare.csv/json and the PNG charts");
   app.allow_extras();
   app.footer("Any other flag (--nodes, --node-speed, --slowdown, --global-batch, --width, ...) is passed to every "
@@ -113,29 +143,34 @@ int runCompare(CompareOptions o, const std::string& self) {
   }
   ensureDirectory(o.outDir);
   std::vector<report::ComparedRun> runs;
-  const size_t total = o.models.size() * o.policies.size();
+  const auto variants = parseVariants(o.variants);
+  const size_t total = o.models.size() * o.policies.size() * variants.size();
   size_t done = 0;
   for (const auto& model : o.models) {
     for (const auto& policy : o.policies) {
-      const std::string dir = fmt::format("{}/{}/{}", o.outDir, model, policy);
-      ensureDirectory(dir);
-      std::vector<std::string> args{"train", "--model", model, "--policy", policy, "--steps", std::to_string(o.steps),
-                                    "--run-dir", dir, "--progress-seconds", "0"};
-      if (!hasFlag(o.trainFlags, "--width")) args.insert(args.end(), {"--width", fmt::format("{}", defaultCompareWidth(model))});
-      if (!hasFlag(o.trainFlags, "--eval-every"))
-        args.insert(args.end(), {"--eval-every", std::to_string(std::max<int64_t>(1, o.steps / 10))});
-      args.insert(args.end(), o.trainFlags.begin(), o.trainFlags.end());
-      std::cerr << fmt::format("[{}/{}] {} / {} ...", ++done, total, model, policy) << std::flush;
-      const int rc = runSelf(self, args, dir + "/train.log");
-      if (rc != 0) {
-        std::cerr << "\n";
-        throw RuntimeFailure(fmt::format("{} / {} failed (exit {}): {} (log: {}/train.log)", model, policy, rc,
-                                         lastLine(dir + "/train.log"), dir));
+      for (const auto& variant : variants) {
+        const std::string label = runLabel(policy, variant, o.policies.size());
+        const std::string dir = fmt::format("{}/{}/{}", o.outDir, model, label);
+        ensureDirectory(dir);
+        std::vector<std::string> args{"train", "--model", model, "--policy", policy, "--steps", std::to_string(o.steps),
+                                      "--run-dir", dir, "--progress-seconds", "0"};
+        if (!hasFlag(o.trainFlags, "--width")) args.insert(args.end(), {"--width", fmt::format("{}", defaultCompareWidth(model))});
+        if (!hasFlag(o.trainFlags, "--eval-every"))
+          args.insert(args.end(), {"--eval-every", std::to_string(std::max<int64_t>(1, o.steps / 10))});
+        args.insert(args.end(), o.trainFlags.begin(), o.trainFlags.end());
+        args.insert(args.end(), variant.flags.begin(), variant.flags.end());
+        std::cerr << fmt::format("[{}/{}] {} / {} ...", ++done, total, model, label) << std::flush;
+        const int rc = runSelf(self, args, dir + "/train.log");
+        if (rc != 0) {
+          std::cerr << "\n";
+          throw RuntimeFailure(fmt::format("{} / {} failed (exit {}): {} (log: {}/train.log)", model, label, rc,
+                                           lastLine(dir + "/train.log"), dir));
+        }
+        runs.push_back({model, label, report::loadRun(dir)});
+        std::cerr << fmt::format(" {:.1f} samples/s, mean weight update {:.1f} ms\n",
+                                 runs.back().results.summary.value("samples_per_second", 0.0),
+                                 runs.back().results.summary.value("mean_weight_update_ms", 0.0));
       }
-      runs.push_back({model, policy, report::loadRun(dir)});
-      std::cerr << fmt::format(" {:.1f} samples/s, mean weight update {:.1f} ms\n",
-                               runs.back().results.summary.value("samples_per_second", 0.0),
-                               runs.back().results.summary.value("mean_weight_update_ms", 0.0));
     }
   }
   report::Comparison comparison(runs, o.targetAccuracy);

@@ -15,6 +15,9 @@ struct CompareOptions {
   int64_t steps = 2400;          // the paper's number of weight updates
   double targetAccuracy = 0.80;  // for "time to target accuracy"
   std::string outDir;            // default runs/compare-<time>
+  // "NAME=FLAGS": each is one more run per (model, policy) with FLAGS added, labelled NAME
+  // (e.g. "no-overlap=--no-overlap"), so communication modes compare side by side too.
+  std::vector<std::string> variants;
   std::vector<std::string> trainFlags;  // everything else, passed to each `balancenet train`
 };
 

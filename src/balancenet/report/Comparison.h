@@ -23,6 +23,8 @@ struct ComparisonRow {
   double secondsToTarget = -1;  // negative: target not reached
   double finalAccuracy = -1;
   double effectiveGlobalBatch = 0;
+  double meanSyncMs = 0;    // communication left exposed after backward, per step
+  double bytesPerStep = 0;  // sent per rank per step
   std::string finalSplit;
 };
 

@@ -37,6 +37,13 @@ int column(const std::vector<std::string>& header, const std::string& name, cons
 
 }  // namespace
 
+double RunResults::meanSyncMs() const {
+  if (syncMsPerStep.size() < 2) return syncMsPerStep.empty() ? 0 : syncMsPerStep[0];
+  double sum = 0;
+  for (size_t i = 1; i < syncMsPerStep.size(); ++i) sum += syncMsPerStep[i];
+  return sum / static_cast<double>(syncMsPerStep.size() - 1);
+}
+
 double RunResults::secondsToAccuracy(double target) const {
   if (!summary.contains("evaluations")) return -1;
   for (const auto& e : summary["evaluations"])
@@ -58,13 +65,22 @@ RunResults loadRun(const std::string& dir) {
 
   const std::string stepsPath = dir + "/steps.csv";
   auto steps = readCsv(stepsPath);
-  const int stepCol = column(steps[0], "step", stepsPath), updateCol = column(steps[0], "update_ms", stepsPath);
+  const int stepCol = column(steps[0], "step", stepsPath), updateCol = column(steps[0], "update_ms", stepsPath),
+            syncCol = column(steps[0], "sync_ms", stepsPath), bytesCol = column(steps[0], "bytes_sent", stepsPath);
   std::map<int64_t, double> slowest;
+  std::map<int64_t, std::pair<double, int>> sync;  // sum over ranks, ranks
+  double bytes = 0;
   for (size_t i = 1; i < steps.size(); ++i) {
-    auto& v = slowest[std::stoll(steps[i].at(stepCol))];
+    const int64_t step = std::stoll(steps[i].at(stepCol));
+    auto& v = slowest[step];
     v = std::max(v, std::stod(steps[i].at(updateCol)));
+    sync[step].first += std::stod(steps[i].at(syncCol));
+    sync[step].second += 1;
+    bytes += std::stod(steps[i].at(bytesCol));
   }
   for (const auto& [step, ms] : slowest) r.updateMsPerStep.push_back(ms);
+  for (const auto& [step, s] : sync) r.syncMsPerStep.push_back(s.first / s.second);
+  if (steps.size() > 1) r.bytesSentPerStep = bytes / static_cast<double>(steps.size() - 1);
 
   const std::string splitsPath = dir + "/splits.csv";
   if (std::ifstream(splitsPath)) {

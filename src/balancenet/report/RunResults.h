@@ -16,8 +16,13 @@ struct RunResults {
   std::string dir;
   nlohmann::json summary;
   std::vector<double> updateMsPerStep;  // slowest rank's weight-update time of each step
+  // Time left exposed to communication after backward (sync_ms, mean over ranks) of each step.
+  std::vector<double> syncMsPerStep;
+  double bytesSentPerStep = 0;          // per rank, mean over ranks and steps
   std::vector<SplitChange> splits;      // every decision of splits.csv, in order
 
+  // Mean of syncMsPerStep without the first step (connection set-up, first buffers).
+  double meanSyncMs() const;
   // Training seconds until test accuracy first reached `target`; negative if never.
   double secondsToAccuracy(double target) const;
 };

@@ -8,6 +8,8 @@ namespace {
 
 RunResults fake(double sps, double update, std::vector<double> per100, double accuracy) {
   RunResults r;
+  r.syncMsPerStep = {50, 6, 7};  // the first step is left out of the mean
+  r.bytesSentPerStep = 2048;
   r.summary = {{"samples_per_second", sps},
                {"mean_weight_update_ms", update},
                {"weight_update_ms_per_100", per100},
@@ -31,8 +33,8 @@ TEST(Comparison, TableCsvAndJson) {
   const auto csv = c.csv();
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "model,policy,mean_update_ms,samples_per_s,seconds_to_target,final_accuracy,effective_global_batch,"
-            "update_ms_100_1,update_ms_100_2");
-  EXPECT_NE(csv.find("cnn,equal,1280.000,100.00,,0.7000,128.00,1200.000,1300.000"), std::string::npos) << csv;
+            "mean_sync_ms,bytes_sent_per_step,update_ms_100_1,update_ms_100_2");
+  EXPECT_NE(csv.find("cnn,equal,1280.000,100.00,,0.7000,128.00,6.500,2048,1200.000,1300.000"), std::string::npos) << csv;
   auto j = c.json();
   EXPECT_TRUE(j["runs"][0]["seconds_to_target"].is_null());
   EXPECT_DOUBLE_EQ(j["runs"][1]["samples_per_second"].get<double>(), 310);

@@ -1,0 +1,63 @@
+// The communication flags end to end: per-layer bytes, the Chrome trace, the explanation, and compare
+// running communication variants side by side.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "BinaryFixture.h"
+
+namespace balancenet::testing {
+namespace {
+
+class Communication : public BinaryFixture {};
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(Communication, TimelineLayersAndExplanation) {
+  auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",
+                  "--bucket-mb", "0.1", "--explain-comm", "--timeline", dir_.file("trace.json")});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("bucket 0:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("overlapped with backward"), std::string::npos) << r.output;
+
+  const auto trace = nlohmann::json::parse(readAll(dir_.file("trace.json")));
+  std::set<std::string> names;
+  std::set<int> ranks;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    names.insert(e["name"].get<std::string>().substr(0, 20));
+    ranks.insert(e["pid"].get<int>());
+    EXPECT_GE(e["ts"].get<int64_t>(), 0);
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1}));
+  for (const char* name : {"forward", "backward", "synchronize", "optimizer", "all-reduce bucket 0 "})
+    EXPECT_TRUE(names.count(std::string(name).substr(0, 20))) << name;
+
+  const auto layers = readAll(dir_.file("run/layers.csv"));
+  EXPECT_EQ(layers.rfind("step,rank,layer,method,bytes_sent,bytes_received\n", 0), 0u);
+  EXPECT_NE(layers.find("3,1,layers."), std::string::npos) << layers.substr(0, 300);  // every step, every rank
+  EXPECT_NE(layers.find(",allreduce,"), std::string::npos);
+}
+
+TEST_F(Communication, CompareRunsVariantsSideBySide) {
+  auto r = run({"compare", "--models", "mlp", "--policies", "equal", "--steps", "4", "--out", dir_.file("cmp"),
+                "--variant", "overlap=--comm allreduce", "--variant", "no-overlap=--no-overlap", "--nodes", "2",
+                "--global-batch", "16", "--data-dir", dataDir_, "--threads", "1"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto csv = readAll(dir_.file("cmp/compare.csv"));
+  EXPECT_NE(csv.find("mean_sync_ms,bytes_sent_per_step"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nmlp,overlap,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nmlp,no-overlap,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace balancenet::testing
