@@ -15,13 +15,6 @@ namespace {
 
 class Communication : public BinaryFixture {};
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST_F(Communication, TimelineLayersAndExplanation) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",
                   "--bucket-mb", "0.1", "--explain-comm", "--timeline", dir_.file("trace.json")});
@@ -29,7 +22,7 @@ TEST_F(Communication, TimelineLayersAndExplanation) {
   EXPECT_NE(r.output.find("bucket 0:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("overlapped with backward"), std::string::npos) << r.output;
 
-  const auto trace = nlohmann::json::parse(readAll(dir_.file("trace.json")));
+  const auto trace = nlohmann::json::parse(readFile(dir_.file("trace.json")));
   std::set<std::string> names;
   std::set<int> ranks;
   for (const auto& e : trace["traceEvents"]) {
@@ -42,7 +35,7 @@ TEST_F(Communication, TimelineLayersAndExplanation) {
   for (const char* name : {"forward", "backward", "synchronize", "optimizer", "all-reduce bucket 0 "})
     EXPECT_TRUE(names.count(std::string(name).substr(0, 20))) << name;
 
-  const auto layers = readAll(dir_.file("run/layers.csv"));
+  const auto layers = readFile(dir_.file("run/layers.csv"));
   EXPECT_EQ(layers.rfind("step,rank,layer,method,bytes_sent,bytes_received\n", 0), 0u);
   EXPECT_NE(layers.find("3,1,layers."), std::string::npos) << layers.substr(0, 300);  // every step, every rank
   EXPECT_NE(layers.find(",allreduce,"), std::string::npos);
@@ -53,7 +46,7 @@ TEST_F(Communication, CompareRunsVariantsSideBySide) {
                 "--variant", "overlap=--comm allreduce", "--variant", "no-overlap=--no-overlap", "--nodes", "2",
                 "--global-batch", "16", "--data-dir", dataDir_, "--threads", "1"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  const auto csv = readAll(dir_.file("cmp/compare.csv"));
+  const auto csv = readFile(dir_.file("cmp/compare.csv"));
   EXPECT_NE(csv.find("mean_sync_ms,bytes_sent_per_step"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nmlp,overlap,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nmlp,no-overlap,"), std::string::npos) << csv;

@@ -20,13 +20,6 @@ std::vector<at::Tensor> loadParams(const std::string& path) {
   return params;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class ProcessEquivalence : public BinaryFixture {};
 
 TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
@@ -48,17 +41,17 @@ TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
   EXPECT_LT(diff, 2e-5);
 
   // steps.csv: a header and one row per step and rank; summary.json with the headline numbers.
-  const auto csv = slurp(dir_.file("run/steps.csv"));
+  const auto csv = readFile(dir_.file("run/steps.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 6 * 3) << csv;
   EXPECT_NE(csv.find("\n5,0,1,"), std::string::npos) << csv;  // step 5, rank 0 with batch 1
-  auto summary = nlohmann::json::parse(slurp(dir_.file("run/summary.json")));
+  auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
   EXPECT_EQ(summary["split"], "1,24,7");
   EXPECT_EQ(summary["steps"], 6);
   EXPECT_GT(summary["samples_per_second"].get<double>(), 0);
   EXPECT_GE(summary["final_accuracy"].get<double>(), 0);
   EXPECT_EQ(summary["weight_update_ms_per_100"].size(), 1u);
   // The global-batch loss does not depend on the split.
-  auto summary1 = nlohmann::json::parse(slurp(dir_.file("run1/summary.json")));
+  auto summary1 = nlohmann::json::parse(readFile(dir_.file("run1/summary.json")));
   EXPECT_NEAR(summary["final_loss"].get<double>(), summary1["final_loss"].get<double>(), 1e-4);
   // Progress and rank prefixes reach the user.
   EXPECT_NE(r.output.find("[rank 0] [info] step 6/6"), std::string::npos) << r.output;
@@ -78,7 +71,7 @@ TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
     });
   for (auto& w : workers) w.join();
   for (int rank = 0; rank < 2; ++rank) EXPECT_EQ(results[rank].exitCode, 0) << results[rank].output;
-  const auto csv = slurp(dir_.file("run/steps.csv"));
+  const auto csv = readFile(dir_.file("run/steps.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2) << csv;
 }
 

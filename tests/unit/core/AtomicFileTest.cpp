@@ -12,19 +12,12 @@
 namespace balancenet {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(AtomicFile, ReplacesContentsAndLeavesNoTemporary) {
   testing::TempDir dir;
   const auto path = dir.file("summary.json");
   writeFileAtomically(path, "first");
   writeFileAtomically(path, "second, longer");
-  EXPECT_EQ(slurp(path), "second, longer");
+  EXPECT_EQ(testing::readFile(path), "second, longer");
   int files = 0;
   for (auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
   EXPECT_EQ(files, 1);
@@ -37,7 +30,7 @@ TEST(AtomicFile, FailureKeepsTheOldFile) {
   EXPECT_TRUE(std::filesystem::is_directory(dir.file("a/b")));
   writeFileAtomically(dir.file("a/b/c"), "kept");
   EXPECT_THROW(ensureDirectory(dir.file("a/b/c")), UsageError);  // a file is in the way
-  EXPECT_EQ(slurp(dir.file("a/b/c")), "kept");
+  EXPECT_EQ(testing::readFile(dir.file("a/b/c")), "kept");
 }
 
 }  // namespace
