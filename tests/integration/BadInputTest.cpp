@@ -58,6 +58,28 @@ TEST_F(BadInput, CompareVariantWithoutName) {
                      "is not NAME=FLAGS", 2);
 }
 
+TEST_F(BadInput, ConfigFiles) {
+  struct Case {
+    const char* yaml;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"modle: mlp\n", "unknown key 'modle' in --config"},
+      {"steps: [1\n", "is not valid YAML: yaml-cpp: error at line 2"},
+      {"- steps\n- 3\n", "must hold a map of flag names to values"},
+      {"sync-bn: maybe\n", "config key 'sync-bn' is a switch: true or false, not 'maybe'"},
+      {"optimizer:\n  name: sgd\n", "config key 'optimizer': nested maps are not flags"},
+      {"width: 0\n", "--width must be positive, got 0"},
+      {"config: other.yaml\n", "cannot name another config file"},
+  };
+  for (const auto& c : cases) {
+    const auto path = dir_.file("bad.yaml");
+    std::ofstream(path) << c.yaml;
+    expectOneLineError(quick({"--config", path}), c.error, 2);
+  }
+  expectOneLineError(quick({"--config", dir_.file("missing.yaml")}), "missing.yaml: cannot be read", 2);
+}
+
 TEST_F(BadInput, UnknownFlag) { expectOneLineError(quick({"--bogus-flag", "3"}), "--bogus-flag", 2); }
 
 TEST_F(BadInput, MissingDatasetDirectory) {

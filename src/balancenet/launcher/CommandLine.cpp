@@ -18,6 +18,7 @@
 #include "balancenet/launcher/LocalLauncher.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
+#include "balancenet/launcher/YamlConfig.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
@@ -45,6 +46,8 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   // A flag given twice takes its last value, so wrappers and scripts can override defaults.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // Defaults are recorded so --print-config shows every value in effect, not only those given.
+  app.option_defaults()->always_capture_default();
   app.add_option("--nodes", raw.nodes, "Workers to run on this machine (same as --nproc-per-node with --nnodes 1)");
   app.add_option("--nnodes", c.launch.nnodes, "Machines in the job")->check(CLI::PositiveNumber);
   app.add_option("--node-rank", c.launch.nodeRank, "This machine's index in [0, nnodes)")->check(CLI::NonNegativeNumber);
@@ -209,13 +212,22 @@ int runCommandLine(int argc, char** argv) {
   RawFlags raw;
   auto* train = app.add_subcommand("train", "Train a model data-parallel (spawns --nodes local workers)");
   addTrainFlags(*train, config, raw);
+  bool printConfig = false;
+  std::string configPath;  // read by expandConfigFile before parsing; declared for --help
+  train->add_flag("--print-config", printConfig, "Print the effective configuration as YAML (usable as --config) and exit");
+  train->add_option("--config", configPath,
+                    "YAML file with any of these flags as keys, names without '--' (e.g. 'global-batch: 256', "
+                    "'split: [100, 28]', 'sync-bn: true'); flags on the command line override it");
   app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample");
   CompareOptions compareOptions;
   auto* compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
   addCompareFlags(*compare, compareOptions);
 
   try {
-    app.parse(argc, argv);
+    auto args = expandConfigFile(std::vector<std::string>(argv, argv + argc), *train);
+    std::vector<const char*> expanded;
+    for (const auto& a : args) expanded.push_back(a.c_str());
+    app.parse(static_cast<int>(expanded.size()), expanded.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -237,6 +249,10 @@ int runCommandLine(int argc, char** argv) {
     config.argv.assign(argv, argv + argc);
     config.worker = readWorkerEnvironment(config.launch);
     validate(config, raw);
+    if (printConfig) {
+      std::cout << effectiveConfigYaml(*train) << std::flush;
+      return 0;
+    }
     setupLogging(config.logLevel);
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
