@@ -190,10 +190,8 @@ SyncStats SufficientFactorSync::synchronize(const std::vector<at::Tensor>& grads
   std::vector<at::Tensor> restGrads;
   for (int i : restParams_) restGrads.push_back(grads[i]);
   SyncStats stats = rest_->synchronize(restGrads, scalars, context);
-  for (size_t l = layers_.size(); l-- > 0;) {
-    finish(l, grads);
-    addTraffic(l, stats);
-  }
+  for (size_t l = layers_.size(); l-- > 0;) finish(l, grads);
+  for (size_t l = 0; l < layers_.size(); ++l) addTraffic(l, stats);
   stats.elapsedMs = watch.elapsedMs();
   return stats;
 }
@@ -204,7 +202,7 @@ std::string SufficientFactorSync::explain() const {
                                                   "sufficient factors (sfb)",
                                 layers_.size());
   out += batches_.empty() ? "  (decided at the first step, from its split)\n" : decisionTable(decisions_, batches_);
-  return out + "other parameters: " + rest_->explain();
+  return out + "other parameters: " + (restParams_.empty() ? std::string("none\n") : rest_->explain());
 }
 
 }  // namespace balancenet::comm
