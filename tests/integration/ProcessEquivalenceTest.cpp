@@ -64,6 +64,33 @@ TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
   EXPECT_NE(r.output.find("[rank 0] [info] step 6/6"), std::string::npos) << r.output;
 }
 
+// Hybrid: the decision table is printed at start, the wide layers travel as sufficient factors (layers.csv
+// says so) and the parameters are still those of one process.
+TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheirChoice) {
+  const std::vector<std::string> common{"--model", "mlp", "--width", "0.25", "--global-batch", "32", "--steps", "3",
+                                        "--lr", "0.05", "--momentum", "0.9"};
+  auto multi = common;
+  multi.insert(multi.end(), {"--nodes", "3", "--split", "1,24,7", "--comm", "hybrid", "--explain-comm",
+                             "--save-params", dir_.file("multi.pt")});
+  auto r = train(multi);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("sfb B (worst)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("layers.1           64x784           1,24,7"), std::string::npos) << r.output;
+
+  auto single = common;
+  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("run1")});
+  auto r1 = train(single);
+  ASSERT_EQ(r1.exitCode, 0) << r1.output;
+  const double diff = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
+  std::printf("3 processes, hybrid (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", diff);
+  EXPECT_LT(diff, 2e-5);
+
+  // Step 2, rank 1 (K = 24) sends its 24 rows of 64 + 784 floats to 2 peers and receives 1 + 7 rows.
+  const auto layers = slurp(dir_.file("run/layers.csv"));
+  EXPECT_NE(layers.find("\n2,1,layers.1,sfb,162816,27136\n"), std::string::npos) << layers;
+  EXPECT_NE(layers.find(",layers.5,allreduce,"), std::string::npos) << layers;
+}
+
 TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
   const int port = freePort();
   std::vector<ProcessResult> results(2);
