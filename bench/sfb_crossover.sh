@@ -33,7 +33,8 @@ for model in $MODELS; do
     echo "$table"
     echo "   measured for the chosen method (layers.csv, step 0, rank 0, sent + received):"
     fc=$(echo "$table" | awk 'NR > 1 { printf "%s ", $1 }')
-    awk -F, -v fc=" $fc" '$1 == 0 && $2 == 0 && index(fc, " " $3 " ") { printf "   %-12s %-10s %d\n", $3, $4, $5 + $6 }' \
+    awk -F, -v fc=" $fc" '$1 == 0 && $2 == 0 && index(fc, " " $3 " ") {
+      printf "   %-12s %-10s %d\n", $3, $4, $5 + $6 }' \
       "$run/layers.csv"
   done
 done

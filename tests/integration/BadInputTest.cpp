@@ -100,7 +100,8 @@ TEST_F(BadInput, UnknownPolicy) {
 }
 
 TEST_F(BadInput, UnknownCommListsTheFactorModes) {
-  expectOneLineError(quick({"--comm", "gossip"}), "unknown --comm 'gossip'; choose one of: allreduce, flat, sfb, hybrid", 2);
+  expectOneLineError(quick({"--comm", "gossip"}),
+                     "unknown --comm 'gossip'; choose one of: allreduce, flat, sfb, hybrid", 2);
 }
 
 TEST_F(BadInput, EmulationListOfWrongLength) {

@@ -91,7 +91,8 @@ GradientCheck compareWithAllReduce(const std::string& model, bool hybrid, const 
     EXPECT_EQ(scalars.item<float>(), float(split.worldSize()));
     const int64_t k = split.batches[comm.rank()], others = split.total() - k;
     for (const auto& d : sync.decisions()) {
-      auto row = std::find_if(stats.layers.begin(), stats.layers.end(), [&](auto& l) { return l.layer == d.shape.layer; });
+      auto row = std::find_if(stats.layers.begin(), stats.layers.end(),
+                              [&](auto& l) { return l.layer == d.shape.layer; });
       ASSERT_NE(row, stats.layers.end()) << d.shape.layer;
       EXPECT_EQ(row->method, d.sfb ? "sfb" : "allreduce");
       const int64_t rowBytes = (d.shape.out + d.shape.in) * 4;
