@@ -10,6 +10,7 @@
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/SufficientFactorSync.h"
+#include "balancenet/core/Error.h"
 #include "testing/ChangingAllocator.h"
 #include "testing/DistributedTraining.h"
 #include "testing/ReferenceTraining.h"
@@ -182,6 +183,18 @@ TEST(SufficientFactorSync, HybridRedecidesWhenTheSplitChangesAndExplainsIt) {
     sync.beginStep(context);
     EXPECT_EQ(sfbLayers(sync.decisions()), 0);
     EXPECT_NE(sync.explain().find("200,56"), std::string::npos);
+  });
+}
+
+TEST(SufficientFactorSync, WithoutTheSplitSynchronizeFailsClearly) {
+  testing::runRanks(2, [](comm::Communicator& comm) {
+    auto built = factored("mlp");
+    comm::SufficientFactorSync sync(comm, *built.net, {});
+    sync.beginStep({});
+    built.net->forward(at::ones({2, 1, 28, 28})).sum().backward();
+    auto grads = gradsOf(*built.net);
+    auto scalars = at::zeros({1});
+    EXPECT_THROW(sync.synchronize(grads, scalars, {}), RuntimeFailure);
   });
 }
 

@@ -100,7 +100,7 @@ void SufficientFactorSync::onFactors(size_t l, const at::Tensor& v, const at::Te
                                      decisions_[l].shape.layer));
   layer.v = v.reshape({-1, v.size(-1)});
   layer.u = u.reshape({-1, u.size(-1)});
-  if (!armed_) return;
+  if (!armed_ || batches_.empty()) return;  // without the split, synchronize() reports the error
   start(l);
   ++startedEarly_;
 }
