@@ -139,6 +139,11 @@ TEST_F(BadInput, UnknownPolicy) {
   expectOneLineError(quick({"--policy", "fastest"}), "unknown --policy 'fastest'; choose one of: ", 2);
 }
 
+TEST_F(BadInput, UnknownCommListsTheFactorModes) {
+  expectOneLineError(quick({"--comm", "gossip"}),
+                     "unknown --comm 'gossip'; choose one of: allreduce, flat, sfb, hybrid", 2);
+}
+
 TEST_F(BadInput, EmulationListOfWrongLength) {
   expectOneLineError(quick({"--nodes", "2", "--node-speed", "100,100,25"}), "--node-speed has 3 values but the job has 2 nodes", 2);
 }

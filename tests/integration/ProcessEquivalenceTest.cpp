@@ -5,6 +5,7 @@
 #include <torch/serialize.h>
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -20,25 +21,39 @@ std::vector<at::Tensor> loadParams(const std::string& path) {
   return params;
 }
 
-class ProcessEquivalence : public BinaryFixture {};
+class ProcessEquivalence : public BinaryFixture {
+ protected:
+  struct Comparison {
+    ProcessResult multi;  // its run dir is "run"
+    double maxDifference = std::numeric_limits<double>::infinity();  // of the final parameters
+  };
+  // Trains `common` + `multiFlags`, then `common` on one node (run dir "run1"), and compares what they learned.
+  Comparison compareWithOneProcess(const std::vector<std::string>& common,
+                                   const std::vector<std::string>& multiFlags) {
+    auto multi = common;
+    multi.insert(multi.end(), multiFlags.begin(), multiFlags.end());
+    multi.insert(multi.end(), {"--save-params", dir_.file("multi.pt")});
+    Comparison c{train(multi)};
+    auto single = common;
+    single.insert(single.end(),
+                  {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("run1")});
+    const auto r1 = train(single);
+    EXPECT_EQ(r1.exitCode, 0) << r1.output;
+    if (c.multi.exitCode == 0 && r1.exitCode == 0)
+      c.maxDifference = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
+    return c;
+  }
+};
 
 TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
   const std::vector<std::string> common{"--model", "cnn", "--width", "0.25", "--dropout", "0", "--global-batch", "32",
                                         "--steps", "6", "--lr", "0.05", "--momentum", "0.9", "--weight-decay", "5e-4",
                                         "--warmup-steps", "2", "--lr-decay", "cosine"};
-  auto multi = common;
-  multi.insert(multi.end(), {"--nodes", "3", "--split", "1,24,7", "--save-params", dir_.file("multi.pt")});
-  auto r = train(multi);
+  const auto c = compareWithOneProcess(common, {"--nodes", "3", "--split", "1,24,7"});
+  const auto& r = c.multi;
   ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  auto single = common;
-  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("run1")});
-  auto r1 = train(single);
-  ASSERT_EQ(r1.exitCode, 0) << r1.output;
-
-  const double diff = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
-  std::printf("3 processes (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", diff);
-  EXPECT_LT(diff, 2e-5);
+  std::printf("3 processes (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", c.maxDifference);
+  EXPECT_LT(c.maxDifference, 2e-5);
 
   // steps.csv: a header and one row per step and rank; summary.json with the headline numbers.
   const auto csv = readFile(dir_.file("run/steps.csv"));
@@ -55,6 +70,26 @@ TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
   EXPECT_NEAR(summary["final_loss"].get<double>(), summary1["final_loss"].get<double>(), 1e-4);
   // Progress and rank prefixes reach the user.
   EXPECT_NE(r.output.find("[rank 0] [info] step 6/6"), std::string::npos) << r.output;
+}
+
+// Hybrid: the decision table is printed at start, the wide layers travel as sufficient factors (layers.csv
+// says so) and the parameters are still those of one process.
+TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheirChoice) {
+  const std::vector<std::string> common{"--model", "mlp", "--width", "0.25", "--global-batch", "32", "--steps", "3",
+                                        "--lr", "0.05", "--momentum", "0.9"};
+  const auto c =
+      compareWithOneProcess(common, {"--nodes", "3", "--split", "1,24,7", "--comm", "hybrid", "--explain-comm"});
+  const auto& r = c.multi;
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("sfb B (worst)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("layers.1           64x784           1,24,7"), std::string::npos) << r.output;
+  std::printf("3 processes, hybrid (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", c.maxDifference);
+  EXPECT_LT(c.maxDifference, 2e-5);
+
+  // Step 2, rank 1 (K = 24) sends its 24 rows of 64 + 784 floats to 2 peers and receives 1 + 7 rows.
+  const auto layers = readFile(dir_.file("run/layers.csv"));
+  EXPECT_NE(layers.find("\n2,1,layers.1,sfb,162816,27136\n"), std::string::npos) << layers;
+  EXPECT_NE(layers.find(",layers.5,allreduce,"), std::string::npos) << layers;
 }
 
 TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {

@@ -10,32 +10,16 @@
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "testing/DistributedTraining.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/SmallRuns.h"
 #include "testing/SyntheticData.h"
 #include "testing/ThreadRanks.h"
 
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) {
-  models::ModelOptions m;
-  m.name = name;
-  m.width = 0.25;
-  m.dropout = 0;
-  return m;
-}
+models::ModelOptions small(const std::string& name) { return testing::smallModel(name); }
 
-trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) {
-  trainer::TrainerOptions o;
-  o.steps = steps;
-  o.globalBatch = globalBatch;
-  o.seed = 11;
-  o.lr.baseLr = 0.1;
-  o.optimizer.momentum = 0.9;
-  o.optimizer.weightDecay = 1e-4;
-  o.evalAtEnd = false;
-  o.progressSeconds = 0;
-  return o;
-}
+trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) { return testing::sgdRun(steps, globalBatch, 11); }
 
 std::vector<at::Tensor> train(const std::string& model, const Split& split, comm::BucketOptions buckets,
                               const data::MnistDataset& data) {

@@ -5,6 +5,7 @@
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "testing/DistributedTraining.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/SmallRuns.h"
 #include "testing/SyntheticData.h"
 #include "testing/ThreadRanks.h"
 
@@ -12,15 +13,8 @@ namespace balancenet {
 namespace {
 
 trainer::TrainerOptions smallRun(int64_t globalBatch) {
-  trainer::TrainerOptions o;
-  o.steps = 3;
-  o.globalBatch = globalBatch;
-  o.seed = 11;
+  auto o = testing::sgdRun(3, globalBatch, 11);
   o.lr.baseLr = 0.05;
-  o.optimizer.momentum = 0.9;
-  o.optimizer.weightDecay = 1e-4;
-  o.evalAtEnd = false;
-  o.progressSeconds = 0;
   return o;
 }
 

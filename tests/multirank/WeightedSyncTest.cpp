@@ -4,6 +4,7 @@
 
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
+#include "testing/ChangingAllocator.h"
 #include "testing/DistributedTraining.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/SyntheticData.h"
@@ -17,16 +18,6 @@ struct Case {
   std::vector<int64_t> split;
   std::string optimizer;
   double weightDecay;
-};
-
-// A split that changes every step: the trainer must take the allocation per step, not once.
-class ChangingAllocator : public orchestrator::Allocator {
- public:
-  explicit ChangingAllocator(std::vector<Split> splits) : splits_(std::move(splits)) {}
-  Split splitFor(int64_t step) override { return splits_[step % splits_.size()]; }
-
- private:
-  std::vector<Split> splits_;
 };
 
 trainer::TrainerOptions optionsFor(const Case& c, int64_t steps) {
@@ -86,7 +77,7 @@ TEST(WeightedSync, SplitChangingEveryStepMatchesSingleProcess) {
   const auto options = optionsFor(c, 6);
   const std::vector<Split> splits{Split{{1, 1, 46}}, Split{{30, 10, 8}}, Split{{16, 16, 16}}};
   auto dist = testing::distributedTraining(modelFor("mlp"), options, train,
-                                           {3, [&] { return std::make_unique<ChangingAllocator>(splits); }});
+                                           {3, [&] { return std::make_unique<testing::ChangingAllocator>(splits); }});
   auto ref = testing::referenceTraining(modelFor("mlp"), options, train);
   EXPECT_LT(testing::maxAbsDifference(dist, ref), 2e-5);
 }

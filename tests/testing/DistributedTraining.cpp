@@ -17,6 +17,7 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
   std::vector<std::vector<at::Tensor>> results(run.world), params(run.world);
   runRanks(run.world, [&](comm::Communicator& comm) {
     models::ModelOptions mine = model;
+    mine.linear = run.linear;
     if (run.syncBatchNorm)
       mine.batchNorm = [&comm](int64_t c) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(c, &comm)); };
     models::BuiltModel built;

@@ -16,6 +16,8 @@ struct DistributedRun {
   int world = 2;
   std::function<std::unique_ptr<orchestrator::Allocator>()> allocator;
   bool syncBatchNorm = false;
+  // How every rank builds its fully connected layers (strategies that capture factors need theirs).
+  models::LinearFactory linear{};
   // The gradient strategy under test; null: the flat all-reduce.
   std::function<std::unique_ptr<comm::GradientSync>(comm::Communicator&, models::Network&)> sync{};
 };

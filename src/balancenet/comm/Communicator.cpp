@@ -130,12 +130,18 @@ void Communicator::broadcast(std::vector<at::Tensor>& tensors, int root) {
 }
 
 std::vector<at::Tensor> Communicator::allgather(const at::Tensor& tensor) {
-  std::vector<at::Tensor> input{tensor.contiguous()};
-  std::vector<std::vector<at::Tensor>> output(1);
-  for (int r = 0; r < size_; ++r) output[0].push_back(at::empty_like(input[0]));
-  const int64_t wire = bytesOf(input) * (size_ - 1);
-  startOperation("all-gather", rank_, deliveredAt(wire), [&] { return group_->allgather(output, input); }).wait();
-  return output[0];
+  auto input = tensor.contiguous();
+  std::vector<at::Tensor> outputs;
+  for (int r = 0; r < size_; ++r) outputs.push_back(at::empty_like(input));
+  const int64_t wire = bytesOf({input}) * (size_ - 1);
+  allgatherAsync(input, outputs, wire).wait();
+  return outputs;
+}
+
+PendingWork Communicator::allgatherAsync(at::Tensor input, std::vector<at::Tensor> outputs, int64_t wireBytes) {
+  std::vector<at::Tensor> in{std::move(input)};
+  std::vector<std::vector<at::Tensor>> out{std::move(outputs)};
+  return startOperation("all-gather", rank_, deliveredAt(wireBytes), [&] { return group_->allgather(out, in); });
 }
 
 std::vector<std::string> Communicator::allgatherText(const std::string& text) {

@@ -62,6 +62,10 @@ class Communicator {
   void broadcast(std::vector<at::Tensor>& tensors, int root);  // in place
   // Every rank's tensor (same shape on all ranks), in rank order.
   std::vector<at::Tensor> allgather(const at::Tensor& tensor);
+  // Starts an all-gather and returns at once: outputs[r] (shaped like `input`) receives rank r's input.
+  // `wireBytes` is what this rank really sends, for the emulated link: a payload padded to equal shapes
+  // would overstate it. Same start-order rule and lifetime rule as allreduceSumAsync.
+  PendingWork allgatherAsync(at::Tensor input, std::vector<at::Tensor> outputs, int64_t wireBytes);
   // Every rank's text (any length), in rank order: variable-size results gathered at the end of a run.
   std::vector<std::string> allgatherText(const std::string& text);
   void barrier();

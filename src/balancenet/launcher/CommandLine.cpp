@@ -91,7 +91,8 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "the smallest)");
   app.add_option("--comm", c.comm.mode,
                  "How gradients travel: allreduce (buckets overlapped with backward), flat (one all-reduce after "
-                 "backward)")
+                 "backward), sfb (fully connected layers send sufficient factors, the rest all-reduce), hybrid (per "
+                 "fully connected layer, whichever moves fewer bytes for the current split)")
       ->capture_default_str();
   app.add_option("--bucket-mb", c.comm.bucketMb, "All-reduce bucket size in MB (the first bucket is 1 MB, as in DDP)")
       ->capture_default_str();
@@ -167,7 +168,7 @@ void validate(JobConfig& c, const RawFlags& raw) {
   if (!raw.netBandwidthMbps.empty())
     e.netBandwidthMbps =
         emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
-  const std::vector<std::string> commModes{"allreduce", "flat"};
+  const std::vector<std::string> commModes{"allreduce", "flat", "sfb", "hybrid"};
   require(std::find(commModes.begin(), commModes.end(), c.comm.mode) != commModes.end(),
           fmt::format("unknown --comm '{}'; choose one of: {}", c.comm.mode, fmt::join(commModes, ", ")));
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));

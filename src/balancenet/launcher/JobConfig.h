@@ -42,7 +42,9 @@ struct EmulationOptions {
 
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
-  std::string mode = "allreduce";  // allreduce (bucketed), flat (one message after backward)
+  // allreduce (bucketed), flat (one message after backward), sfb (sufficient factors for the fully connected
+  // layers), hybrid (per fully connected layer, whichever moves fewer bytes)
+  std::string mode = "allreduce";
   double bucketMb = 25;
   bool overlap = true;             // --no-overlap turns it off
   bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised

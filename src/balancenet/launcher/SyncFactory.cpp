@@ -3,6 +3,7 @@
 
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
 
@@ -15,15 +16,23 @@ void installLinkEmulation(comm::Communicator& comm, const EmulationOptions& e) {
   comm.setLinkModel(std::make_shared<emulation::EmulatedLink>(e.netDelayMs, bytesPerSecond));
 }
 
+bool capturesFactors(const CommOptions& comm) { return comm.mode == "sfb" || comm.mode == "hybrid"; }
+
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const JobConfig& c) {
+  comm::BucketOptions buckets;
+  buckets.bucketMb = c.comm.bucketMb;
+  buckets.overlap = c.comm.overlap;
   std::unique_ptr<comm::GradientSync> sync;
   if (c.comm.mode == "flat") {
     sync = std::make_unique<comm::FlatAllReduceSync>(comm);
+  } else if (capturesFactors(c.comm)) {
+    comm::FactorSyncOptions factors;
+    factors.hybrid = c.comm.mode == "hybrid";
+    factors.buckets = buckets;
+    factors.initialBatches = c.split.batches;
+    sync = std::make_unique<comm::SufficientFactorSync>(comm, net, factors);
   } else {
-    comm::BucketOptions buckets;
-    buckets.bucketMb = c.comm.bucketMb;
-    buckets.overlap = c.comm.overlap;
     sync = std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
   }
   const auto& e = c.emulation;

@@ -12,6 +12,9 @@ namespace balancenet::launcher {
 // Installs the emulated link (--net-delay-ms, --net-bandwidth-mbps) on `comm` when asked for.
 void installLinkEmulation(comm::Communicator& comm, const EmulationOptions& emulation);
 
+// Whether the strategy needs the model's fully connected layers built by comm::factorLinearFactory().
+bool capturesFactors(const CommOptions& comm);
+
 // The real strategy, wrapped by the straggler emulation when asked for (it sleeps after compute).
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const JobConfig& config);

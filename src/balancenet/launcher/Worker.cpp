@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
@@ -63,6 +64,7 @@ int runWorker(const JobConfig& c) {
     modelOptions.batchNorm = [&comm](int64_t channels) {
       return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, comm.get()));
     };
+  if (capturesFactors(c.comm)) modelOptions.linear = comm::factorLinearFactory();
   at::manual_seed(c.trainer.seed);
   auto model = models::buildModel(modelOptions);
   if (id.rank == 0)

@@ -10,7 +10,7 @@ AlexNet::AlexNet(const ModelOptions& options, ShapeTracker& tracker) {
   // layer. Here: 5x5 stride 1 for the first two convs (the original's larger early receptive fields),
   // 3x3 after, all "same"-padded; the pools take 28 -> 14 -> 7 -> 3, so the classifier sees 256*3*3.
   const double p = options.dropoutOr(0.5);
-  LayerBuilder b(tracker, options.batchNorm);
+  LayerBuilder b(tracker, options.batchNorm, options.linear);
   b.conv(options.scaled(64), 5, 1, 2).relu().maxPool(2, 2)
       .conv(options.scaled(192), 5, 1, 2).relu().maxPool(2, 2)
       .conv(options.scaled(384), 3, 1, 1).relu()

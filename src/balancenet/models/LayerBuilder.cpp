@@ -16,8 +16,8 @@ namespace balancenet::models {
 
 namespace nn = torch::nn;
 
-LayerBuilder::LayerBuilder(ShapeTracker& tracker, BatchNormFactory batchNorm)
-    : tracker_(tracker), batchNorm_(std::move(batchNorm)) {}
+LayerBuilder::LayerBuilder(ShapeTracker& tracker, BatchNormFactory batchNorm, LinearFactory linear)
+    : tracker_(tracker), batchNorm_(std::move(batchNorm)), linear_(std::move(linear)) {}
 
 nn::AnyModule LayerBuilder::makeBatchNorm(const BatchNormFactory& factory, int64_t channels) {
   if (!factory) return nn::AnyModule(nn::BatchNorm2d(channels));
@@ -75,7 +75,13 @@ LayerBuilder& LayerBuilder::flatten() {
 LayerBuilder& LayerBuilder::linear(int64_t outFeatures) {
   const int64_t in = tracker_.channels();
   tracker_.linear(outFeatures);
-  layers_->push_back(nn::Linear(in, outFeatures));
+  if (!linear_) {
+    layers_->push_back(nn::Linear(in, outFeatures));
+    return *this;
+  }
+  nn::AnyModule layer = linear_(in, outFeatures);
+  if (layer.is_empty()) throw std::logic_error("Linear factory returned an empty module");
+  layers_->push_back(std::move(layer));
   return *this;
 }
 

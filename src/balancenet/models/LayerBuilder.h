@@ -6,6 +6,7 @@
 #include <torch/nn/modules/container/sequential.h>
 
 #include "balancenet/models/BatchNormFactory.h"
+#include "balancenet/models/LinearFactory.h"
 #include "balancenet/models/ShapeTracker.h"
 
 namespace balancenet::models {
@@ -14,7 +15,7 @@ namespace balancenet::models {
 // FLOP count is a by-product of building. Calls chain: b.conv(32, 3).relu().maxPool(2, 2).
 class LayerBuilder {
  public:
-  LayerBuilder(ShapeTracker& tracker, BatchNormFactory batchNorm);
+  LayerBuilder(ShapeTracker& tracker, BatchNormFactory batchNorm, LinearFactory linear = {});
 
   LayerBuilder& conv(int64_t outChannels, int64_t kernel, int64_t stride = 1, int64_t pad = 0, bool bias = true);
   // conv without bias (BN's shift makes it redundant) + BatchNorm + ReLU: the VGG/ResNet unit.
@@ -25,7 +26,7 @@ class LayerBuilder {
   LayerBuilder& zeroPad(int64_t pad);
   LayerBuilder& globalAvgPool();
   LayerBuilder& flatten();
-  LayerBuilder& linear(int64_t outFeatures);
+  LayerBuilder& linear(int64_t outFeatures);  // through the linear factory
   LayerBuilder& dropout(double p);  // p == 0 adds nothing, so such models are deterministic
   // A composite layer (e.g. a residual block) that has already moved the tracker itself.
   LayerBuilder& module(torch::nn::AnyModule layer);
@@ -40,6 +41,7 @@ class LayerBuilder {
  private:
   ShapeTracker& tracker_;
   BatchNormFactory batchNorm_;
+  LinearFactory linear_;
   torch::nn::Sequential layers_;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "balancenet/models/BatchNormFactory.h"
+#include "balancenet/models/LinearFactory.h"
 #include "balancenet/models/Network.h"
 
 namespace balancenet::models {
@@ -19,6 +20,8 @@ struct ModelOptions {
   double dropout = -1;
   // Every BN layer of every model is created through this (see BatchNormFactory.h).
   BatchNormFactory batchNorm;
+  // Every fully connected layer of every model is created through this (see LinearFactory.h).
+  LinearFactory linear;
 
   int64_t scaled(int64_t base) const;
   double dropoutOr(double modelDefault) const;

@@ -22,7 +22,7 @@ torch::nn::AnyModule makeBlock(ResNetBlock kind, ShapeTracker& tracker, const Ba
 ResNet::ResNet(const ModelOptions& options, ShapeTracker& tracker, const ResNetLayout& layout) {
   // The ImageNet stem (7x7 stride 2 + maxpool) would shrink 28x28 to 7x7 before the first stage; the
   // CIFAR stem keeps full resolution, so the stages run at 28, 14, 7 and 4 pixels.
-  LayerBuilder b(tracker, options.batchNorm);
+  LayerBuilder b(tracker, options.batchNorm, options.linear);
   b.convBnRelu(options.scaled(64), 3, 1, 1);
   for (size_t stage = 0; stage < layout.blocksPerStage.size(); ++stage) {
     const int64_t planes = options.scaled(int64_t{64} << stage);

@@ -16,7 +16,7 @@ const std::vector<int64_t> kConfigD = {64, 64, kPool, 128, 128, kPool, 256, 256,
 Vgg16::Vgg16(const ModelOptions& options, ShapeTracker& tracker) {
   // Five 2x2 pools would take 28 to 0 (28,14,7,3,1,0). Zero-padding the input by 2 to 32x32 keeps all
   // five, as on CIFAR, and ends in a 1x1 map, so the classifier sees exactly 512*width features.
-  LayerBuilder b(tracker, options.batchNorm);
+  LayerBuilder b(tracker, options.batchNorm, options.linear);
   b.zeroPad(2);
   for (int64_t entry : kConfigD) {
     if (entry == kPool)
