@@ -2,8 +2,6 @@
 // on the same global batches, and writes the run directory.
 #include <gtest/gtest.h>
 
-#include <torch/serialize.h>
-
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -13,12 +11,6 @@
 
 namespace balancenet::testing {
 namespace {
-
-std::vector<at::Tensor> loadParams(const std::string& path) {
-  std::vector<at::Tensor> params;
-  torch::load(params, path);
-  return params;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -43,7 +35,7 @@ TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
   auto r1 = train(single);
   ASSERT_EQ(r1.exitCode, 0) << r1.output;
 
-  const double diff = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
+  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), loadSavedParameters(dir_.file("single.pt")));
   std::printf("3 processes (split 1,24,7) vs 1 process: max |param difference| = %.3g\n", diff);
   EXPECT_LT(diff, 2e-5);
 

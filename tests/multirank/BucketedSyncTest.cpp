@@ -16,13 +16,7 @@
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) {
-  models::ModelOptions m;
-  m.name = name;
-  m.width = 0.25;
-  m.dropout = 0;
-  return m;
-}
+models::ModelOptions small(const std::string& name) { return testing::comparisonModel(name); }
 
 trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) {
   trainer::TrainerOptions o;

@@ -42,7 +42,9 @@ struct EmulationOptions {
 
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
-  std::string mode = "allreduce";  // allreduce (bucketed), flat (one message after backward)
+  std::string mode = "allreduce";  // allreduce (bucketed), flat (one message after backward), ps
+  int servers = 0;                 // --ps K: parameter server processes beside the workers (mode ps)
+  int staleness = 0;               // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
   bool overlap = true;             // --no-overlap turns it off
   bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised
@@ -57,6 +59,7 @@ struct OrchestrationOptions {
 struct JobConfig {
   LaunchOptions launch;
   std::optional<WorkerIdentity> worker;
+  std::optional<int> server;  // set when this process is parameter server k (started by the launcher)
   models::ModelOptions model;
   std::string dataDir;
   bool syncBatchNorm = false;

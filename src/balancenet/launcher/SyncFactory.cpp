@@ -5,6 +5,8 @@
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
+#include "balancenet/ps/PsGroup.h"
+#include "balancenet/ps/PsWorkerSync.h"
 
 namespace balancenet::launcher {
 
@@ -20,6 +22,12 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
   std::unique_ptr<comm::GradientSync> sync;
   if (c.comm.mode == "flat") {
     sync = std::make_unique<comm::FlatAllReduceSync>(comm);
+  } else if (c.comm.mode == "ps") {
+    auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers,
+                                 c.launch.rendezvousTimeout, c.launch.masterAddr, c.launch.iface);
+    installLinkEmulation(*group, c.emulation);  // pushes and pulls cross the emulated links too
+    sync = std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(),
+                                              c.comm.staleness);
   } else {
     comm::BucketOptions buckets;
     buckets.bucketMb = c.comm.bucketMb;
