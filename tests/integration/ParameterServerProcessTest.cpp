@@ -46,7 +46,8 @@ TEST_F(ParameterServerProcess, BspWithTwoServersMatchesOneProcess) {
   EXPECT_NE(r.output.find("server 1: "), std::string::npos) << "no shard layout in --explain-comm:\n" << r.output;
   auto single = trainWith({"--nodes", "1", "--save-params", dir_.file("one.pt"), "--run-dir", dir_.file("run1")});
   ASSERT_EQ(single.exitCode, 0) << single.output;
-  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("ps.pt")), loadSavedParameters(dir_.file("one.pt")));
+  const double diff =
+      maxAbsDifference(loadSavedParameters(dir_.file("ps.pt")), loadSavedParameters(dir_.file("one.pt")));
   std::printf("2 workers (split 5,19) + 2 servers vs 1 process: max |param difference| = %.3g\n", diff);
   EXPECT_LT(diff, 1e-5);
 }
@@ -79,7 +80,8 @@ TEST_F(ParameterServerProcess, KilledServerEndsTheJobNamingIt) {
       killedAt = elapsed;
     }
   };
-  auto r = trainWith({"--nodes", "2", "--comm", "ps", "--ps", "1", "--steps", "1000000", "--rendezvous-timeout", "20"}, o);
+  auto r =
+      trainWith({"--nodes", "2", "--comm", "ps", "--ps", "1", "--steps", "1000000", "--rendezvous-timeout", "20"}, o);
   ASSERT_NE(victim, -1) << "the server never came up:\n" << r.output;
   expectOneLineError(r, fmt::format("parameter server 0 (pid {}) was killed by signal 9", victim), 1);
   std::printf("server killed at %.1f s; the job ended %.2f s later\n", killedAt, r.seconds - killedAt);

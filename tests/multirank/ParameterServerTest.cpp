@@ -105,7 +105,8 @@ TEST_P(ParameterServerBsp, UnequalSplitMatchesSingleProcess) {
   server.optimizer = options.optimizer;
   server.steps = options.steps;
   ServerThreads servers(store, split.worldSize(), c.servers, parameterCount(model), server);
-  testing::DistributedRun run{split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
+  testing::DistributedRun run{split.worldSize(),
+                              [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
   run.store = store;
   run.sync = [&](comm::Communicator& comm, models::Network& net) {
     return workerSync(comm, comm::namedParameters(net), c.servers, 0);

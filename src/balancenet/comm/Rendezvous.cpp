@@ -80,7 +80,8 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
   c10::intrusive_ptr<c10d::Store> store = openStore(o.masterAddr, o.masterPort, o.hostStore, o.timeout);
   waitForAllRanks(*store, o.rank, o.worldSize, o.timeout);
-  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.timeout, o.masterAddr, o.iface);
+  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.timeout,
+                   o.masterAddr, o.iface);
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {

@@ -158,8 +158,8 @@ void validateParameterServers(JobConfig& c, const RawFlags& raw) {
   const auto& policy = c.orchestration.policy;
   // The orchestrator's periodic gather and synchronised BatchNorm are barriers among the workers.
   require(policy == "equal" || policy == "static",
-          fmt::format("--staleness {} (SSP) needs a fixed split: --policy equal or static, not --policy {}", p.staleness,
-                      policy));
+          fmt::format("--staleness {} (SSP) needs a fixed split: --policy equal or static, not --policy {}",
+                      p.staleness, policy));
   require(!c.syncBatchNorm, "--sync-bn synchronises every forward pass, which --staleness > 0 (SSP) must not");
   if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
 }

@@ -46,8 +46,8 @@ std::vector<std::string> childEnvironment(const JobConfig& c, int port, const st
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
-    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "BALANCENET_STORE_HOSTED=",
-                             "BALANCENET_PS_SERVER="})
+    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
+                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER="})
       if (kv.rfind(name, 0) == 0) kv.clear();
     if (!kv.empty()) env.push_back(kv);
   }

@@ -118,7 +118,8 @@ void ParameterServer::runStaleSynchronous() {
   for (int64_t left = n * steps; left > 0; --left) {
     const int w = group_.recvFromAny(push.buffer(), kPushTag);
     if (w < 0 || w >= n)
-      throw RuntimeFailure(fmt::format("parameter server {}: a push came from rank {}, not a worker", options_.index, w));
+      throw RuntimeFailure(
+          fmt::format("parameter server {}: a push came from rank {}, not a worker", options_.index, w));
     const PsHeader h = checkedPush(push, w, clocks[w]);
     apply(push.payload(), h.lr);
     ++report_.pushes;

@@ -148,8 +148,8 @@ std::string PsWorkerSync::explain() const {
   std::string out = staleness_ == 0
                         ? "parameter servers, BSP: each step a server sums every worker's push and applies one "
                           "optimiser step\n"
-                        : fmt::format("parameter servers, SSP (staleness {}): pushes applied on arrival; a worker starts "
-                                      "step c once the slowest has pushed c - {} steps\n",
+                        : fmt::format("parameter servers, SSP (staleness {}): pushes applied on arrival; a worker "
+                                      "starts step c once the slowest has pushed c - {} steps\n",
                                       staleness_, staleness_);
   out += fmt::format("{} server(s), contiguous equal ranges of the flattened parameters:\n", shards_.size());
   for (size_t k = 0; k < shards_.size(); ++k) {
