@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/core/Error.h"
 #include "balancenet/emulation/StragglerSync.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/ps/ParameterServer.h"
@@ -239,6 +240,41 @@ TEST(ParameterServer, SspTrainingWithSlowWorkerLearns) {
     EXPECT_GT(r.largestClockGap, 0);  // the slow worker really made the fast one wait ahead
     EXPECT_EQ(r.pushes, 2 * options.steps);
   }
+}
+
+// A server that goes away (its group closed, as when its process dies) must fail the workers' step with
+// a RuntimeFailure, not leave them waiting.
+TEST(ParameterServer, VanishedServerFailsTheStepInsteadOfHanging) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::thread server([&] {
+    auto group = ps::joinPsGroup(store, ps::serverRank(1, 0), 1, 1, kTimeout);
+    store->wait({"worker joined"});  // leave after the worker's side of the group is complete, not during it
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto worker = [&](comm::Communicator& comm) {
+    comm::ParameterList list{{"w", at::zeros({4})}};
+    auto sync = workerSync(comm, list, 1, 0);
+    store->set("worker joined", {1});
+    std::vector<at::Tensor> grads{at::ones({4})};
+    auto scalars = at::zeros({1});
+    try {
+      sync->synchronize(grads, scalars, {0, 1, 0, {1}, 0.1, nullptr});
+      ADD_FAILURE() << "the step succeeded without its server";
+    } catch (const RuntimeFailure& e) {
+      EXPECT_NE(std::string(e.what()).find("lost parameter server 0 at step 0"), std::string::npos) << e.what();
+    }
+  };
+  try {
+    testing::runRanks(1, worker, store);
+  } catch (...) {
+    store->set("worker joined", {1});  // let the server thread end before the test fails
+    server.join();
+    throw;
+  }
+  server.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("a vanished server failed the worker's step after %.2f s\n", seconds);
+  EXPECT_LT(seconds, 10);
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ std::vector<at::Tensor> tensorsOf(const comm::ParameterList& params) {
   return out;
 }
 
+RuntimeFailure lostServer(int server, int64_t step, const RuntimeFailure& cause) {
+  return RuntimeFailure(fmt::format("lost parameter server {} at step {}: {}", server, step, cause.what()));
+}
+
 }  // namespace
 
 PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::ParameterList params, int workers,
@@ -71,10 +75,14 @@ void PsWorkerSync::unpack(const PsMessage& message, int server) {
 int64_t PsWorkerSync::sendStartParameters() {
   const auto tensors = tensorsOf(params_);
   int64_t bytes = 0;
-  for (size_t k = 0; k < shards_.size(); ++k) {
+  for (int k = 0; k < static_cast<int>(shards_.size()); ++k) {
     PsMessage start(shards_[k].size());
-    pack(start, static_cast<int>(k), tensors);
-    group_->send(start.buffer(), serverRank(workers_, static_cast<int>(k)), kInitTag);
+    pack(start, k, tensors);
+    try {
+      group_->send(start.buffer(), serverRank(workers_, k), kInitTag);
+    } catch (const RuntimeFailure& e) {
+      throw lostServer(k, 0, e);
+    }
     bytes += start.bytes();
   }
   return bytes;
@@ -89,6 +97,29 @@ void PsWorkerSync::takeScalars(at::Tensor& scalars, const comm::SyncContext& con
   int64_t globalBatch = 0;
   for (int64_t b : context.batches) globalBatch += b;
   if (globalBatch > 0 && context.localBatch > 0) scalars.mul_(static_cast<double>(globalBatch) / context.localBatch);
+}
+
+void PsWorkerSync::exchange(const PsHeader& header, const std::vector<at::Tensor>& grads, Timeline* timeline) {
+  const int servers = static_cast<int>(shards_.size());
+  int server = 0;  // the one being talked to, for the error
+  try {
+    std::vector<comm::PendingWork> receives;
+    {
+      Timeline::Span span(timeline, "push", "comm", Timeline::kCommunication);
+      std::vector<comm::PendingWork> sends;
+      for (server = 0; server < servers; ++server) {
+        pack(pushes_[server], server, grads);
+        pushes_[server].setHeader(header);
+        sends.push_back(group_->sendAsync(pushes_[server].buffer(), serverRank(workers_, server), kPushTag));
+        receives.push_back(group_->recvAsync(replies_[server].buffer(), serverRank(workers_, server), kReplyTag));
+      }
+      for (server = 0; server < servers; ++server) sends[server].wait();
+    }
+    Timeline::Span span(timeline, "pull-wait", "sync");
+    for (server = 0; server < servers; ++server) receives[server].wait();
+  } catch (const RuntimeFailure& e) {
+    throw lostServer(std::min(server, servers - 1), header.step, e);
+  }
 }
 
 comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -109,23 +140,8 @@ comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, 
   header.scalarCount = scalars.numel();
   const auto values = scalars.to(at::kFloat).contiguous();
   std::copy(values.data_ptr<float>(), values.data_ptr<float>() + values.numel(), header.scalars);
+  exchange(header, grads, context.timeline);
   const int servers = static_cast<int>(shards_.size());
-  std::vector<comm::PendingWork> receives;
-  {
-    Timeline::Span span(context.timeline, "push", "comm", Timeline::kCommunication);
-    std::vector<comm::PendingWork> sends;
-    for (int k = 0; k < servers; ++k) {
-      pack(pushes_[k], k, grads);
-      pushes_[k].setHeader(header);
-      sends.push_back(group_->sendAsync(pushes_[k].buffer(), serverRank(workers_, k), kPushTag));
-      receives.push_back(group_->recvAsync(replies_[k].buffer(), serverRank(workers_, k), kReplyTag));
-    }
-    for (auto& s : sends) s.wait();
-  }
-  {
-    Timeline::Span span(context.timeline, "pull-wait", "sync");
-    for (auto& r : receives) r.wait();
-  }
   int64_t slowest = context.step + 1;
   for (int k = 0; k < servers; ++k) {
     const PsHeader h = replies_[k].header();

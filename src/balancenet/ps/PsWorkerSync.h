@@ -6,6 +6,7 @@
 
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/core/Timeline.h"
 #include "balancenet/ps/PsMessage.h"
 #include "balancenet/ps/ShardLayout.h"
 
@@ -32,6 +33,8 @@ class PsWorkerSync : public comm::GradientSync {
 
  private:
   int64_t sendStartParameters();
+  // Pushes to every server and waits for every reply; a lost server is named in the RuntimeFailure.
+  void exchange(const PsHeader& header, const std::vector<at::Tensor>& grads, Timeline* timeline);
   void pack(PsMessage& message, int server, const std::vector<at::Tensor>& tensors) const;
   void unpack(const PsMessage& message, int server);
   void takeScalars(at::Tensor& scalars, const comm::SyncContext& context) const;
