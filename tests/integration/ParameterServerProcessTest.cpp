@@ -97,6 +97,8 @@ TEST_F(ParameterServerProcess, BadFlagCombinationsAreUsageErrors) {
                      2);
   expectOneLineError(trainWith({"--comm", "ps", "--ps", "1", "--staleness", "2", "--policy", "balanced"}),
                      "--staleness 2 (SSP) needs a fixed split: --policy equal or static, not --policy balanced", 2);
+  expectOneLineError(trainWith({"--comm", "ps", "--ps", "1", "--staleness", "1", "--sync-bn"}),
+                     "--sync-bn synchronises every forward pass, which --staleness > 0 (SSP) must not", 2);
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <CLI/CLI.hpp>
