@@ -1,6 +1,8 @@
 // Shared set-up for the tests that run the binary end to end.
 #include "BinaryFixture.h"
 
+#include <torch/serialize.h>
+
 #include <filesystem>
 
 #include "testing/SyntheticData.h"
@@ -23,6 +25,12 @@ ProcessResult BinaryFixture::train(const std::vector<std::string>& flags, Proces
   std::vector<std::string> args{"train", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--threads", "1"};
   args.insert(args.end(), flags.begin(), flags.end());
   return run(args, options);
+}
+
+std::vector<at::Tensor> loadSavedParameters(const std::string& path) {
+  std::vector<at::Tensor> params;
+  torch::load(params, path);
+  return params;
 }
 
 void expectOneLineError(const ProcessResult& r, const std::string& fragment, int exitCode) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
+
 #include "testing/ProcessRunner.h"
 #include "testing/TempDir.h"
 
@@ -20,6 +22,9 @@ class BinaryFixture : public ::testing::Test {
   TempDir dir_;
   std::string dataDir_;
 };
+
+// The parameters a run saved with --save-params.
+std::vector<at::Tensor> loadSavedParameters(const std::string& path);
 
 // The output must end in exactly one "balancenet: error: ..." line containing `fragment`.
 void expectOneLineError(const ProcessResult& r, const std::string& fragment, int exitCode);

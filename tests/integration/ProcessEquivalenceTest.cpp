@@ -2,8 +2,6 @@
 // on the same global batches, and writes the run directory.
 #include <gtest/gtest.h>
 
-#include <torch/serialize.h>
-
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -14,12 +12,6 @@
 
 namespace balancenet::testing {
 namespace {
-
-std::vector<at::Tensor> loadParams(const std::string& path) {
-  std::vector<at::Tensor> params;
-  torch::load(params, path);
-  return params;
-}
 
 class ProcessEquivalence : public BinaryFixture {
  protected:
@@ -40,7 +32,7 @@ class ProcessEquivalence : public BinaryFixture {
     const auto r1 = train(single);
     EXPECT_EQ(r1.exitCode, 0) << r1.output;
     if (c.multi.exitCode == 0 && r1.exitCode == 0)
-      c.maxDifference = maxAbsDifference(loadParams(dir_.file("multi.pt")), loadParams(dir_.file("single.pt")));
+      c.maxDifference = maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), loadSavedParameters(dir_.file("single.pt")));
     return c;
   }
 };

@@ -17,7 +17,7 @@
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) { return testing::smallModel(name); }
+models::ModelOptions small(const std::string& name) { return testing::comparisonModel(name); }
 
 trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) { return testing::sgdRun(steps, globalBatch, 11); }
 

@@ -21,7 +21,7 @@
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) { return testing::smallModel(name); }
+models::ModelOptions small(const std::string& name) { return testing::comparisonModel(name); }
 
 // The model with its fully connected layers capturing factors (what the worker builds for sfb and hybrid).
 models::BuiltModel factored(const std::string& name) {

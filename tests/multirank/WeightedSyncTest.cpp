@@ -21,29 +21,10 @@ struct Case {
 };
 
 trainer::TrainerOptions optionsFor(const Case& c, int64_t steps) {
-  trainer::TrainerOptions o;
-  o.steps = steps;
-  o.globalBatch = Split{c.split}.total();
-  o.seed = 7;
-  o.lr.baseLr = c.optimizer == "adam" ? 0.01 : 0.1;
-  o.lr.warmupSteps = 2;
-  o.lr.decay = trainer::LrSchedule::Decay::Cosine;
-  o.lr.totalSteps = steps;
-  o.optimizer.name = c.optimizer;
-  o.optimizer.momentum = 0.9;
-  o.optimizer.weightDecay = c.weightDecay;
-  o.evalAtEnd = false;
-  o.progressSeconds = 0;
-  return o;
+  return testing::comparisonOptions(c.optimizer, steps, Split{c.split}.total(), c.weightDecay);
 }
 
-models::ModelOptions modelFor(const std::string& name) {
-  models::ModelOptions m;
-  m.name = name;
-  m.width = 0.25;
-  m.dropout = 0;  // dropout masks are per-process random: switch off to compare exactly
-  return m;
-}
+models::ModelOptions modelFor(const std::string& name) { return testing::comparisonModel(name); }
 
 class WeightedSyncTest : public ::testing::TestWithParam<Case> {};
 

@@ -38,7 +38,7 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
     params[comm.rank()] = out;
     for (auto& b : built.net->buffers()) out.push_back(b.detach().clone());
     results[comm.rank()] = out;
-  });
+  }, run.store);
   for (int r = 1; r < run.world; ++r) EXPECT_LT(maxAbsDifference(params[0], params[r]), 1e-6) << "rank " << r;
   return results[0];
 }

@@ -4,6 +4,8 @@
 #include <memory>
 #include <vector>
 
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/models/ModelZoo.h"
@@ -20,6 +22,9 @@ struct DistributedRun {
   models::LinearFactory linear{};
   // The gradient strategy under test; null: the flat all-reduce.
   std::function<std::unique_ptr<comm::GradientSync>(comm::Communicator&, models::Network&)> sync{};
+  // The store the ranks meet over (their group's sharedStore()); null: a fresh one. Given, other threads
+  // (parameter servers) can form groups with the ranks over it.
+  c10::intrusive_ptr<c10d::Store> store{};
 };
 
 // Each rank seeds its own model differently (the start-up broadcast must make them equal), runs

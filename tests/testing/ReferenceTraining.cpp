@@ -8,6 +8,32 @@
 
 namespace balancenet::testing {
 
+trainer::TrainerOptions comparisonOptions(const std::string& optimizer, int64_t steps, int64_t globalBatch,
+                                          double weightDecay) {
+  trainer::TrainerOptions o;
+  o.steps = steps;
+  o.globalBatch = globalBatch;
+  o.seed = 7;
+  o.lr.baseLr = optimizer == "adam" ? 0.01 : 0.1;
+  o.lr.warmupSteps = 2;
+  o.lr.decay = trainer::LrSchedule::Decay::Cosine;
+  o.lr.totalSteps = steps;
+  o.optimizer.name = optimizer;
+  o.optimizer.momentum = 0.9;
+  o.optimizer.weightDecay = weightDecay;
+  o.evalAtEnd = false;
+  o.progressSeconds = 0;
+  return o;
+}
+
+models::ModelOptions comparisonModel(const std::string& name) {
+  models::ModelOptions m;
+  m.name = name;
+  m.width = 0.25;
+  m.dropout = 0;
+  return m;
+}
+
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                           const data::MnistDataset& train) {
   at::manual_seed(options.seed);

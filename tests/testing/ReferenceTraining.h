@@ -1,5 +1,6 @@
 // ReferenceTraining: the golden single-process loop (plain libtorch) the distributed runs must match.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "balancenet/data/MnistDataset.h"
@@ -13,6 +14,13 @@ namespace balancenet::testing {
 // communicator, no split. Returns the parameters, then the buffers.
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                           const data::MnistDataset& train);
+
+// The options golden comparisons train under: warm-up then cosine decay, momentum 0.9, no evaluation,
+// no output; a learning rate that suits the optimiser.
+trainer::TrainerOptions comparisonOptions(const std::string& optimizer, int64_t steps, int64_t globalBatch,
+                                          double weightDecay);
+// A small model without dropout: dropout masks are per-process random and would break exactness.
+models::ModelOptions comparisonModel(const std::string& name);
 
 // max |a - b| over all elements of two tensor lists of the same shapes.
 double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b);

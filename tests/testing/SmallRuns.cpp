@@ -3,14 +3,6 @@
 
 namespace balancenet::testing {
 
-models::ModelOptions smallModel(const std::string& name) {
-  models::ModelOptions m;
-  m.name = name;
-  m.width = 0.25;
-  m.dropout = 0;
-  return m;
-}
-
 trainer::TrainerOptions sgdRun(int64_t steps, int64_t globalBatch, uint64_t seed) {
   trainer::TrainerOptions o;
   o.steps = steps;

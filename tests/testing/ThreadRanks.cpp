@@ -12,8 +12,8 @@
 
 namespace balancenet::testing {
 
-void runRanks(int world, const std::function<void(comm::Communicator&)>& fn) {
-  auto store = c10::make_intrusive<c10d::HashStore>();
+void runRanks(int world, const std::function<void(comm::Communicator&)>& fn, c10::intrusive_ptr<c10d::Store> store) {
+  if (!store) store = c10::make_intrusive<c10d::HashStore>();
   std::exception_ptr firstError;
   std::mutex mutex;
   std::vector<std::thread> threads;

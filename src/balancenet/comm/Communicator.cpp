@@ -161,15 +161,30 @@ void Communicator::barrier() {
   startOperation("barrier", rank_, deliveredAt(0), [&] { return group_->barrier(); }).wait();
 }
 
-void Communicator::send(at::Tensor& t, int dst, int tag) {
-  std::vector<at::Tensor> one{t};
-  startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); }).wait();
+void Communicator::send(at::Tensor& t, int dst, int tag) { sendAsync(t, dst, tag).wait(); }
+
+void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag).wait(); }
+
+PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
+  std::vector<at::Tensor> one{std::move(t)};
+  return startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); });
 }
 
-void Communicator::recv(at::Tensor& t, int src, int tag) {
-  std::vector<at::Tensor> one{t};
+PendingWork Communicator::recvAsync(at::Tensor t, int src, int tag) {
+  std::vector<at::Tensor> one{std::move(t)};
   // The sender's link pays for the message; receiving adds nothing of its own.
-  startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); }).wait();
+  return startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); });
+}
+
+int Communicator::recvFromAny(at::Tensor& t, int tag) {
+  std::vector<at::Tensor> one{t};
+  try {
+    auto work = group_->recvAnysource(one, tag);
+    work->wait();
+    return work->sourceRank();
+  } catch (const std::exception& e) {
+    rethrowAsFailure("recv", rank_, e);
+  }
 }
 
 }  // namespace balancenet::comm

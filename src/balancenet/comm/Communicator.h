@@ -73,6 +73,11 @@ class Communicator {
   // CPU tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv.
   void send(at::Tensor& t, int dst, int tag);
   void recv(at::Tensor& t, int src, int tag);
+  // The same, started and returned at once (a send completes once the peer has taken the message).
+  PendingWork sendAsync(at::Tensor t, int dst, int tag);
+  PendingWork recvAsync(at::Tensor t, int src, int tag);
+  // Receives the next message with `tag` from whichever rank sends one first; returns that rank.
+  int recvFromAny(at::Tensor& t, int tag);
 
   // Emulated link for every operation started from now on (null: none). Not thread-safe with
   // operations in flight: set it before training starts.

@@ -14,6 +14,8 @@
 namespace balancenet::comm {
 namespace {
 
+constexpr const char* kGroupPrefix = "pg";
+
 c10::intrusive_ptr<c10d::TCPStore> openStore(const std::string& host, int port, bool server,
                                             std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions opts;
@@ -78,8 +80,12 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
   c10::intrusive_ptr<c10d::Store> store = openStore(o.masterAddr, o.masterPort, o.hostStore, o.timeout);
   waitForAllRanks(*store, o.rank, o.worldSize, o.timeout);
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>("pg", store);
-  return joinGroup(scoped, o.rank, o.worldSize, o.timeout, o.masterAddr, o.iface);
+  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.timeout,
+                   o.masterAddr, o.iface);
+}
+
+c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
+  return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, openStore(o.masterAddr, o.masterPort, false, o.timeout));
 }
 
 std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& o) {

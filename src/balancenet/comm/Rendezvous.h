@@ -27,6 +27,10 @@ struct RendezvousOptions {
 // Throws RuntimeFailure naming the missing ranks when they do not arrive within the timeout.
 std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& options);
 
+// The store of a job as its groups see it (what rendezvous() forms the workers' group over), for a
+// process outside that group (a parameter server) that joins a side group with the workers.
+c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options);
+
 // Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads).
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
                                         std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",

@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "balancenet/launcher/CompareCommand.h"
 #include "balancenet/launcher/JobConfig.h"
 #include "balancenet/launcher/LocalLauncher.h"
+#include "balancenet/launcher/ServerProcess.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 #include "balancenet/launcher/YamlConfig.h"
@@ -24,8 +26,11 @@
 namespace balancenet::launcher {
 namespace {
 
+constexpr int kUnset = std::numeric_limits<int>::min();
+
 struct RawFlags {
   int nodes = 0;
+  int servers = kUnset, staleness = kUnset;
   std::string policy;
   std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
   bool noOverlap = false;
@@ -92,8 +97,15 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--comm", c.comm.mode,
                  "How gradients travel: allreduce (buckets overlapped with backward), flat (one all-reduce after "
                  "backward), sfb (fully connected layers send sufficient factors, the rest all-reduce), hybrid (per "
-                 "fully connected layer, whichever moves fewer bytes for the current split)")
+                 "fully connected layer, whichever moves fewer bytes for the current split), ps (parameter servers, "
+                 "see --ps and --staleness)")
       ->capture_default_str();
+  app.add_option("--ps", raw.servers,
+                 "With --comm ps: parameter server processes to start beside the workers; each holds an equal share "
+                 "of the parameters and runs the optimiser on it");
+  app.add_option("--staleness", raw.staleness,
+                 "With --comm ps: 0 (default) is BSP, exactly the all-reduce's training; s > 0 is SSP: a worker may "
+                 "run up to s steps ahead of the slowest (needs a fixed split: --policy equal or static)");
   app.add_option("--bucket-mb", c.comm.bucketMb, "All-reduce bucket size in MB (the first bucket is 1 MB, as in DDP)")
       ->capture_default_str();
   app.add_flag("--no-overlap", raw.noOverlap, "Send the buckets after backward instead of during it (for comparison)");
@@ -130,6 +142,33 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw UsageError(message);
 }
 
+// --comm ps, --ps, --staleness; runs after the split and the policy are settled.
+void validateParameterServers(JobConfig& c, const RawFlags& raw) {
+  auto& p = c.comm;
+  if (p.mode != "ps") {
+    require(raw.servers == kUnset, fmt::format("--ps is for --comm ps (got --comm {})", p.mode));
+    require(raw.staleness == kUnset, fmt::format("--staleness is for --comm ps (got --comm {})", p.mode));
+    return;
+  }
+  require(raw.servers != kUnset, "--comm ps needs --ps K, the number of parameter servers (K >= 1)");
+  require(raw.servers >= 1, fmt::format("--ps must be at least 1 with --comm ps, got {}", raw.servers));
+  p.servers = raw.servers;
+  p.staleness = raw.staleness == kUnset ? 0 : raw.staleness;
+  require(p.staleness >= 0, fmt::format("--staleness must not be negative, got {}", p.staleness));
+  require(!c.worker || c.worker->storeHostedByLauncher,
+          "--comm ps needs the balancenet launcher, which starts the servers: run 'balancenet train' without RANK set");
+  require(!c.server || *c.server < p.servers,
+          fmt::format("parameter server {} does not exist with --ps {}", c.server.value_or(0), p.servers));
+  if (p.staleness == 0) return;
+  const auto& policy = c.orchestration.policy;
+  // The orchestrator's periodic gather and synchronised BatchNorm are barriers among the workers.
+  require(policy == "equal" || policy == "static",
+          fmt::format("--staleness {} (SSP) needs a fixed split: --policy equal or static, not --policy {}",
+                      p.staleness, policy));
+  require(!c.syncBatchNorm, "--sync-bn synchronises every forward pass, which --staleness > 0 (SSP) must not");
+  if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
+}
+
 void validate(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
   if (raw.nodes != 0) {
@@ -142,6 +181,8 @@ void validate(JobConfig& c, const RawFlags& raw) {
                       "a job over several machines needs --master-port (and --master-addr) known to all of them");
   l.rendezvousTimeout = std::chrono::milliseconds(static_cast<int64_t>(raw.rendezvousTimeoutS * 1000));
   const int world = c.worker ? c.worker->worldSize : l.worldSize();
+  // SSP needs a fixed split (see validateParameterServers): the default policy follows.
+  const bool stale = raw.staleness != kUnset && raw.staleness > 0;
 
   auto names = models::modelNames();
   if (std::find(names.begin(), names.end(), c.model.name) == names.end())
@@ -155,7 +196,7 @@ void validate(JobConfig& c, const RawFlags& raw) {
                                   t.globalBatch, world));
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
   auto& o = c.orchestration;
-  o.policy = !raw.policy.empty() ? raw.policy : (raw.split.empty() ? "balanced" : "static");
+  o.policy = !raw.policy.empty() ? raw.policy : (raw.split.empty() ? (stale ? "equal" : "balanced") : "static");
   auto policies = orchestrator::policyNames();
   if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
@@ -168,9 +209,10 @@ void validate(JobConfig& c, const RawFlags& raw) {
   if (!raw.netBandwidthMbps.empty())
     e.netBandwidthMbps =
         emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
-  const std::vector<std::string> commModes{"allreduce", "flat", "sfb", "hybrid"};
+  const std::vector<std::string> commModes{"allreduce", "flat", "sfb", "hybrid", "ps"};
   require(std::find(commModes.begin(), commModes.end(), c.comm.mode) != commModes.end(),
           fmt::format("unknown --comm '{}'; choose one of: {}", c.comm.mode, fmt::join(commModes, ", ")));
+  validateParameterServers(c, raw);
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
   c.comm.overlap = !raw.noOverlap;
   require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
@@ -249,6 +291,7 @@ int runCommandLine(int argc, char** argv) {
     }
     config.argv.assign(argv, argv + argc);
     config.worker = readWorkerEnvironment(config.launch);
+    config.server = readServerEnvironment();
     validate(config, raw);
     if (printConfig) {
       std::cout << effectiveConfigYaml(*train) << std::flush;
@@ -258,6 +301,7 @@ int runCommandLine(int argc, char** argv) {
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
     if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
+    if (config.server) return runParameterServer(config);
     if (config.worker) {
       if (!train->count("--threads"))
         config.threads = std::max(1u, std::thread::hardware_concurrency() / std::max(1, config.launch.nprocPerNode));

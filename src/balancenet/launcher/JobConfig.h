@@ -43,8 +43,10 @@ struct EmulationOptions {
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
   // allreduce (bucketed), flat (one message after backward), sfb (sufficient factors for the fully connected
-  // layers), hybrid (per fully connected layer, whichever moves fewer bytes)
+  // layers), hybrid (per fully connected layer, whichever moves fewer bytes), ps (parameter servers)
   std::string mode = "allreduce";
+  int servers = 0;                 // --ps K: parameter server processes beside the workers (mode ps)
+  int staleness = 0;               // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
   bool overlap = true;             // --no-overlap turns it off
   bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised
@@ -59,6 +61,7 @@ struct OrchestrationOptions {
 struct JobConfig {
   LaunchOptions launch;
   std::optional<WorkerIdentity> worker;
+  std::optional<int> server;  // set when this process is parameter server k (started by the launcher)
   models::ModelOptions model;
   std::string dataDir;
   bool syncBatchNorm = false;

@@ -32,7 +32,8 @@ volatile std::sig_atomic_t gInterrupted = 0;
 void onInterrupt(int) { gInterrupted = 1; }
 
 struct Child {
-  int rank = 0;
+  std::string name;  // "rank 3" or "server 0": the output prefix
+  std::string role;  // "worker rank 3" or "parameter server 0": how errors name it
   pid_t pid = -1;
   int outFd = -1;  // stdout and stderr share one pipe so lines keep their order
   std::string pending;
@@ -40,25 +41,30 @@ struct Child {
   int status = 0;
 };
 
-std::vector<std::string> workerEnvironment(const JobConfig& c, int rank, int localRank, int port) {
+// The launcher's environment without the variables that say who a child is, plus `own` ones.
+std::vector<std::string> childEnvironment(const JobConfig& c, int port, const std::vector<std::string>& own) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
-    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "BALANCENET_STORE_HOSTED="})
+    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
+                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER="})
       if (kv.rfind(name, 0) == 0) kv.clear();
     if (!kv.empty()) env.push_back(kv);
   }
-  env.push_back(fmt::format("RANK={}", rank));
-  env.push_back(fmt::format("WORLD_SIZE={}", c.launch.worldSize()));
-  env.push_back(fmt::format("LOCAL_RANK={}", localRank));
-  env.push_back(fmt::format("LOCAL_WORLD_SIZE={}", c.launch.nprocPerNode));
+  env.insert(env.end(), own.begin(), own.end());
   env.push_back(fmt::format("MASTER_ADDR={}", c.launch.masterAddr));
   env.push_back(fmt::format("MASTER_PORT={}", port));
   env.push_back(fmt::format("{}=1", kStoreHostedVar));
   return env;
 }
 
-Child spawn(const JobConfig& c, int rank, int localRank, int port, const std::vector<std::string>& extraArgs) {
+std::vector<std::string> workerEnvironment(const JobConfig& c, int rank, int localRank) {
+  return {fmt::format("RANK={}", rank), fmt::format("WORLD_SIZE={}", c.launch.worldSize()),
+          fmt::format("LOCAL_RANK={}", localRank), fmt::format("LOCAL_WORLD_SIZE={}", c.launch.nprocPerNode)};
+}
+
+Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<std::string> envStrings,
+            const std::vector<std::string>& extraArgs) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw RuntimeFailure(fmt::format("pipe: {}", std::strerror(errno)));
   // Everything exec needs is built before fork: only async-signal-safe calls may follow it.
@@ -67,7 +73,6 @@ Child spawn(const JobConfig& c, int rank, int localRank, int port, const std::ve
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  auto envStrings = workerEnvironment(c, rank, localRank, port);
   std::vector<char*> envp;
   for (auto& e : envStrings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -86,7 +91,8 @@ Child spawn(const JobConfig& c, int rank, int localRank, int port, const std::ve
   }
   ::close(fds[1]);
   Child child;
-  child.rank = rank;
+  child.name = std::move(name);
+  child.role = std::move(role);
   child.pid = pid;
   child.outFd = fds[0];
   return child;
@@ -95,11 +101,11 @@ Child spawn(const JobConfig& c, int rank, int localRank, int port, const std::ve
 void forwardLines(Child& c, bool flushAll) {
   size_t nl;
   while ((nl = c.pending.find('\n')) != std::string::npos) {
-    std::cerr << "[rank " << c.rank << "] " << c.pending.substr(0, nl) << "\n";
+    std::cerr << "[" << c.name << "] " << c.pending.substr(0, nl) << "\n";
     c.pending.erase(0, nl + 1);
   }
   if (flushAll && !c.pending.empty()) {
-    std::cerr << "[rank " << c.rank << "] " << c.pending << "\n";
+    std::cerr << "[" << c.name << "] " << c.pending << "\n";
     c.pending.clear();
   }
   std::cerr.flush();
@@ -212,8 +218,15 @@ int launchLocalWorkers(const JobConfig& c) {
   ::sigaction(SIGTERM, &sa, nullptr);
 
   std::vector<Child> children;
-  for (int local = 0; local < c.launch.nprocPerNode; ++local)
-    children.push_back(spawn(c, c.launch.nodeRank * c.launch.nprocPerNode + local, local, port, extra));
+  for (int local = 0; local < c.launch.nprocPerNode; ++local) {
+    const int rank = c.launch.nodeRank * c.launch.nprocPerNode + local;
+    children.push_back(spawn(c, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
+                             childEnvironment(c, port, workerEnvironment(c, rank, local)), extra));
+  }
+  // Parameter servers run beside node 0's workers, supervised like them.
+  for (int k = 0; c.launch.nodeRank == 0 && k < c.comm.servers; ++k)
+    children.push_back(spawn(c, fmt::format("server {}", k), fmt::format("parameter server {}", k),
+                             childEnvironment(c, port, {fmt::format("{}={}", kServerVar, k)}), extra));
 
   while (anyRunning(children)) {
     pumpOutput(children, 100);
@@ -223,7 +236,7 @@ int launchLocalWorkers(const JobConfig& c) {
       return 130;
     }
     if (Child* failure = reap(children)) {
-      const std::string why = fmt::format("worker rank {} (pid {}) {}", failure->rank, failure->pid, describeExit(failure->status));
+      const std::string why = fmt::format("{} (pid {}) {}", failure->role, failure->pid, describeExit(failure->status));
       const bool badInput = !WIFSIGNALED(failure->status) && WEXITSTATUS(failure->status) == 2;
       stopAll(children);
       std::cerr << "balancenet: error: " << why << "; stopped the other workers" << std::endl;

@@ -17,6 +17,7 @@
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
+#include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
@@ -25,6 +26,8 @@ namespace {
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
                                                        const models::ModelInfo& model,
                                                        orchestrator::NodeSampler sampler) {
+  // The orchestrator's periodic gather is a barrier, which SSP exists to avoid: a fixed split instead.
+  if (c.comm.staleness > 0) return std::make_unique<orchestrator::StaticAllocator>(c.split);
   orchestrator::PolicyOptions policy;
   policy.name = c.orchestration.policy;
   policy.seed = c.trainer.seed;

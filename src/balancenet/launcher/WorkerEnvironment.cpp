@@ -47,4 +47,11 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   return id;
 }
 
+std::optional<int> readServerEnvironment() {
+  auto index = env(kServerVar);
+  if (!index) return std::nullopt;
+  if (!env("MASTER_PORT")) throw UsageError(fmt::format("{} is set but MASTER_PORT is not", kServerVar));
+  return envInt(kServerVar, *index, 0, 1 << 20);
+}
+
 }  // namespace balancenet::launcher

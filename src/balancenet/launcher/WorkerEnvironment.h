@@ -7,9 +7,13 @@
 namespace balancenet::launcher {
 
 constexpr const char* kStoreHostedVar = "BALANCENET_STORE_HOSTED";
+constexpr const char* kServerVar = "BALANCENET_PS_SERVER";  // the launcher sets it on parameter servers
 
 // RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT. Returns nothing when RANK is unset;
 // fills launch.masterAddr/masterPort from the environment when they are set there.
 std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch);
+
+// The parameter server index this process was started as (BALANCENET_PS_SERVER), if any.
+std::optional<int> readServerEnvironment();
 
 }  // namespace balancenet::launcher

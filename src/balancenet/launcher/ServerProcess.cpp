@@ -1,0 +1,45 @@
+// Wiring of one parameter server: the model's shapes give the shard, the job's store the group.
+#include "balancenet/launcher/ServerProcess.h"
+
+#include <ATen/Parallel.h>
+
+#include <spdlog/spdlog.h>
+
+#include "balancenet/comm/Rendezvous.h"
+#include "balancenet/ps/ParameterServer.h"
+#include "balancenet/ps/PsGroup.h"
+
+namespace balancenet::launcher {
+
+int runParameterServer(const JobConfig& c) {
+  const int index = *c.server;
+  const int workers = c.launch.worldSize();
+  at::set_num_threads(1);  // the optimiser on a shard is light; the cores belong to the workers
+
+  // Only the shapes matter: the values come from worker 0 after the trainer's start-up broadcast.
+  auto model = models::buildModel(c.model);
+  int64_t total = 0;
+  for (const auto& p : model.net->parameters()) total += p.numel();
+  ps::ServerOptions options;
+  options.workers = workers;
+  options.index = index;
+  options.shard = ps::layoutShards(total, c.comm.servers).at(index);
+  options.optimizer = c.trainer.optimizer;
+  options.staleness = c.comm.staleness;
+  options.steps = c.trainer.steps;
+
+  comm::RendezvousOptions rv;
+  rv.masterAddr = c.launch.masterAddr;
+  rv.masterPort = c.launch.masterPort;
+  rv.timeout = c.launch.rendezvousTimeout;
+  rv.iface = c.launch.iface;
+  auto group = ps::joinPsGroup(comm::connectJobStore(rv), ps::serverRank(workers, index), workers, c.comm.servers,
+                               rv.timeout, rv.masterAddr, rv.iface);
+  ps::ParameterServer server(*group, options);
+  const auto report = server.run();
+  spdlog::info("parameter server {}: {} parameters, {} pushes applied, largest clock gap {} step(s) (staleness {})",
+               index, options.shard.size(), report.pushes, report.largestClockGap, c.comm.staleness);
+  return 0;
+}
+
+}  // namespace balancenet::launcher

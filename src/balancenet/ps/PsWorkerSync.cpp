@@ -1,0 +1,185 @@
+// Packing the gradient into per-server shards, the push/pull exchange, and the accounting.
+#include "balancenet/ps/PsWorkerSync.h"
+
+#include <algorithm>
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/core/Timeline.h"
+#include "balancenet/ps/PsGroup.h"
+
+namespace balancenet::ps {
+namespace {
+
+constexpr double kMb = 1024.0 * 1024.0;
+
+std::vector<at::Tensor> tensorsOf(const comm::ParameterList& params) {
+  std::vector<at::Tensor> out;
+  for (const auto& p : params) out.push_back(p.tensor);
+  return out;
+}
+
+RuntimeFailure lostServer(int server, int64_t step, const RuntimeFailure& cause) {
+  return RuntimeFailure(fmt::format("lost parameter server {} at step {}: {}", server, step, cause.what()));
+}
+
+}  // namespace
+
+PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::ParameterList params, int workers,
+                           int staleness)
+    : group_(std::move(group)), params_(std::move(params)), workers_(workers), staleness_(staleness) {
+  const int servers = group_->size() - workers_;
+  std::vector<int64_t> elements;
+  for (const auto& p : params_) {
+    if (p.tensor.scalar_type() != at::kFloat)
+      throw UsageError(fmt::format("--comm ps needs float32 parameters; {} is {}", p.name,
+                                   c10::toString(p.tensor.scalar_type())));
+    elements.push_back(p.tensor.numel());
+  }
+  int64_t total = 0;
+  for (int64_t e : elements) total += e;
+  shards_ = layoutShards(total, servers);
+  for (const auto& shard : shards_) {
+    pieces_.push_back(piecesOf(shard, elements));
+    pushes_.emplace_back(shard.size());
+    replies_.emplace_back(shard.size());
+  }
+  for (const auto& p : params_) {
+    const auto layer = comm::layerOf(p.name);
+    if (traffic_.empty() || traffic_.back().layer != layer) traffic_.push_back({layer, "ps", 0, 0});
+    traffic_.back().bytesSent += p.tensor.numel() * static_cast<int64_t>(sizeof(float));
+    traffic_.back().bytesReceived += p.tensor.numel() * static_cast<int64_t>(sizeof(float));
+  }
+}
+
+PsWorkerSync::~PsWorkerSync() = default;
+
+void PsWorkerSync::pack(PsMessage& message, int server, const std::vector<at::Tensor>& tensors) const {
+  auto payload = message.payload();
+  for (const auto& piece : pieces_[server])
+    payload.narrow(0, piece.shardOffset, piece.length)
+        .copy_(tensors[piece.tensor].detach().reshape({-1}).narrow(0, piece.tensorOffset, piece.length));
+}
+
+void PsWorkerSync::unpack(const PsMessage& message, int server) {
+  at::NoGradGuard noGrad;
+  const auto payload = message.payload();
+  for (const auto& piece : pieces_[server])
+    params_[piece.tensor].tensor.view({-1}).narrow(0, piece.tensorOffset, piece.length)
+        .copy_(payload.narrow(0, piece.shardOffset, piece.length));
+}
+
+int64_t PsWorkerSync::sendStartParameters() {
+  const auto tensors = tensorsOf(params_);
+  int64_t bytes = 0;
+  for (int k = 0; k < static_cast<int>(shards_.size()); ++k) {
+    PsMessage start(shards_[k].size());
+    pack(start, k, tensors);
+    try {
+      group_->send(start.buffer(), serverRank(workers_, k), kInitTag);
+    } catch (const RuntimeFailure& e) {
+      throw lostServer(k, 0, e);
+    }
+    bytes += start.bytes();
+  }
+  return bytes;
+}
+
+void PsWorkerSync::takeScalars(at::Tensor& scalars, const comm::SyncContext& context) const {
+  if (staleness_ == 0) {
+    const PsHeader h = replies_[0].header();
+    for (int i = 0; i < h.scalarCount; ++i) scalars[i] = h.scalars[i];
+    return;
+  }
+  int64_t globalBatch = 0;
+  for (int64_t b : context.batches) globalBatch += b;
+  if (globalBatch > 0 && context.localBatch > 0) scalars.mul_(static_cast<double>(globalBatch) / context.localBatch);
+}
+
+void PsWorkerSync::exchange(const PsHeader& header, const std::vector<at::Tensor>& grads, Timeline* timeline) {
+  const int servers = static_cast<int>(shards_.size());
+  int server = 0;  // the one being talked to, for the error
+  try {
+    std::vector<comm::PendingWork> receives;
+    {
+      Timeline::Span span(timeline, "push", "comm", Timeline::kCommunication);
+      std::vector<comm::PendingWork> sends;
+      for (server = 0; server < servers; ++server) {
+        pack(pushes_[server], server, grads);
+        pushes_[server].setHeader(header);
+        sends.push_back(group_->sendAsync(pushes_[server].buffer(), serverRank(workers_, server), kPushTag));
+        receives.push_back(group_->recvAsync(replies_[server].buffer(), serverRank(workers_, server), kReplyTag));
+      }
+      for (server = 0; server < servers; ++server) sends[server].wait();
+    }
+    Timeline::Span span(timeline, "pull-wait", "sync");
+    for (server = 0; server < servers; ++server) receives[server].wait();
+  } catch (const RuntimeFailure& e) {
+    throw lostServer(std::min(server, servers - 1), header.step, e);
+  }
+}
+
+comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                                          const comm::SyncContext& context) {
+  Stopwatch watch;
+  if (grads.size() != params_.size())
+    throw RuntimeFailure(fmt::format("ps sync built for {} parameters, given {} gradients", params_.size(),
+                                     grads.size()));
+  if (scalars.numel() > kMaxScalars)
+    throw RuntimeFailure(fmt::format("ps sync carries at most {} scalars, given {}", kMaxScalars, scalars.numel()));
+  comm::SyncStats stats;
+  if (!started_ && group_->rank() == 0) stats.bytesSent += sendStartParameters();
+  started_ = true;
+
+  PsHeader header;
+  header.step = context.step;
+  header.lr = context.lr;
+  header.scalarCount = scalars.numel();
+  const auto values = scalars.to(at::kFloat).contiguous();
+  std::copy(values.data_ptr<float>(), values.data_ptr<float>() + values.numel(), header.scalars);
+  exchange(header, grads, context.timeline);
+  const int servers = static_cast<int>(shards_.size());
+  int64_t slowest = context.step + 1;
+  for (int k = 0; k < servers; ++k) {
+    const PsHeader h = replies_[k].header();
+    if (h.step != context.step + 1)
+      throw RuntimeFailure(fmt::format("parameter server {} answered step {} with the parameters of step {}", k,
+                                       context.step, h.step));
+    slowest = std::min(slowest, h.slowestClock);
+    unpack(replies_[k], k);
+    stats.bytesSent += pushes_[k].bytes();
+    stats.bytesReceived += replies_[k].bytes();
+  }
+  largestGap_ = std::max(largestGap_, context.step + 1 - slowest);
+  takeScalars(scalars, context);
+  stats.layers = traffic_;
+  stats.elapsedMs = watch.elapsedMs();
+  return stats;
+}
+
+std::string PsWorkerSync::explain() const {
+  std::string out = staleness_ == 0
+                        ? "parameter servers, BSP: each step a server sums every worker's push and applies one "
+                          "optimiser step\n"
+                        : fmt::format("parameter servers, SSP (staleness {}): pushes applied on arrival; a worker "
+                                      "starts step c once the slowest has pushed c - {} steps\n",
+                                      staleness_, staleness_);
+  out += fmt::format("{} server(s), contiguous equal ranges of the flattened parameters:\n", shards_.size());
+  for (size_t k = 0; k < shards_.size(); ++k) {
+    std::vector<std::string> names;
+    for (const auto& piece : pieces_[k]) {
+      const auto& p = params_[piece.tensor];
+      names.push_back(piece.length == p.tensor.numel()
+                          ? p.name
+                          : fmt::format("{}[{}:{}]", p.name, piece.tensorOffset, piece.tensorOffset + piece.length));
+    }
+    out += fmt::format("  server {}: {:.3f} MB, elements [{}, {}): {}\n", k, shards_[k].size() * 4 / kMb,
+                       shards_[k].begin, shards_[k].end, fmt::join(names, ", "));
+  }
+  return out;
+}
+
+}  // namespace balancenet::ps
