@@ -135,6 +135,8 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--progress-seconds", raw.progressSeconds,
                  "Seconds between progress lines (default: 2 on a terminal, 10 otherwise; 0: none)");
   app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
+  app.add_option("--export", c.exportPath,
+                 "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }
 

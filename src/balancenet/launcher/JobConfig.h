@@ -73,6 +73,7 @@ struct JobConfig {
   int threads = 1;           // intra-op threads per worker
   std::string logLevel = "info";
   std::string saveParams;    // rank 0 writes the final parameters here (torch::save format)
+  std::string exportPath;    // rank 0 writes the final state_dict here (Python's torch.load reads it)
   std::vector<std::string> argv;  // as given, to start workers with
 };
 

@@ -15,6 +15,7 @@
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/models/StateDictExport.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
@@ -92,6 +93,10 @@ int runWorker(const JobConfig& c) {
   }
   trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, *sync, *allocator});
   auto summary = trainer.run();
+  if (id.rank == 0 && !c.exportPath.empty()) {
+    models::exportStateDict(*model.net, c.exportPath);
+    spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
+  }
   if (id.rank == 0 && !c.saveParams.empty()) {
     std::ostringstream out;
     torch::save(trainer.parameters(), out);

@@ -1,0 +1,48 @@
+// --export: the trained state_dict is what PyTorch's Python API loads in one call (load_state_dict).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+#include <torch/serialize.h>
+
+#include "BinaryFixture.h"
+
+namespace balancenet::testing {
+namespace {
+
+class Export : public BinaryFixture {};
+
+bool pythonTorchInstalled() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
+
+TEST_F(Export, PyTorchLoadsTheTrainedWeightsIntoItsOwnModel) {
+  auto r = train({"--nodes", "2", "--model", "mlp", "--dropout", "0", "--steps", "3", "--global-batch", "16",
+                  "--export", dir_.file("mlp.pt")});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("mlp.pt"), std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto state = torch::pickle_load(bytes).toGenericDict();
+  ASSERT_EQ(state.size(), 6u);  // three Linear layers, weight and bias
+
+  if (!pythonTorchInstalled()) GTEST_SKIP() << "python3-torch is not installed: the Python side was not checked";
+  ProcessOptions o;
+  o.timeoutSeconds = 120;
+  auto py = runProcess(
+      {"/usr/bin/python3", std::string(BALANCENET_SOURCE_DIR) + "/examples/load_in_pytorch.py", dir_.file("mlp.pt")}, o);
+  ASSERT_EQ(py.exitCode, 0) << py.output;
+  const auto loaded = nlohmann::json::parse(py.output.substr(py.output.find('{')));
+  ASSERT_EQ(loaded.size(), state.size());
+  for (const auto& entry : state) {
+    const auto name = entry.key().toStringRef();
+    ASSERT_TRUE(loaded.contains(name)) << name;
+    const auto t = entry.value().toTensor();
+    const double tolerance = 1e-4 * (1 + t.abs().sum().item<double>());
+    EXPECT_NEAR(loaded[name][1].get<double>(), t.sum().item<double>(), tolerance) << name;
+  }
+}
+
+}  // namespace
+}  // namespace balancenet::testing
