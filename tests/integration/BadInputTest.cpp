@@ -80,6 +80,14 @@ TEST_F(BadInput, ConfigFiles) {
   expectOneLineError(quick({"--config", dir_.file("missing.yaml")}), "missing.yaml: cannot be read", 2);
 }
 
+TEST_F(BadInput, TorchScriptModels) {
+  expectOneLineError(quick({"--model", dir_.file("missing.pt")}), "missing.pt: not a readable TorchScript file", 2);
+  std::ofstream(dir_.file("garbage.pt")) << "not a zip archive";
+  expectOneLineError(quick({"--model", dir_.file("garbage.pt")}), "garbage.pt: not a readable TorchScript file", 2);
+  const std::string fixture = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";
+  expectOneLineError(quick({"--model", fixture, "--sync-bn"}), "--sync-bn needs a zoo model", 2);
+}
+
 TEST_F(BadInput, UnknownFlag) { expectOneLineError(quick({"--bogus-flag", "3"}), "--bogus-flag", 2); }
 
 TEST_F(BadInput, MissingDatasetDirectory) {

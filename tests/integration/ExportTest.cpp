@@ -44,5 +44,27 @@ TEST_F(Export, PyTorchLoadsTheTrainedWeightsIntoItsOwnModel) {
   }
 }
 
+TEST_F(Export, ATrainedTorchScriptModelGoesBackIntoItsPythonClass) {
+  const std::string fixture = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";
+  auto r = train({"--model", fixture, "--steps", "2", "--global-batch", "8", "--export", dir_.file("tiny.pt")});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("tiny.pt"), std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto state = torch::pickle_load(bytes).toGenericDict();
+  for (const char* name : {"conv.weight", "conv.bias", "fc.weight", "fc.bias"})
+    EXPECT_TRUE(state.contains(std::string(name))) << name;
+  EXPECT_EQ(state.size(), 4u);
+
+  if (!pythonTorchInstalled()) GTEST_SKIP() << "python3-torch is not installed: the Python side was not checked";
+  const std::string script = "import sys, torch; sys.path.insert(0, '" + std::string(BALANCENET_SOURCE_DIR) +
+                             "/examples'); from script_model import TinyCnn; m = TinyCnn(); "
+                             "m.load_state_dict(torch.load(sys.argv[1])); print('loaded', sum(1 for _ in m.parameters()))";
+  ProcessOptions o;
+  o.timeoutSeconds = 120;
+  auto py = runProcess({"/usr/bin/python3", "-c", script, dir_.file("tiny.pt")}, o);
+  ASSERT_EQ(py.exitCode, 0) << py.output;
+  EXPECT_NE(py.output.find("loaded 4"), std::string::npos) << py.output;
+}
+
 }  // namespace
 }  // namespace balancenet::testing

@@ -84,6 +84,22 @@ TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheir
   EXPECT_NE(layers.find(",layers.5,allreduce,"), std::string::npos) << layers;
 }
 
+TEST_F(ProcessEquivalence, TorchScriptModelMatchesOneProcess) {
+  // tests/fixtures/tiny_cnn.pt: examples/script_model.py (torch.jit.script of a conv + linear model).
+  const std::string model = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";
+  const std::vector<std::string> common{"--model", model, "--global-batch", "16", "--steps", "4", "--lr", "0.05",
+                                        "--momentum", "0.9", "--comm", "hybrid"};
+  const auto c = compareWithOneProcess(common, {"--nodes", "2", "--split", "3,13"});
+  ASSERT_EQ(c.multi.exitCode, 0) << c.multi.output;
+  std::printf("2 processes, TorchScript model (split 3,13) vs 1 process: max |param difference| = %.3g\n",
+              c.maxDifference);
+  EXPECT_LT(c.maxDifference, 2e-5);
+  // The hybrid mode cannot see inside a script: everything is all-reduced, by name.
+  const auto layers = readFile(dir_.file("run/layers.csv"));
+  EXPECT_NE(layers.find(",fc,allreduce,"), std::string::npos) << layers;
+  EXPECT_EQ(layers.find(",sfb,"), std::string::npos) << layers;
+}
+
 TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
   const int port = freePort();
   std::vector<ProcessResult> results(2);

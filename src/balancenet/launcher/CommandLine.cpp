@@ -21,6 +21,7 @@
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 #include "balancenet/launcher/YamlConfig.h"
+#include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
@@ -66,7 +67,9 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
 
-  app.add_option("--model", c.model.name, "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models')")
+  app.add_option("--model", c.model.name,
+                 "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "
+                 "(*.pt, from torch.jit.script/trace) mapping [N,1,28,28] images to [N,10] logits")
       ->capture_default_str();
   app.add_option("--width", c.model.width, "Scale channels and hidden sizes (big models on few cores)")
       ->capture_default_str();
@@ -187,8 +190,13 @@ void validate(JobConfig& c, const RawFlags& raw) {
   const bool stale = raw.staleness != kUnset && raw.staleness > 0;
 
   auto names = models::modelNames();
-  if (std::find(names.begin(), names.end(), c.model.name) == names.end())
-    throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", c.model.name, fmt::join(names, ", ")));
+  if (models::isScriptedModelPath(c.model.name)) {
+    require(!c.syncBatchNorm, "--sync-bn needs a zoo model: a TorchScript model's BatchNorm layers cannot be replaced");
+    models::ScriptedNetwork check(c.model.name);  // a bad file is one error here, not one per worker
+  } else if (std::find(names.begin(), names.end(), c.model.name) == names.end()) {
+    throw UsageError(fmt::format("unknown --model '{}'; choose one of: {} (or a TorchScript file, *.pt)", c.model.name,
+                                 fmt::join(names, ", ")));
+  }
   require(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
   require(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
   auto& t = c.trainer;

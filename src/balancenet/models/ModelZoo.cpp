@@ -1,5 +1,6 @@
 // ModelZoo: the name -> model registry, option checks and the ModelInfo of each built model.
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/models/ScriptedNetwork.h"
 
 #include <algorithm>
 #include <cmath>
@@ -79,7 +80,26 @@ std::vector<std::string> modelNames() {
   return names;
 }
 
+namespace {
+
+// A scripted model's FLOPs are not tracked: 2 per parameter per sample, exact for fully connected
+// layers and low for convolutions, is what the orchestrator's ops/s measure then uses (it compares
+// nodes, so a constant factor cancels). Memory per sample is unknown: no memory cap.
+BuiltModel buildScripted(const ModelOptions& options) {
+  BuiltModel built;
+  built.net = std::make_shared<ScriptedNetwork>(options.name);
+  built.info.name = options.name;
+  built.info.parameters = parameterCount(*built.net);
+  built.info.flopsPerSample = 2 * built.info.parameters;
+  for (const auto& b : built.net->named_buffers())
+    if (b.key().find("running_mean") != std::string::npos) built.info.hasBatchNorm = true;
+  return built;
+}
+
+}  // namespace
+
 BuiltModel buildModel(const ModelOptions& options) {
+  if (isScriptedModelPath(options.name)) return buildScripted(options);
   const auto entry = std::find_if(registry().begin(), registry().end(),
                                   [&](const Entry& e) { return e.name == options.name; });
   if (entry == registry().end())
