@@ -22,6 +22,7 @@
 #include "balancenet/launcher/WorkerEnvironment.h"
 #include "balancenet/launcher/YamlConfig.h"
 #include "balancenet/models/ScriptedNetwork.h"
+#include "balancenet/report/HtmlReport.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace balancenet::launcher {
@@ -272,6 +273,12 @@ int runCommandLine(int argc, char** argv) {
                     "YAML file with any of these flags as keys, names without '--' (e.g. 'global-batch: 256', "
                     "'split: [100, 28]', 'sync-bn: true'); flags on the command line override it");
   app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample");
+  std::vector<std::string> reportRuns;
+  std::string reportOut = "report.html";
+  auto* report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
+  report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();
+  report->add_option("--out", reportOut, "The page to write (self-contained: open it in any browser)")
+      ->capture_default_str();
   CompareOptions compareOptions;
   auto* compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
   addCompareFlags(*compare, compareOptions);
@@ -294,6 +301,11 @@ int runCommandLine(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("models")) return runModelsCommand();
+    if (app.got_subcommand("report")) {
+      report::writeHtmlReport(reportRuns, reportOut);
+      std::cerr << "balancenet: report written to " << reportOut << std::endl;
+      return 0;
+    }
     if (app.got_subcommand("compare")) {
       setupLogging("info");
       compareOptions.trainFlags = compare->remaining();

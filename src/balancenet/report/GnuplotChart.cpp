@@ -40,7 +40,7 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
     }
   }
   std::ofstream script(scriptPath);
-  script << "set terminal pngcairo size 1000,560 font 'sans,11'\n"
+  script << "set terminal pngcairo size 1000,560 font 'sans,11' noenhanced\n"  // run names hold '_'
          << "set output " << quoted(pngPath) << "\n"
          << "set title " << quoted(chart.title) << "\n"
          << "set xlabel " << quoted(chart.xLabel) << "\n"

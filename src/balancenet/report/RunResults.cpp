@@ -66,7 +66,12 @@ RunResults loadRun(const std::string& dir) {
   const std::string stepsPath = dir + "/steps.csv";
   auto steps = readCsv(stepsPath);
   const int stepCol = column(steps[0], "step", stepsPath), updateCol = column(steps[0], "update_ms", stepsPath),
-            syncCol = column(steps[0], "sync_ms", stepsPath), bytesCol = column(steps[0], "bytes_sent", stepsPath);
+            syncCol = column(steps[0], "sync_ms", stepsPath), bytesCol = column(steps[0], "bytes_sent", stepsPath),
+            rankCol = column(steps[0], "rank", stepsPath), batchCol = column(steps[0], "batch", stepsPath),
+            computeCol = column(steps[0], "compute_ms", stepsPath), commCol = column(steps[0], "comm_ms", stepsPath),
+            waitCol = column(steps[0], "wait_ms", stepsPath);
+  std::map<int64_t, double> samples;
+  std::map<int, std::pair<RankBreakdown, int>> perRank;  // sums and steps counted
   std::map<int64_t, double> slowest;
   std::map<int64_t, std::pair<double, int>> sync;  // sum over ranks, ranks
   double bytes = 0;
@@ -77,6 +82,18 @@ RunResults loadRun(const std::string& dir) {
     sync[step].first += std::stod(steps[i].at(syncCol));
     sync[step].second += 1;
     bytes += std::stod(steps[i].at(bytesCol));
+    samples[step] += std::stod(steps[i].at(batchCol));
+    if (step == 0) continue;
+    auto& [sum, count] = perRank[std::stoi(steps[i].at(rankCol))];
+    sum.computeMs += std::stod(steps[i].at(computeCol));
+    sum.commMs += std::stod(steps[i].at(commCol));
+    sum.waitMs += std::stod(steps[i].at(waitCol));
+    ++count;
+  }
+  for (const auto& [step, n] : samples) r.samplesPerStep.push_back(n);
+  for (const auto& [rank, acc] : perRank) {
+    const auto& [sum, count] = acc;
+    r.ranks.push_back({rank, sum.computeMs / count, sum.commMs / count, sum.waitMs / count});
   }
   for (const auto& [step, ms] : slowest) r.updateMsPerStep.push_back(ms);
   for (const auto& [step, s] : sync) r.syncMsPerStep.push_back(s.first / s.second);

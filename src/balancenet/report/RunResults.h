@@ -12,6 +12,12 @@ struct SplitChange {
   std::vector<int64_t> batches;  // per rank
 };
 
+// One rank's mean step phases over a run (step 0, the warm-up, left out).
+struct RankBreakdown {
+  int rank = 0;
+  double computeMs = 0, commMs = 0, waitMs = 0;
+};
+
 struct RunResults {
   std::string dir;
   nlohmann::json summary;
@@ -19,6 +25,8 @@ struct RunResults {
   // Time left exposed to communication after backward (sync_ms, mean over ranks) of each step.
   std::vector<double> syncMsPerStep;
   double bytesSentPerStep = 0;          // per rank, mean over ranks and steps
+  std::vector<double> samplesPerStep;   // global batch actually trained in each step
+  std::vector<RankBreakdown> ranks;     // per rank, in rank order
   std::vector<SplitChange> splits;      // every decision of splits.csv, in order
 
   // Mean of syncMsPerStep without the first step (connection set-up, first buffers).

@@ -39,6 +39,11 @@ TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {
   EXPECT_EQ(run.syncMsPerStep, (std::vector<double>{1, 4}));  // mean over ranks
   EXPECT_DOUBLE_EQ(run.meanSyncMs(), 4);                       // step 0 left out
   EXPECT_DOUBLE_EQ(run.bytesSentPerStep, 5);
+  EXPECT_EQ(run.samplesPerStep, (std::vector<double>{64, 64}));
+  ASSERT_EQ(run.ranks.size(), 2u);  // step 1 only: rank 1 computed 1 ms, waited 0
+  EXPECT_EQ(run.ranks[1].rank, 1);
+  EXPECT_DOUBLE_EQ(run.ranks[1].computeMs, 1);
+  EXPECT_DOUBLE_EQ(run.ranks[1].waitMs, 0);
 }
 
 TEST(RunResults, MissingOrMalformedRunIsAUsageError) {

@@ -1,0 +1,185 @@
+// The report page: plain HTML and CSS, charts as base64 PNGs, and one tiny script that checks they load.
+#include "balancenet/report/HtmlReport.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/report/GnuplotChart.h"
+
+namespace balancenet::report {
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += table[(v >> shift) & 63];
+  }
+  if (i < bytes.size()) {
+    uint32_t v = uint8_t(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= uint8_t(bytes[i + 1]) << 8;
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// The chart as an <img> with its PNG inline; empty when gnuplot could not draw it.
+std::string chartImage(const Chart& chart, const std::string& pngPath) {
+  if (!renderChart(chart, pngPath)) return {};
+  std::ifstream in(pngPath, std::ios::binary);
+  const std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return fmt::format("<figure><img class=\"chart\" alt=\"{}\" src=\"data:image/png;base64,{}\"></figure>\n",
+                     escape(chart.title), base64(png));
+}
+
+std::string label(const RunResults& run) {
+  return fmt::format("{} ({})", std::filesystem::path(run.dir).filename().string(), run.summary.value("model", "?"));
+}
+
+std::string summaryTable(const std::vector<RunResults>& runs) {
+  std::string out =
+      "<table><tr><th>run</th><th>nodes</th><th>steps</th><th>samples/s</th><th>mean weight update (ms)</th>"
+      "<th>exposed sync (ms)</th><th>MB sent per node-step</th><th>final test accuracy</th><th>final split</th></tr>\n";
+  for (const auto& r : runs) {
+    const auto& s = r.summary;
+    const bool hasAccuracy = s.contains("final_accuracy") && s["final_accuracy"].is_number();
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td>"
+        "<td>{}</td><td>{}</td></tr>\n",
+        escape(label(r)), s.value("nodes", 0), s.value("steps", 0), s.value("samples_per_second", 0.0),
+        s.value("mean_weight_update_ms", 0.0), r.meanSyncMs(), r.bytesSentPerStep / 1e6,
+        hasAccuracy ? fmt::format("{:.2f}%", 100 * s["final_accuracy"].get<double>()) : "-",
+        escape(s.value("split", "")));
+  }
+  return out + "</table>\n";
+}
+
+std::string per100Table(const std::vector<RunResults>& runs) {
+  size_t blocks = 0;
+  for (const auto& r : runs) blocks = std::max(blocks, r.summary.value("weight_update_ms_per_100", std::vector<double>{}).size());
+  if (blocks == 0) return {};
+  std::string out = "<table><tr><th>run</th>";
+  for (size_t b = 0; b < blocks; ++b) out += fmt::format("<th>{}-{}</th>", b * 100 + 1, (b + 1) * 100);
+  out += "</tr>\n";
+  for (const auto& r : runs) {
+    out += "<tr><td>" + escape(label(r)) + "</td>";
+    for (double v : r.summary.value("weight_update_ms_per_100", std::vector<double>{})) out += fmt::format("<td>{:.1f}</td>", v);
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+// Numbers and a stacked bar per rank: where each node's step time goes.
+std::string breakdownTable(const RunResults& run) {
+  double longest = 1e-9;
+  for (const auto& k : run.ranks) longest = std::max(longest, k.computeMs + k.commMs + k.waitMs);
+  std::string out = fmt::format("<h3>{}</h3>\n<table class=\"breakdown\"><tr><th>rank</th><th>compute (ms)</th>"
+                                "<th>communication (ms)</th><th>waiting (ms)</th><th></th></tr>\n",
+                                escape(label(run)));
+  for (const auto& k : run.ranks) {
+    auto bar = [&](double ms, const char* cls) {
+      return fmt::format("<span class=\"{}\" style=\"width:{:.1f}%\"></span>", cls, 100 * ms / longest);
+    };
+    out += fmt::format("<tr><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td class=\"bar\">{}{}{}</td></tr>\n",
+                       k.rank, k.computeMs, k.commMs, k.waitMs, bar(k.computeMs, "compute"), bar(k.commMs, "comm"),
+                       bar(k.waitMs, "wait"));
+  }
+  return out + "</table>\n";
+}
+
+constexpr const char* kStyle = R"(<style>
+body { font-family: sans-serif; margin: 2em; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
+th { background: #f3f3f3; } td:first-child { text-align: left; }
+td.bar { width: 320px; text-align: left; } td.bar span { display: inline-block; height: 12px; }
+.compute { background: #55a868; } .comm { background: #dd8452; } .wait { background: #c44e52; }
+img.chart { max-width: 100%; }
+</style>
+)";
+
+// Marks the page once every chart has decoded, so a headless browser (the tests) can tell.
+constexpr const char* kImageCheck = R"(<script>
+window.addEventListener('load', () => {
+  const images = Array.from(document.images);
+  const ok = images.every(i => i.complete && i.naturalWidth > 0);
+  document.getElementById('status').textContent = ok ? `all ${images.length} charts loaded` : 'a chart failed to load';
+});
+</script>
+)";
+
+}  // namespace
+
+std::string htmlReport(const std::vector<RunResults>& runs, const std::string& chartDir) {
+  Chart throughput{"samples per second (mean of each 10 steps)", "step", "samples/s", {}};
+  Chart update{"weight-update time (mean of each 10 steps, slowest node)", "step", "ms", {}};
+  for (const auto& r : runs) {
+    std::vector<double> rate;
+    for (size_t i = 0; i < r.updateMsPerStep.size() && i < r.samplesPerStep.size(); ++i)
+      rate.push_back(r.updateMsPerStep[i] > 0 ? 1000 * r.samplesPerStep[i] / r.updateMsPerStep[i] : 0);
+    throughput.series.push_back({label(r), movingBlocks(rate, 10)});
+    update.series.push_back({label(r), movingBlocks(r.updateMsPerStep, 10)});
+  }
+  std::string charts = chartImage(throughput, chartDir + "/throughput.png") + chartImage(update, chartDir + "/update.png");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.splits.empty()) continue;
+    Chart split{fmt::format("{}: samples per node over training", label(r)), "step", "samples", {}};
+    for (size_t k = 0; k < r.splits.front().batches.size(); ++k) {
+      Series s{fmt::format("node {}", k), {}, true};
+      for (const auto& change : r.splits) s.points.emplace_back(change.step, change.batches.at(k));
+      s.points.emplace_back(static_cast<double>(r.updateMsPerStep.size()), s.points.back().second);
+      split.series.push_back(s);
+    }
+    charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
+  }
+  std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>balancenet report</title>\n";
+  page += kStyle;
+  page += "</head><body>\n<h1>balancenet report</h1>\n<p id=\"status\"></p>\n<h2>Runs</h2>\n" + summaryTable(runs);
+  const auto per100 = per100Table(runs);
+  if (!per100.empty()) page += "<h2>Mean weight-update time (ms) per 100 updates</h2>\n" + per100;
+  page += "<h2>Charts</h2>\n" + (charts.empty() ? "<p>(gnuplot not available: no charts)</p>\n" : charts);
+  page += "<h2>Where each node's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
+          "the synchronisation beyond the fastest node's (waiting for slower peers).</p>\n";
+  for (const auto& r : runs) page += breakdownTable(r);
+  page += kImageCheck;
+  return page + "</body></html>\n";
+}
+
+void writeHtmlReport(const std::vector<std::string>& runDirs, const std::string& outPath) {
+  std::vector<RunResults> runs;
+  for (const auto& dir : runDirs) runs.push_back(loadRun(dir));
+  const auto chartDir = std::filesystem::temp_directory_path() / fmt::format("balancenet-report-{}", ::getpid());
+  std::filesystem::create_directories(chartDir);
+  const auto page = htmlReport(runs, chartDir.string());
+  std::filesystem::remove_all(chartDir);
+  writeFileAtomically(outPath, page);
+}
+
+}  // namespace balancenet::report

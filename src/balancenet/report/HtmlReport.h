@@ -1,0 +1,19 @@
+// HtmlReport: `balancenet report <run-dir>...`: one static HTML page a browser opens without a server.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "balancenet/report/RunResults.h"
+
+namespace balancenet::report {
+
+// The page for these runs: a summary table, the paper's per-100 table, each rank's mean compute /
+// communication / waiting time (numbers and bars), and charts (throughput and weight-update time
+// over training, the split over time) rendered with gnuplot into `chartDir` and embedded as data
+// URIs, so the page is one self-contained file. Without gnuplot the page has the tables only.
+std::string htmlReport(const std::vector<RunResults>& runs, const std::string& chartDir);
+
+// Loads the run directories and writes the page to `outPath` atomically.
+void writeHtmlReport(const std::vector<std::string>& runDirs, const std::string& outPath);
+
+}  // namespace balancenet::report
