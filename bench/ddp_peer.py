@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""PyTorch DDP doing what `balancenet train` does, for side-by-side comparisons (bench/vs_ddp.sh).
+
+Run with Debian's python3-torch under torchrun, e.g.
+    /usr/bin/python3 -m torch.distributed.run --nproc_per_node 4 bench/ddp_peer.py \\
+        --global-batch 128 --steps 200 --node-speed 100,100,100,25 --out ddp.json
+
+Same model (the zoo's cnn: Keras mnist_cnn), same data (Fashion-MNIST IDX, same normalisation), same
+SGD settings, an equal split of each global batch (DDP's only option), gloo over loopback, one thread
+per worker. Heterogeneity is emulated with balancenet's semantics: --slowdown s makes a node's compute
+last s times its real compute, --node-speed v makes it last at least b / v seconds. DDP starts its
+all-reduce from backward hooks, so the sleep goes before backward, sized from the node's previous
+step (the first step runs unslowed). Writes a summary JSON in balancenet's summary.json terms.
+"""
+import argparse
+import gzip
+import json
+import os
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch import nn
+
+PIXEL_MEAN, PIXEL_STD = 0.2860, 0.3530  # balancenet's data/MnistDataset.h (Fashion-MNIST)
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def load(data_dir, prefix):
+    def find(base):
+        for name in (base, base + ".gz"):
+            if os.path.exists(os.path.join(data_dir, name)):
+                return os.path.join(data_dir, name)
+        raise SystemExit(f"ddp_peer: {base} not found in {data_dir}")
+    images = read_idx(find(f"{prefix}-images-idx3-ubyte")).astype(np.float32) / 255.0
+    labels = read_idx(find(f"{prefix}-labels-idx1-ubyte")).astype(np.int64)
+    x = (torch.from_numpy(images) - PIXEL_MEAN) / PIXEL_STD
+    return x.unsqueeze(1), torch.from_numpy(labels)
+
+
+def cnn():
+    return nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Dropout(0.25), nn.Flatten(), nn.Linear(9216, 128), nn.ReLU(), nn.Dropout(0.5),
+                         nn.Linear(128, 10))
+
+
+def per_node(text, world):
+    values = [float(v) for v in text.split(",")] if text else []
+    if values and len(values) != world:
+        raise SystemExit(f"ddp_peer: {len(values)} values for {world} nodes")
+    return values
+
+
+def schedule(base, changes, world):
+    """balancenet's STEP=v1,v2;... schedules: the factors in force at each step."""
+    points = [(0, per_node(base, world))]
+    for change in filter(None, (changes or "").split(";")):
+        step, values = change.split("=")
+        points.append((int(step), per_node(values, world)))
+    points.sort()
+    return lambda step: [v for s, v in points if s <= step][-1]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--global-batch", type=int, default=128)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--momentum", type=float, default=0.9)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--slowdown", default="")
+    p.add_argument("--slowdown-schedule", default="")
+    p.add_argument("--node-speed", default="")
+    p.add_argument("--speed-schedule", default="")
+    p.add_argument("--eval-every", type=int, default=0)
+    p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
+    p.add_argument("--out", default="ddp.json")
+    a = p.parse_args()
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    if a.global_batch % world:
+        raise SystemExit("ddp_peer: DDP splits the global batch equally: it must divide by the workers")
+    local = a.global_batch // world
+    slow = schedule(a.slowdown, a.slowdown_schedule, world) if a.slowdown else None
+    pace = schedule(a.node_speed, a.speed_schedule, world) if a.node_speed else None
+
+    x_train, y_train = load(a.data_dir, "train")
+    x_test, y_test = load(a.data_dir, "t10k")
+    torch.manual_seed(a.seed)
+    model = nn.parallel.DistributedDataParallel(cnn())
+    opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
+    gen = torch.Generator().manual_seed(a.seed)
+    order, position = torch.randperm(len(x_train), generator=gen), 0
+
+    evaluations, train_seconds, last_compute = [], 0.0, 0.0
+    for step in range(a.steps):
+        start = time.perf_counter()
+        if position + a.global_batch > len(order):
+            order, position = torch.randperm(len(x_train), generator=gen), 0
+        idx = order[position + rank * local:position + (rank + 1) * local]
+        position += a.global_batch
+        opt.zero_grad()
+        forward_start = time.perf_counter()
+        loss = nn.functional.cross_entropy(model(x_train[idx]), y_train[idx])
+        forward = time.perf_counter() - forward_start
+        if slow and last_compute > 0:
+            time.sleep(max(0.0, (slow(step)[rank] - 1) * last_compute))
+        elif pace and last_compute > 0:
+            time.sleep(max(0.0, local / pace(step)[rank] - last_compute))
+        backward_start = time.perf_counter()
+        loss.backward()  # DDP all-reduces (mean over the equal shares) from its hooks, waits at the end
+        last_compute = forward + time.perf_counter() - backward_start
+        opt.step()
+        train_seconds += time.perf_counter() - start
+        if a.eval_every and ((step + 1) % a.eval_every == 0 or step + 1 == a.steps):
+            if rank == 0:
+                model.eval()
+                with torch.no_grad():
+                    correct = sum((model.module(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum().item()
+                                  for i in range(0, len(x_test), 1000))
+                model.train()
+                evaluations.append({"step": step + 1, "accuracy": correct / len(x_test),
+                                    "train_seconds": train_seconds})
+            dist.barrier()
+    if rank == 0:
+        summary = {"framework": "pytorch-ddp", "nodes": world, "steps": a.steps, "global_batch": a.global_batch,
+                   "train_seconds": train_seconds, "samples_per_second": a.steps * a.global_batch / train_seconds,
+                   "evaluations": evaluations,
+                   "final_accuracy": evaluations[-1]["accuracy"] if evaluations else None}
+        with open(a.out + ".tmp", "w") as f:
+            json.dump(summary, f, indent=2)
+        os.replace(a.out + ".tmp", a.out)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
