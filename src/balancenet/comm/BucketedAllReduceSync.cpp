@@ -40,13 +40,9 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
     for (int p : bucket.params) numel += params_[p].tensor.numel();
     bucket.buffer = at::zeros({numel}, at::kFloat);
   }
-  for (const auto& p : params_) {
-    const auto layer = layerOf(p.name);
-    const int64_t wire = ringAllReduceWireBytes(p.tensor.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
-    if (traffic_.empty() || traffic_.back().layer != layer) traffic_.push_back({layer, "allreduce", 0, 0});
-    traffic_.back().bytesSent += wire;
-    traffic_.back().bytesReceived += wire;
-  }
+  const int world = comm_.size();
+  traffic_ =
+      trafficByLayer(params_, "allreduce", [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
   arrived_.assign(params_.size(), false);
   if (options_.overlap)
     for (size_t i = 0; i < params_.size(); ++i) {
@@ -108,7 +104,6 @@ void BucketedAllReduceSync::startReadyBuckets() {
 void BucketedAllReduceSync::startBucket(size_t b) {
   auto& bucket = buckets_[b];
   bucket.started = true;
-  bucket.startedAt = Timeline::Clock::now();
   bucket.work = comm_.allreduceSumAsync(bucket.buffer);
 }
 
@@ -136,13 +131,8 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
 
   for (size_t b = 0; b < buckets_.size(); ++b) {
     auto& bucket = buckets_[b];
-    {
-      Timeline::Span span(timeline_, fmt::format("wait bucket {}", b), "sync");
-      bucket.work.wait();
-    }
-    if (timeline_)
-      timeline_->record(fmt::format("all-reduce bucket {} ({:.2f} MB)", b, bucket.buffer.numel() * 4 / kMb), "comm",
-                        Timeline::kCommunication, bucket.startedAt, bucket.work.finishedAt());
+    bucket.work.wait(timeline_, fmt::format("wait bucket {}", b),
+                     fmt::format("all-reduce bucket {} ({:.2f} MB)", b, bucket.buffer.numel() * 4 / kMb));
     for (size_t slot = 0; slot < bucket.params.size(); ++slot) {
       const int p = bucket.params[slot];
       grads[p].copy_(bucket.buffer.narrow(0, bucket.offsets[slot], grads[p].numel()).view(grads[p].sizes()));

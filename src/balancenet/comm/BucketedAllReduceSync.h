@@ -44,7 +44,6 @@ class BucketedAllReduceSync : public GradientSync {
     int missing = 0;               // parameters whose gradient has not arrived this step
     PendingWork work;
     bool started = false;
-    Timeline::Clock::time_point startedAt;
   };
 
   void onGradient(int param, const at::Tensor& grad);

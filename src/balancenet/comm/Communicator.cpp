@@ -13,6 +13,7 @@
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
 namespace {
@@ -35,6 +36,7 @@ PendingWork::PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::
                          std::string what, int rank)
     : work_(std::move(work)),
       completedNs_(std::make_shared<std::atomic<int64_t>>(0)),
+      startedAt_(LinkModel::Clock::now()),
       deliveredAt_(deliveredAt),
       what_(std::move(what)),
       rank_(rank) {
@@ -69,7 +71,13 @@ void PendingWork::wait() {
   finishedAt_ = std::max(realEnd, deliveredAt_);
 }
 
-LinkModel::Clock::time_point PendingWork::finishedAt() const { return finishedAt_; }
+void PendingWork::wait(Timeline* timeline, const std::string& waitName, const std::string& messageName) {
+  {
+    Timeline::Span span(timeline, waitName, "sync");
+    wait();
+  }
+  if (timeline) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
+}
 
 Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group)
     : store_(std::move(store)), group_(std::move(group)), rank_(group_->getRank()), size_(group_->getSize()) {}

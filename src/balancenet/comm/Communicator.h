@@ -11,6 +11,9 @@
 
 #include "balancenet/comm/LinkModel.h"
 
+namespace balancenet {
+class Timeline;
+}
 namespace c10d {
 class ProcessGroup;
 class Store;
@@ -31,14 +34,16 @@ class PendingWork {
   ~PendingWork();
   bool valid() const;
   void wait();
-  // After wait(): when the operation really finished (emulated link included), for timelines.
-  LinkModel::Clock::time_point finishedAt() const;
+  // wait(), drawn on `timeline` (when not null): the wait as `waitName` on the compute lane, and the
+  // operation itself, from its start to its delivery, as `messageName` on the communication lane.
+  void wait(Timeline* timeline, const std::string& waitName, const std::string& messageName);
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
   std::shared_ptr<std::atomic<int64_t>> completedNs_;  // set by the work's completion callback
+  LinkModel::Clock::time_point startedAt_;
   LinkModel::Clock::time_point deliveredAt_;
-  LinkModel::Clock::time_point finishedAt_;
+  LinkModel::Clock::time_point finishedAt_;  // after wait(): really finished, emulated link included
   std::string what_;
   int rank_ = 0;
 };

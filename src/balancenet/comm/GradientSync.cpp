@@ -16,6 +16,19 @@ std::string layerOf(const std::string& parameterName) {
   return dot == std::string::npos ? parameterName : parameterName.substr(0, dot);
 }
 
+std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std::string& method,
+                                         const std::function<int64_t(int64_t)>& wireBytes) {
+  std::vector<LayerTraffic> out;
+  for (const auto& p : params) {
+    const auto layer = layerOf(p.name);
+    const int64_t wire = wireBytes(p.tensor.numel() * p.tensor.element_size());
+    if (out.empty() || out.back().layer != layer) out.push_back({layer, method, 0, 0});
+    out.back().bytesSent += wire;
+    out.back().bytesReceived += wire;
+  }
+  return out;
+}
+
 int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize) {
   return worldSize <= 1 ? 0 : payloadBytes * 2 * (worldSize - 1) / worldSize;
 }

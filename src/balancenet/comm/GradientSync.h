@@ -1,6 +1,7 @@
 // GradientSync: the one interface every way of synchronising gradients sits behind.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct LayerTraffic {
   int64_t bytesSent = 0;
   int64_t bytesReceived = 0;
 };
+
+// The per-layer breakdown of a strategy that moves every parameter the same way each step:
+// `wireBytes(payload bytes of one parameter)` is what that parameter costs each way.
+std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std::string& method,
+                                         const std::function<int64_t(int64_t)>& wireBytes);
 
 struct SyncStats {
   double elapsedMs = 0;          // wall time inside synchronize(), waiting for slower peers included

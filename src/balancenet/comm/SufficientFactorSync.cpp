@@ -118,7 +118,6 @@ void SufficientFactorSync::start(size_t l) {
     throw RuntimeFailure(fmt::format("{}: {} factor rows captured for a local batch of {}", d.shape.layer,
                                      layer.u.size(0), rows));
   layer.started = true;
-  layer.startedAt = Timeline::Clock::now();
   if (!d.sfb) {
     const auto weight = layer.u.t().mm(layer.v).reshape({-1});
     layer.send = layer.bias >= 0 ? at::cat({weight, layer.u.sum(0)}) : weight;
@@ -139,13 +138,8 @@ void SufficientFactorSync::finish(size_t l, const std::vector<at::Tensor>& grads
   auto& layer = layers_[l];
   const auto& d = decisions_[l];
   const int64_t m = d.shape.out, n = d.shape.in;
-  {
-    Timeline::Span span(timeline_, fmt::format("wait {} {}", methodOf(d), d.shape.layer), "sync");
-    layer.work.wait();
-  }
-  if (timeline_)
-    timeline_->record(fmt::format("{} {}", methodOf(d), d.shape.layer), "comm", Timeline::kCommunication,
-                      layer.startedAt, layer.work.finishedAt());
+  layer.work.wait(timeline_, fmt::format("wait {} {}", methodOf(d), d.shape.layer),
+                  fmt::format("{} {}", methodOf(d), d.shape.layer));
   at::Tensor weight, bias;
   if (d.sfb) {
     const auto all = at::cat(layer.gathered);  // [P * padded, M + N]

@@ -54,7 +54,6 @@ class SufficientFactorSync : public GradientSync {
     std::vector<at::Tensor> gathered;  // SFB: every rank's padded factors
     PendingWork work;
     bool started = false;
-    Timeline::Clock::time_point startedAt;
   };
 
   void onFactors(size_t l, const at::Tensor& v, const at::Tensor& u);

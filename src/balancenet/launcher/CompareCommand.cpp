@@ -18,6 +18,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/report/Comparison.h"
 #include "balancenet/report/GnuplotChart.h"
+#include "balancenet/report/RunCharts.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -67,18 +68,10 @@ void drawCharts(const std::vector<report::ComparedRun>& runs, const std::string&
     chart.yLabel = "ms (slowest node)";
     chart.series.push_back({run.policy, report::movingBlocks(run.results.updateMsPerStep, 10)});
 
-    report::Chart split;
-    split.title = fmt::format("{} / {}: samples per node over training", run.model, run.policy);
-    split.xLabel = "step";
-    split.yLabel = "samples in the global batch";
-    const int world = run.results.splits.empty() ? 0 : static_cast<int>(run.results.splits.front().batches.size());
-    for (int r = 0; r < world; ++r) {
-      report::Series s{fmt::format("node {}", r), {}, true};
-      for (const auto& change : run.results.splits) s.points.emplace_back(change.step, change.batches.at(r));
-      s.points.emplace_back(static_cast<double>(run.results.updateMsPerStep.size()), s.points.back().second);
-      split.series.push_back(s);
-    }
-    if (world > 0) report::renderChart(split, fmt::format("{}/split_{}_{}.png", outDir, run.model, run.policy));
+    const auto split =
+        report::splitChart(run.results, fmt::format("{} / {}: samples per node over training", run.model, run.policy));
+    if (!split.series.empty())
+      report::renderChart(split, fmt::format("{}/split_{}_{}.png", outDir, run.model, run.policy));
   }
   for (const auto& [model, chart] : updateCharts) report::renderChart(chart, fmt::format("{}/update_time_{}.png", outDir, model));
 }

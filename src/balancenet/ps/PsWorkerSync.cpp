@@ -47,12 +47,7 @@ PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::Para
     pushes_.emplace_back(shard.size());
     replies_.emplace_back(shard.size());
   }
-  for (const auto& p : params_) {
-    const auto layer = comm::layerOf(p.name);
-    if (traffic_.empty() || traffic_.back().layer != layer) traffic_.push_back({layer, "ps", 0, 0});
-    traffic_.back().bytesSent += p.tensor.numel() * static_cast<int64_t>(sizeof(float));
-    traffic_.back().bytesReceived += p.tensor.numel() * static_cast<int64_t>(sizeof(float));
-  }
+  traffic_ = comm::trafficByLayer(params_, "ps", [](int64_t bytes) { return bytes; });  // push and pull once
 }
 
 PsWorkerSync::~PsWorkerSync() = default;

@@ -12,6 +12,7 @@
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/report/GnuplotChart.h"
+#include "balancenet/report/RunCharts.h"
 
 namespace balancenet::report {
 namespace {
@@ -149,15 +150,8 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
   std::string charts = chartImage(throughput, chartDir + "/throughput.png") + chartImage(update, chartDir + "/update.png");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (r.splits.empty()) continue;
-    Chart split{fmt::format("{}: samples per node over training", label(r)), "step", "samples", {}};
-    for (size_t k = 0; k < r.splits.front().batches.size(); ++k) {
-      Series s{fmt::format("node {}", k), {}, true};
-      for (const auto& change : r.splits) s.points.emplace_back(change.step, change.batches.at(k));
-      s.points.emplace_back(static_cast<double>(r.updateMsPerStep.size()), s.points.back().second);
-      split.series.push_back(s);
-    }
-    charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
+    const auto split = splitChart(r, fmt::format("{}: samples per node over training", label(r)));
+    if (!split.series.empty()) charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
   }
   std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>balancenet report</title>\n";
   page += kStyle;
