@@ -3,9 +3,16 @@
 #include "balancenet/trainer/Trainer.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <sstream>
+
+#include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/trainer/Evaluator.h"
@@ -27,6 +34,47 @@ Trainer::Trainer(TrainerOptions options, TrainerParts parts)
 Trainer::~Trainer() = default;
 
 std::vector<at::Tensor> Trainer::parameters() const { return params_; }
+
+TrainingState Trainer::captureState() const {
+  TrainingState s;
+  s.step = step_;
+  s.position = position_;
+  s.samples = samples_;
+  for (const auto& p : params_) s.parameters.push_back(p.detach().clone());
+  for (const auto& b : parts_.net.buffers()) s.buffers.push_back(b.detach().clone());
+  torch::serialize::OutputArchive archive;
+  optimizer_->save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  s.optimizer = out.str();
+  s.rng = at::detail::getDefaultCPUGenerator().get_state();
+  return s;
+}
+
+void Trainer::restoreState(const TrainingState& s) {
+  auto buffers = parts_.net.buffers();
+  if (s.parameters.size() != params_.size() || s.buffers.size() != buffers.size())
+    throw RuntimeFailure(fmt::format("training state holds {} parameters and {} buffers, the model {} and {}",
+                                     s.parameters.size(), s.buffers.size(), params_.size(), buffers.size()));
+  {
+    at::NoGradGuard noGrad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (!params_[i].sizes().equals(s.parameters[i].sizes()))
+        throw RuntimeFailure(fmt::format("training state: parameter {} has shape {}, the model's is {}", i,
+                                         fmt::join(s.parameters[i].sizes(), "x"), fmt::join(params_[i].sizes(), "x")));
+      params_[i].copy_(s.parameters[i]);
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(s.buffers[i]);
+  }
+  std::istringstream in(s.optimizer);
+  torch::serialize::InputArchive archive;
+  archive.load_from(in);
+  optimizer_->load(archive);
+  if (s.rng.defined()) at::detail::getDefaultCPUGenerator().set_state(s.rng);
+  step_ = s.step;
+  position_ = s.position;
+  samples_ = s.samples;
+}
 
 metrics::StepRecord Trainer::step() {
   Stopwatch stepWatch;
@@ -88,6 +136,7 @@ metrics::StepRecord Trainer::step() {
   parts_.allocator.observe(record);
 
   position_ += globalBatch;
+  samples_ += globalBatch;
   ++step_;
   return record;
 }
@@ -115,7 +164,7 @@ metrics::RunSummary Trainer::run() {
   records.reserve(options_.steps);
   std::vector<metrics::EvalPoint> evals;
   double trainSeconds = 0;
-  int64_t samples = 0;
+  const int64_t firstStep = step_, samplesBefore = samples_;
   Stopwatch sinceProgress;
   const bool printsProgress = parts_.comm.rank() == 0 && options_.progressSeconds > 0;
 
@@ -123,9 +172,9 @@ metrics::RunSummary Trainer::run() {
     Stopwatch watch;
     records.push_back(step());
     trainSeconds += watch.elapsedMs() / 1000.0;
-    samples += lastSplit_.total();
     if (printsProgress && (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
-      spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples, records.back().loss}));
+      spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
+                                            records.back().loss}));
       sinceProgress.restart();
     }
     if (parts_.test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
@@ -139,7 +188,10 @@ metrics::RunSummary Trainer::run() {
   summary.globalBatch = options_.globalBatch;
   summary.steps = step_;
   summary.split = lastSplit_.str();
-  summary.extra["effective_global_batch"] = step_ > 0 ? static_cast<double>(samples) / step_ : 0.0;
+  // Rates count this run's steps only: a resumed run did not train the steps before it.
+  const int64_t samples = samples_ - samplesBefore;
+  summary.extra["effective_global_batch"] = step_ > firstStep ? static_cast<double>(samples) / (step_ - firstStep) : 0.0;
+  summary.extra["samples_trained"] = static_cast<double>(samples_);
   summary.trainSeconds = trainSeconds;
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;

@@ -17,6 +17,7 @@
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/trainer/LrSchedule.h"
 #include "balancenet/trainer/OptimizerFactory.h"
+#include "balancenet/trainer/TrainingState.h"
 
 namespace balancenet::trainer {
 
@@ -56,6 +57,10 @@ class Trainer {
   metrics::RunSummary run();
 
   int64_t stepsDone() const { return step_; }
+  // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
+  TrainingState captureState() const;
+  // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
+  void restoreState(const TrainingState& state);
   std::vector<at::Tensor> parameters() const;
 
  private:
@@ -69,6 +74,7 @@ class Trainer {
   data::GlobalPermutationSampler sampler_;
   int64_t step_ = 0;
   int64_t position_ = 0;  // sampler stream position of the next step's first sample
+  int64_t samples_ = 0;   // samples trained in all steps so far
   Split lastSplit_;       // the split of the last step taken
   std::unique_ptr<Timeline> timeline_;  // only with options.timelinePath
   std::string layerTrafficCsv_;         // this rank's rows of layers.csv

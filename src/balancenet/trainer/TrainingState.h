@@ -1,0 +1,26 @@
+// TrainingState: what a run needs to go on exactly where it was. One format for checkpoints (to disk)
+// and for elastic recovery (to a joining or lagging peer), so both restore the same things.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace balancenet::trainer {
+
+struct TrainingState {
+  int64_t step = 0;      // steps completed
+  int64_t position = 0;  // sampler stream position of the next step's first sample
+  int64_t samples = 0;   // samples trained so far (the split may change the total per step)
+  std::vector<at::Tensor> parameters;
+  std::vector<at::Tensor> buffers;
+  std::string optimizer;  // the optimiser's own serialisation (momentum, Adam moments, step counts)
+  at::Tensor rng;         // this process's CPU generator (dropout masks); undefined: leave it as is
+};
+
+// Bytes in torch's archive format; fromBytes throws RuntimeFailure on anything else.
+std::string toBytes(const TrainingState& state);
+TrainingState fromBytes(const std::string& bytes);
+
+}  // namespace balancenet::trainer
