@@ -172,6 +172,7 @@ metrics::RunSummary Trainer::run() {
     Stopwatch watch;
     records.push_back(step());
     trainSeconds += watch.elapsedMs() / 1000.0;
+    for (auto* boundary : parts_.boundaries) boundary->afterStep(*this);
     if (printsProgress && (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
       spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
                                             records.back().loss}));

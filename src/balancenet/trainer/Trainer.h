@@ -35,6 +35,16 @@ struct TrainerOptions {
   std::string timelinePath;     // rank 0 writes every rank's Chrome trace here; empty: no timeline
 };
 
+class Trainer;
+
+// Work between steps that is not training (checkpoints, membership changes): run() calls every
+// boundary after each step, on every rank, in the same order, so a boundary may be collective.
+class StepBoundary {
+ public:
+  virtual ~StepBoundary() = default;
+  virtual void afterStep(Trainer& trainer) = 0;
+};
+
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
 struct TrainerParts {
   models::Network& net;
@@ -43,6 +53,7 @@ struct TrainerParts {
   comm::Communicator& comm;
   comm::GradientSync& sync;
   orchestrator::Allocator& allocator;
+  std::vector<StepBoundary*> boundaries{};
 };
 
 class Trainer {
@@ -57,6 +68,8 @@ class Trainer {
   metrics::RunSummary run();
 
   int64_t stepsDone() const { return step_; }
+  int64_t totalSteps() const { return options_.steps; }
+  comm::Communicator& communicator() const { return parts_.comm; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
