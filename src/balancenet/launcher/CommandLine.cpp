@@ -49,6 +49,19 @@ std::string defaultRunDir() {
   return fmt::format("runs/{}-{}", stamp, ::getpid());
 }
 
+void addCheckpointFlags(CLI::App& app, CheckpointOptions& o) {
+  app.add_option("--checkpoint-dir", o.dir,
+                 "Save checkpoints here (model, optimiser, data position, RNG, split; atomic, checksummed): every "
+                 "--checkpoint-every steps and after the last step. Without --resume the directory must hold none");
+  app.add_option("--checkpoint-every", o.every, "Steps between checkpoints (with --checkpoint-dir)")
+      ->capture_default_str();
+  app.add_option("--keep-checkpoints", o.keep, "Newest checkpoints kept in --checkpoint-dir; older ones are removed")
+      ->capture_default_str();
+  app.add_flag("--resume", o.resume,
+               "Continue from the newest intact checkpoint in --checkpoint-dir (a damaged one is skipped with a "
+               "warning); --steps stays the total, so the remaining steps are trained");
+}
+
 void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   // A flag given twice takes its last value, so wrappers and scripts can override defaults.
@@ -142,6 +155,7 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--export", c.exportPath,
                  "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
+  addCheckpointFlags(app, c.checkpoint);
 }
 
 void require(bool ok, const std::string& message) {
@@ -237,6 +251,17 @@ void validate(JobConfig& c, const RawFlags& raw) {
   t.modelName = c.model.name;
 }
 
+// Checkpoint flags, after validate(): their values and the combinations that cannot work.
+// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
+void validateCheckpoints(const JobConfig& c) {
+  const auto& o = c.checkpoint;
+  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
+  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
+  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+  // The parameter servers own the weights and the optimiser state there; their shards are not saved.
+  require(c.comm.mode != "ps", "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
+}
+
 int runModelsCommand() {
   std::cout << fmt::format("{:<10} {:>14} {:>16} {:>16}  {}\n", "model", "parameters", "MFLOPs/sample", "train MB/sample",
                            "batch norm");
@@ -315,6 +340,7 @@ int runCommandLine(int argc, char** argv) {
     config.worker = readWorkerEnvironment(config.launch);
     config.server = readServerEnvironment();
     validate(config, raw);
+    validateCheckpoints(config);
     if (printConfig) {
       std::cout << effectiveConfigYaml(*train) << std::flush;
       return 0;

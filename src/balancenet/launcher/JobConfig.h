@@ -58,6 +58,14 @@ struct OrchestrationOptions {
   bool bnoNormalize = false;
 };
 
+// --checkpoint-dir and friends (see docs/reliability.md): empty dir, no checkpoints.
+struct CheckpointOptions {
+  std::string dir;
+  int64_t every = 100;  // steps between checkpoints; one is also written after the last step
+  int keep = 3;         // newest checkpoints kept
+  bool resume = false;  // continue from the newest intact checkpoint in dir
+};
+
 struct JobConfig {
   LaunchOptions launch;
   std::optional<WorkerIdentity> worker;
@@ -74,6 +82,7 @@ struct JobConfig {
   std::string logLevel = "info";
   std::string saveParams;    // rank 0 writes the final parameters here (torch::save format)
   std::string exportPath;    // rank 0 writes the final state_dict here (Python's torch.load reads it)
+  CheckpointOptions checkpoint;
   std::vector<std::string> argv;  // as given, to start workers with
 };
 

@@ -21,6 +21,7 @@
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 
 extern char** environ;
@@ -199,6 +200,7 @@ void checkDatasetReadable(const std::string& dir) {
 
 int launchLocalWorkers(const JobConfig& c) {
   checkDatasetReadable(c.dataDir);
+  if (c.launch.nodeRank == 0) preflightCheckpoints(c);  // rank 0, the one that writes them, runs here
   ensureDirectory(c.trainer.runDir);
 
   std::unique_ptr<comm::StoreServer> store;

@@ -13,6 +13,7 @@
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/models/StateDictExport.h"
@@ -91,7 +92,11 @@ int runWorker(const JobConfig& c) {
     while (!text.empty() && text.back() == '\n') text.pop_back();
     spdlog::info("gradient synchronisation:\n{}", text);
   }
-  trainer::Trainer trainer(c.trainer, {*model.net, train, &test, *comm, *sync, *allocator});
+  WorkerCheckpoints checkpoints(c, *comm, *model.net, *allocator);
+  trainer::TrainerParts parts{*model.net, train, &test, *comm, *sync, *allocator};
+  checkpoints.addTo(parts);
+  trainer::Trainer trainer(c.trainer, parts);
+  checkpoints.resumeIfAsked(trainer);
   auto summary = trainer.run();
   if (id.rank == 0 && !c.exportPath.empty()) {
     models::exportStateDict(*model.net, c.exportPath);

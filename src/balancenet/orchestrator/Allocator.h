@@ -1,5 +1,6 @@
 // Allocator: where the trainer gets each step's split from. The trainer knows no policy, only this.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "balancenet/core/Split.h"
@@ -14,6 +15,12 @@ class Allocator {
   virtual Split splitFor(int64_t step) = 0;
   // What this rank measured in the step just finished: the feedback live policies learn from.
   virtual void observe(const metrics::StepRecord& mine) {}
+  // What a restarted run needs to decide as this one would have (the split in force, fitted node
+  // models), for checkpoints; empty: nothing beyond the flags. Rank 0's is the one that matters.
+  virtual std::string saveState() const { return {}; }
+  // Restores saveState()'s text on every rank, before the first step; empty text: stay as built.
+  // Throws RuntimeFailure for text it cannot read.
+  virtual void loadState(const std::string& state) {}
 };
 
 }  // namespace balancenet::orchestrator

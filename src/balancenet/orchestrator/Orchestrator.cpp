@@ -12,9 +12,11 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/Error.h"
 
 namespace balancenet::orchestrator {
 namespace {
@@ -41,9 +43,32 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
 Orchestrator::~Orchestrator() = default;
 
 void Orchestrator::observe(const metrics::StepRecord& mine) {
+  nextStep_ = mine.step + 1;
   if (mine.step == 0) return;  // the first step pays one-time allocations: not the node's speed
   observed_.push_back(mine);
   if (static_cast<int>(observed_.size()) > window_) observed_.erase(observed_.begin());
+}
+
+std::string Orchestrator::saveState() const {
+  return nlohmann::json{{"split", current_.batches}, {"last_decision", lastDecision_}, {"next_step", nextStep_}, {"policy", policy_->saveState()}}
+      .dump();
+}
+
+void Orchestrator::loadState(const std::string& state) {
+  if (state.empty()) return;
+  try {
+    const auto j = nlohmann::json::parse(state);
+    Split split{j.at("split").get<std::vector<int64_t>>()};
+    split.validate(comm_.size(), split.total());
+    policy_->loadState(j.at("policy").get<std::string>());
+    current_ = split;
+    lastDecision_ = j.at("last_decision").get<int64_t>();
+    nextStep_ = j.at("next_step").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw RuntimeFailure(fmt::format("orchestrator state unreadable: {}", e.what()));
+  }
+  observed_.clear();
+  if (comm_.rank() == 0) log(nextStep_, {}, {current_, "resumed from a checkpoint"});
 }
 
 std::vector<double> Orchestrator::encodeLocal() const {

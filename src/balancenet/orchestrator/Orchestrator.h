@@ -43,6 +43,10 @@ class Orchestrator : public Allocator {
   // every step, in order, as the trainer does.
   Split splitFor(int64_t step) override;
   void observe(const metrics::StepRecord& mine) override;
+  // The split in force, the last decision step and the policy's own state (JSON). The observation
+  // window is not kept: the first decision after a restart sees only the steps since.
+  std::string saveState() const override;
+  void loadState(const std::string& state) override;
 
  private:
   std::vector<double> encodeLocal() const;
@@ -57,6 +61,7 @@ class Orchestrator : public Allocator {
   int window_;                                  // observations kept per decision
   std::vector<metrics::StepRecord> observed_;   // this rank's steps since the last decision
   int64_t lastDecision_ = 0;
+  int64_t nextStep_ = 0;                        // the step after the last one observed
   std::string log_;                             // splits.csv contents so far (rank 0)
 };
 

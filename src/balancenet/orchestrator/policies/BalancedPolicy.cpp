@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
 #include "balancenet/orchestrator/policies/PolicySupport.h"
@@ -27,6 +28,23 @@ BalancedPolicy::BalancedPolicy(BalancedOptions options) : options_(options) {
   check(options_.historyPoints >= 1, "history must keep at least 1 point");
   check(options_.minFitSpread >= 0 && options_.minFitSpread < 1, "fit spread must be in [0, 1)");
   check(options_.maxFixedCostFraction >= 0 && options_.maxFixedCostFraction < 1, "fixed-cost fraction must be in [0, 1)");
+}
+
+std::string BalancedPolicy::saveState() const {
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& m : models_) models.push_back(m.toJson());
+  return models.dump();
+}
+
+void BalancedPolicy::loadState(const std::string& state) {
+  if (state.empty()) return;
+  try {
+    std::vector<NodeCostModel> models;
+    for (const auto& m : nlohmann::json::parse(state)) models.push_back(NodeCostModel::fromJson(m));
+    models_ = std::move(models);
+  } catch (const nlohmann::json::exception& e) {
+    throw RuntimeFailure(fmt::format("balanced policy state unreadable: {}", e.what()));
+  }
 }
 
 std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,

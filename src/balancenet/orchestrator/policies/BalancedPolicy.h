@@ -27,6 +27,9 @@ class BalancedPolicy : public Policy {
   explicit BalancedPolicy(BalancedOptions options = {});
   std::string name() const override { return "balanced"; }
   Decision decide(const PolicyInput& input) override;
+  // The fitted node models (JSON); loadState throws RuntimeFailure for text it cannot read.
+  std::string saveState() const override;
+  void loadState(const std::string& state) override;
 
   const BalancedOptions& options() const { return options_; }
   // Per-rank models after the last decision (for logs and tests).

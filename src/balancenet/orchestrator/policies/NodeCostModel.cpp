@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "balancenet/core/Median.h"
 
 namespace balancenet::orchestrator {
@@ -133,6 +135,22 @@ double NodeCostModel::fixedFraction() const {
   if (w <= 0 || !hasModel_) return 0;
   const double t = predict(sb / w);
   return t > 0 ? a_ / t : 0;
+}
+
+nlohmann::json NodeCostModel::toJson() const {
+  nlohmann::json points = nlohmann::json::array();
+  for (const CostPoint& p : history_) points.push_back({p.batch, p.ms, p.count});
+  return {{"history", points}, {"a", a_}, {"c", c_}, {"has_model", hasModel_}, {"replace_next", replaceNext_}};
+}
+
+NodeCostModel NodeCostModel::fromJson(const nlohmann::json& j) {
+  NodeCostModel m;
+  for (const auto& p : j.at("history")) m.history_.push_back({p.at(0).get<double>(), p.at(1).get<double>(), p.at(2).get<double>()});
+  m.a_ = j.at("a").get<double>();
+  m.c_ = j.at("c").get<double>();
+  m.hasModel_ = j.at("has_model").get<bool>();
+  m.replaceNext_ = j.at("replace_next").get<bool>();
+  return m;
 }
 
 }  // namespace balancenet::orchestrator

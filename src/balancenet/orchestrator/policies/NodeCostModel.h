@@ -3,6 +3,8 @@
 #include <deque>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "balancenet/orchestrator/policies/BalancedOptions.h"
 #include "balancenet/orchestrator/policies/Policy.h"
 
@@ -47,6 +49,10 @@ class NodeCostModel {
   double predict(double batch) const { return a_ + c_ * batch; }
   // a / t at the mean remembered batch: how much of this node's step is fixed cost.
   double fixedFraction() const;
+
+  // Everything above, for checkpoints: a restored model predicts and refits exactly as this one.
+  nlohmann::json toJson() const;
+  static NodeCostModel fromJson(const nlohmann::json& j);
 
  private:
   std::deque<CostPoint> history_;

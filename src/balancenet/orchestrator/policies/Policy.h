@@ -45,6 +45,9 @@ class Policy {
   virtual std::string name() const = 0;
   // Deterministic given the sequence of inputs (a policy may keep state such as fitted node models).
   virtual Decision decide(const PolicyInput& input) = 0;
+  // That state, explicitly, so a restarted run decides as this one would have: empty for pure policies.
+  virtual std::string saveState() const { return {}; }
+  virtual void loadState(const std::string& state) {}
 };
 
 }  // namespace balancenet::orchestrator

@@ -1,0 +1,47 @@
+// CheckpointFile: one checkpoint as bytes. Layout (integers little-endian):
+//   0  magic "BNCKPT\n\0" (8 bytes)       8  format version (u32)
+//   12 header length H (u32)              16 CRC32 of the header (u32)
+//   20 payload length P (u64)             28 CRC32 of the payload (u32)
+//   32 header: JSON (model signature, optimiser, world size, global batch, seed, step, section sizes)
+//   32+H payload: the sections back to back (training state, allocator state, one RNG state per rank)
+// The file is exactly 32+H+P bytes: a truncated, extended or flipped file fails decode() with the reason.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "balancenet/checkpoint/ModelSignature.h"
+#include "balancenet/core/Error.h"
+
+namespace balancenet::checkpoint {
+
+constexpr uint32_t kFormatVersion = 1;
+
+// What identifies the run a checkpoint came from (compared with the resuming run's).
+struct RunIdentity {
+  ModelSignature signature;
+  std::string optimizer;  // sgd, adam: their saved states are not interchangeable
+  int worldSize = 0;
+  int64_t globalBatch = 0;
+  uint64_t seed = 0;
+};
+
+struct Checkpoint {
+  RunIdentity run;
+  int64_t step = 0;                // steps completed
+  std::string training;            // trainer::toBytes of rank 0's TrainingState
+  std::string allocator;           // Allocator::saveState of rank 0 (split, fitted node models); may be empty
+  std::vector<std::string> rng;    // each rank's CPU generator state, in rank order
+};
+
+// A file that is not a whole, intact checkpoint of a known format.
+class CorruptCheckpoint : public RuntimeFailure {
+ public:
+  using RuntimeFailure::RuntimeFailure;
+};
+
+std::string encode(const Checkpoint& checkpoint);
+// Throws CorruptCheckpoint naming what is wrong (magic, version, length, checksum, header).
+Checkpoint decode(const std::string& bytes);
+
+}  // namespace balancenet::checkpoint

@@ -1,0 +1,43 @@
+#include "balancenet/checkpoint/CheckpointWriter.h"
+
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "balancenet/checkpoint/RandomState.h"
+#include "balancenet/core/Stopwatch.h"
+
+namespace balancenet::checkpoint {
+
+CheckpointWriter::CheckpointWriter(CheckpointStore& store, RunIdentity run, int64_t every,
+                                   orchestrator::Allocator& allocator)
+    : store_(store), run_(std::move(run)), every_(every), allocator_(allocator) {
+  if (every_ < 1) throw UsageError(fmt::format("--checkpoint-every must be at least 1, got {}", every_));
+}
+
+void CheckpointWriter::afterStep(trainer::Trainer& trainer) {
+  const int64_t done = trainer.stepsDone();
+  if (done % every_ == 0 || done == trainer.totalSteps()) save(trainer);
+}
+
+std::string CheckpointWriter::save(trainer::Trainer& trainer) {
+  Stopwatch watch;
+  auto& comm = trainer.communicator();
+  // Dropout masks differ per rank, so every rank's generator is kept, not only rank 0's.
+  auto rng = comm.allgatherText(localRandomState());
+  if (comm.rank() != 0) return "";
+  Checkpoint c;
+  c.run = run_;
+  c.step = trainer.stepsDone();
+  trainer::TrainingState state = trainer.captureState();
+  state.rng = at::Tensor();  // kept per rank in c.rng
+  c.training = trainer::toBytes(state);
+  c.allocator = allocator_.saveState();
+  c.rng = std::move(rng);
+  const std::string path = store_.write(c);
+  spdlog::info("checkpoint {} written ({:.1f} MB, {:.0f} ms)", path,
+               static_cast<double>(std::filesystem::file_size(path)) / 1e6, watch.elapsedMs());
+  return path;
+}
+
+}  // namespace balancenet::checkpoint

@@ -1,0 +1,39 @@
+// Checkpoint wiring of a job: the launcher's check before any worker starts (one clear error, nothing
+// touched), and each worker's writer and resume. The format and the rules live in checkpoint/.
+#pragma once
+#include <memory>
+
+#include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/checkpoint/CheckpointWriter.h"
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/launcher/JobConfig.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/trainer/Trainer.h"
+
+namespace balancenet::launcher {
+
+// With --resume: an intact checkpoint of this model, optimiser and a step below --steps must exist
+// (damaged newer ones and allowed differences are warned about). Without: the directory must hold no
+// checkpoints. Throws UsageError; reads only. Nothing to do without --checkpoint-dir.
+void preflightCheckpoints(const JobConfig& c);
+
+class WorkerCheckpoints {
+ public:
+  // Nothing happens without --checkpoint-dir.
+  WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net,
+                    orchestrator::Allocator& allocator);
+  ~WorkerCheckpoints();
+  // Registers the writer (every --checkpoint-every steps and after the last).
+  void addTo(trainer::TrainerParts& parts);
+  // With --resume: continues `trainer` from the newest intact checkpoint (collective).
+  void resumeIfAsked(trainer::Trainer& trainer);
+
+ private:
+  const JobConfig& config_;
+  orchestrator::Allocator& allocator_;
+  checkpoint::RunIdentity run_;
+  std::unique_ptr<checkpoint::CheckpointStore> store_;
+  std::unique_ptr<checkpoint::CheckpointWriter> writer_;
+};
+
+}  // namespace balancenet::launcher
