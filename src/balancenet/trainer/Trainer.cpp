@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <mutex>
 #include <sstream>
 
 #include "balancenet/core/Error.h"
@@ -70,7 +71,11 @@ void Trainer::restoreState(const TrainingState& s) {
   torch::serialize::InputArchive archive;
   archive.load_from(in);
   optimizer_->load(archive);
-  if (s.rng.defined()) at::detail::getDefaultCPUGenerator().set_state(s.rng);
+  if (s.rng.defined()) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(s.rng);
+  }
   step_ = s.step;
   position_ = s.position;
   samples_ = s.samples;
