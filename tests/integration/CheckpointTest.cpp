@@ -155,7 +155,7 @@ TEST_F(Checkpoints, BadResumesAreOneLineErrorsAndTouchNothing) {
   expectOneLineError(other, "is a checkpoint of mlp (6 tensors", 2);
   expectOneLineError(other, "this run trains cnn (", 2);
   expectOneLineError(trainWith(common(6, "wider"), {"--checkpoint-dir", ckpt, "--resume", "--width", "0.5"}),
-                     "(tensor 0: layers.0.weight 64x784 vs layers.0.weight 128x784)", 2);
+                     "(tensor 0: layers.1.weight 64x784 vs layers.1.weight 128x784)", 2);
   expectOneLineError(trainWith(common(6, "adam"), {"--checkpoint-dir", ckpt, "--resume", "--optimizer", "adam"}),
                      "was trained with --optimizer sgd, this run uses adam", 2);
   expectOneLineError(trainWith(common(3, "done"), {"--checkpoint-dir", ckpt, "--resume"}),
