@@ -20,7 +20,22 @@ int64_t unixMs() {
 }  // namespace
 
 Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int member) : store_(std::move(store)), member_(member) {
+  beat();  // a member is never "never reported" once it exists
   thread_ = std::thread([this] { run(); });
+}
+
+bool Heartbeat::beat() {
+  try {
+    const std::string value = fmt::format("{} {}", step_.load(), unixMs());
+    store_->set(beatKey(member_), std::vector<uint8_t>(value.begin(), value.end()));
+    return true;
+  } catch (const std::exception&) {
+    return false;  // the store is gone: the job is over or its host died; the main thread will see it
+  }
+}
+
+void Heartbeat::setStep(int64_t step) {
+  if (step_.exchange(step) != step) beat();
 }
 
 Heartbeat::~Heartbeat() {
@@ -36,12 +51,7 @@ void Heartbeat::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
     lock.unlock();
-    try {
-      const std::string value = fmt::format("{} {}", step_.load(), unixMs());
-      store_->set(beatKey(member_), std::vector<uint8_t>(value.begin(), value.end()));
-    } catch (const std::exception&) {
-      return;  // the store is gone: the job is over or its host died; the main thread will see it
-    }
+    if (!beat()) return;
     lock.lock();
     wake_.wait_for(lock, kHeartbeatEvery, [this] { return stop_; });
   }

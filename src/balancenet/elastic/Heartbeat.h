@@ -34,11 +34,13 @@ class Heartbeat {
   Heartbeat(const Heartbeat&) = delete;
   Heartbeat& operator=(const Heartbeat&) = delete;
 
-  void setStep(int64_t step) { step_ = step; }
+  // Beats at once when the step changes, so a peer that stops right after it is reported at that step.
+  void setStep(int64_t step);
   int64_t step() const { return step_; }
 
  private:
   void run();
+  bool beat();  // false when the store is gone
 
   c10::intrusive_ptr<c10d::Store> store_;
   const int member_;

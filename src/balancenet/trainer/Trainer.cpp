@@ -76,7 +76,10 @@ void Trainer::restoreState(const TrainingState& s) {
   torch::serialize::InputArchive archive;
   archive.load_from(in);
   optimizer_->load(archive);
-  if (s.rng.defined()) at::detail::getDefaultCPUGenerator().set_state(s.rng);
+  if (s.rng.defined()) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
+    generator.set_state(s.rng);
+  }
   step_ = s.step;
   position_ = s.position;
   samples_ = s.samples;

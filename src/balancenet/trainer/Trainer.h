@@ -81,7 +81,7 @@ class Trainer {
 
   int64_t stepsDone() const { return step_; }
   int64_t totalSteps() const { return options_.steps; }
-  comm::Communicator& communicator() const { return parts_.comm; }
+  comm::Communicator& communicator() const { return parts_->comm; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).

@@ -104,6 +104,8 @@ TEST(StallReport, NamesTheSilentRankWithItsLastStep) {
 TEST(StallReport, WithEveryPeerAliveItIsTheFailureItself) {
   auto store = newStore();
   Heartbeat b1(store, 1), b0(store, 0);
+  b0.setStep(3);
+  b1.setStep(3);  // on time: the report waits long enough to see it
   const auto line = describeMissing(*store, {0, 1}, 0, 3, "bad split\nframe #0");
   EXPECT_EQ(line, "step 3: bad split");
 }
