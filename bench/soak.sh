@@ -17,7 +17,7 @@ BN=build/apps/balancenet
 mkdir -p "$OUT"
 SPEEDS=$(printf '1200,%.0s' $(seq "$NODES")); SPEEDS=${SPEEDS%,}  # paced steps: kills land mid-run
 COMMON=(--nodes "$NODES" --model "$MODEL" --width 0.5 --dropout 0 --global-batch "$GB" --steps "$STEPS"
-        --threads 1 --progress-seconds 30 --eval-every 0 --node-speed "$SPEEDS")
+        --threads 1 --progress-seconds 2 --eval-every 0 --node-speed "$SPEEDS")
 [ -n "${DATA:-}" ] && COMMON+=(--data-dir "$DATA")
 
 echo "undisturbed run..."
@@ -30,7 +30,11 @@ start=$(date +%s)
 launcher=$!
 kills=0
 seen=()
-while kill -0 "$launcher" 2> /dev/null && [ "$kills" -lt "$KILLS" ]; do
+# Kills land in training only: after the first progress line, and not in the last 10% (a failure in
+# the final evaluation or output gathering is not recovered).
+progress() { grep -o 'step [0-9]*/' "$OUT/soak.log" | tail -1 | tr -dc 0-9; }
+until [ -n "$(progress)" ] || ! kill -0 "$launcher" 2> /dev/null; do sleep 1; done
+while kill -0 "$launcher" 2> /dev/null && [ "$kills" -lt "$KILLS" ] && [ "$(progress)" -lt $((STEPS * 9 / 10)) ]; do
   sleep "$(awk -v m="$EVERY" -v r="$RANDOM" 'BEGIN { printf "%.2f", m * (0.5 + r / 32767) }')"
   mapfile -t workers < <(pgrep -P "$launcher" || true)
   seen+=("${workers[@]}")

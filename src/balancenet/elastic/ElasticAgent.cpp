@@ -64,7 +64,7 @@ std::unique_ptr<comm::Communicator> ElasticAgent::join(std::string& state) {
   membership_.requestJoin(member_);
   std::optional<int> number;
   while (true) {
-    if (!number) number = membership_.waitForAdmission(member_);
+    if (!number) number = membership_.waitForAdmission(member_, options_.joinTimeout);
     if (!number) return nullptr;
     Generation g = membership_.form(*number, member_, -1, {}, /*mayClose=*/false, options_.joinTimeout);
     if (g.rankOf(member_) < 0) {  // closed without us (we came late): ask again

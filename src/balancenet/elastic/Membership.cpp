@@ -118,9 +118,14 @@ void Membership::requestJoin(int member) {
   set(fmt::format("elastic/admit/{}", member), "-1");
 }
 
-std::optional<int> Membership::waitForAdmission(int member) {
+std::optional<int> Membership::waitForAdmission(int member, std::chrono::milliseconds waitAtMost) {
   const auto key = fmt::format("elastic/admit/{}", member);
+  const auto deadline = std::chrono::steady_clock::now() + waitAtMost;
   while (true) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw RuntimeFailure(fmt::format("rank {} was not admitted within {} s (no worker left to admit it, or the job "
+                                       "is at --max-nodes)",
+                                       member, waitAtMost.count() / 1000.0));
     const int generation = std::stoi(get(key));
     if (generation >= 0) return generation;
     if (finished()) return std::nullopt;

@@ -52,7 +52,8 @@ class Membership {
 
   void requestJoin(int member);
   // The generation `member` is admitted to; nothing once the job finished (then it must not join).
-  std::optional<int> waitForAdmission(int member);
+  // Throws RuntimeFailure after `waitAtMost` (no member left to admit it, or the job stays at --max-nodes).
+  std::optional<int> waitForAdmission(int member, std::chrono::milliseconds waitAtMost);
   // Rank 0, at a step boundary: joiners not yet admitted, at most `room`, oldest first.
   std::vector<int> takePendingJoiners(int room);
   void announce(int generation, const Plan& plan);  // also admits plan.joiners to `generation`

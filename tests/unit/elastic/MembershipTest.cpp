@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/core/Error.h"
 #include "balancenet/elastic/Heartbeat.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/elastic/StallReport.h"
@@ -68,7 +69,7 @@ TEST(Membership, JoinersAreAdmittedOldestFirstWithinTheRoomLeft) {
   const auto first = rank0.takePendingJoiners(1);
   EXPECT_EQ(first, std::vector<int>{5});
   rank0.announce(1, Plan{7, first});
-  EXPECT_EQ(joiner.waitForAdmission(5), 1);
+  EXPECT_EQ(joiner.waitForAdmission(5, 20s), 1);
   auto plan = rank0.planned(1);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->atStep, 7);
@@ -85,7 +86,10 @@ TEST(Membership, AJoinerWaitingWhenTheJobEndsGoesHome) {
   EXPECT_EQ(joiner.newMemberId(), 4);
   joiner.requestJoin(3);
   rank0.markFinished();
-  EXPECT_FALSE(joiner.waitForAdmission(3));
+  EXPECT_FALSE(joiner.waitForAdmission(3, 20s));
+  Membership fresh(newStore(), 20s);
+  fresh.requestJoin(4);
+  EXPECT_THROW(fresh.waitForAdmission(4, 300ms), RuntimeFailure);  // nobody admits it
 }
 
 TEST(StallReport, NamesTheSilentRankWithItsLastStep) {
