@@ -80,7 +80,7 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
   c10::intrusive_ptr<c10d::Store> store = openStore(o.masterAddr, o.masterPort, o.hostStore, o.timeout);
   waitForAllRanks(*store, o.rank, o.worldSize, o.timeout);
-  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.timeout,
+  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.opTimeout(),
                    o.masterAddr, o.iface);
 }
 
@@ -90,7 +90,7 @@ c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
 
 std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& o) {
   auto scoped = c10::make_intrusive<c10d::PrefixStore>(name, main.sharedStore());
-  return joinGroup(scoped, main.rank(), main.size(), o.timeout, o.masterAddr, o.iface);
+  return joinGroup(scoped, main.rank(), main.size(), o.opTimeout(), o.masterAddr, o.iface);
 }
 
 StoreServer::StoreServer(const std::string& host, int port, std::chrono::milliseconds timeout) {

@@ -20,6 +20,9 @@ struct RendezvousOptions {
   int worldSize = 1;
   bool hostStore = false;  // this process serves the store (rank 0 started without a launcher)
   std::chrono::milliseconds timeout = kDefaultRendezvousTimeout;  // for arrival and for every collective
+  // How long one collective may wait for its peers (the stall watchdog); 0: `timeout`.
+  std::chrono::milliseconds collectiveTimeout{0};
+  std::chrono::milliseconds opTimeout() const { return collectiveTimeout.count() > 0 ? collectiveTimeout : timeout; }
   std::string iface;  // Gloo network interface; empty: loopback for a loopback master, else the host's address
 };
 

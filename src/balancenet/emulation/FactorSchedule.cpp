@@ -77,4 +77,18 @@ double FactorSchedule::at(int64_t step, int rank) const {
   return current->at(rank);
 }
 
+std::vector<double> FactorSchedule::pick(const std::vector<double>& perNode, const std::vector<int>& nodes) {
+  if (perNode.empty()) return {};
+  std::vector<double> picked;
+  for (int n : nodes) picked.push_back(perNode[n % perNode.size()]);
+  return picked;
+}
+
+FactorSchedule FactorSchedule::forNodes(const std::vector<int>& nodes) const {
+  FactorSchedule s;
+  s.base_ = pick(base_, nodes);
+  for (const auto& [from, values] : changes_) s.changes_[from] = pick(values, nodes);
+  return s;
+}
+
 }  // namespace balancenet::emulation

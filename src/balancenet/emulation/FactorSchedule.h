@@ -19,6 +19,10 @@ class FactorSchedule {
                                      bool allowZero = false);
   bool empty() const { return base_.empty(); }
   double at(int64_t step, int rank) const;  // the value in force at `step`
+  // The values of `nodes` only, in that order (a node beyond the list takes node % size's): after an
+  // elastic re-form rank r is the worker launched as nodes[r] and keeps that worker's emulated speed.
+  FactorSchedule forNodes(const std::vector<int>& nodes) const;
+  static std::vector<double> pick(const std::vector<double>& perNode, const std::vector<int>& nodes);
 
  private:
   std::vector<double> base_;

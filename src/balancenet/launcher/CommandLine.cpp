@@ -37,6 +37,7 @@ struct RawFlags {
   std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
   bool noOverlap = false;
   double rendezvousTimeoutS = 60;
+  double stallTimeoutS = 0, peerTimeoutS = 30;
   std::string split;
   std::string lrDecay = "constant";
   double progressSeconds = -1;
@@ -80,6 +81,29 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "Seconds to wait for all workers to arrive, and for any collective, before failing")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
+  auto& r = c.resilience;
+  app.add_option("--stall-timeout", raw.stallTimeoutS,
+                 "Watchdog: seconds a collective may wait for its peers; then every rank names the missing ranks "
+                 "and their last step, and the job stops instead of hanging (default: --rendezvous-timeout)");
+  app.add_flag("--elastic", r.elastic,
+               "Survive dead workers: the others notice within --peer-timeout, re-form the group without them, "
+               "take the newest committed state from a survivor and go on with the global batch split over "
+               "fewer workers; new workers (--max-restarts, --join) are admitted at the next step boundary");
+  app.add_option("--min-nodes", r.minNodes, "With --elastic: stop the job when fewer workers remain")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--max-nodes", r.maxNodes,
+                 "With --elastic: admit joiners up to this many workers (default: the launched number)");
+  app.add_option("--peer-timeout", raw.peerTimeoutS,
+                 "With --elastic: seconds a collective waits for a silent (stopped, unreachable) peer before it "
+                 "is dropped; a killed peer is noticed at once")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--max-restarts", r.maxRestarts,
+                 "With --elastic: the launcher starts a dead worker again this many times in all; it rejoins at "
+                 "the next step boundary and receives the state from a peer")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_flag("--join", r.join,
+               "Join the running --elastic job at --master-addr:--master-port as one more worker (give the "
+               "job's flags); it trains from the next step boundary on and ends with the job");
 
   app.add_option("--model", c.model.name,
                  "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "
@@ -189,6 +213,39 @@ void validateParameterServers(JobConfig& c, const RawFlags& raw) {
   if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
 }
 
+std::chrono::milliseconds fromSeconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
+
+// --elastic and friends, --stall-timeout, --join.
+void validateResilience(JobConfig& c, const RawFlags& raw) {
+  auto& r = c.resilience;
+  require(raw.stallTimeoutS >= 0, fmt::format("--stall-timeout must be positive, got {}", raw.stallTimeoutS));
+  r.stallTimeout = raw.stallTimeoutS > 0 ? fromSeconds(raw.stallTimeoutS) : c.launch.rendezvousTimeout;
+  r.peerTimeout = fromSeconds(raw.peerTimeoutS);
+  const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  if (r.maxNodes == 0) r.maxNodes = world;
+  if (!r.elastic) {
+    require(!r.join, "--join needs --elastic (a fixed job admits nobody)");
+    require(r.maxRestarts == 0, "--max-restarts needs --elastic (a fixed job cannot take a worker back)");
+    return;
+  }
+  require(r.minNodes <= world, fmt::format("--min-nodes {} is more than the {} workers launched", r.minNodes, world));
+  require(r.maxNodes >= world, fmt::format("--max-nodes {} is fewer than the {} workers launched", r.maxNodes, world));
+  require(c.comm.mode == "allreduce" || c.comm.mode == "flat",
+          fmt::format("--elastic works with --comm allreduce or flat, not --comm {}", c.comm.mode));
+  require(!c.syncBatchNorm, "--elastic cannot re-form the groups of --sync-bn layers: leave one of them out");
+  require(!c.worker || c.worker->storeHostedByLauncher || r.join,
+          "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
+          "hosts it)");
+  require(!r.join || c.launch.masterPort != 0, "--join needs --master-port (and --master-addr) of the running job");
+  if (r.join && !c.worker) {
+    c.worker = WorkerIdentity{};
+    c.worker->rank = -1;  // a new member id comes from the job's store
+    c.worker->worldSize = world;
+    c.worker->storeHostedByLauncher = true;
+    c.worker->joining = true;
+  }
+}
+
 void validate(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
   if (raw.nodes != 0) {
@@ -200,6 +257,7 @@ void validate(JobConfig& c, const RawFlags& raw) {
   require(l.nnodes == 1 || c.worker || l.masterPort != 0,
                       "a job over several machines needs --master-port (and --master-addr) known to all of them");
   l.rendezvousTimeout = std::chrono::milliseconds(static_cast<int64_t>(raw.rendezvousTimeoutS * 1000));
+  validateResilience(c, raw);
   const int world = c.worker ? c.worker->worldSize : l.worldSize();
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
   const bool stale = raw.staleness != kUnset && raw.staleness > 0;
@@ -260,6 +318,8 @@ void validateCheckpoints(const JobConfig& c) {
   require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
   // The parameter servers own the weights and the optimiser state there; their shards are not saved.
   require(c.comm.mode != "ps", "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
+  require(!c.resilience.elastic,
+          "--checkpoint-dir does not work with --elastic yet (survivors keep the state in memory; see docs/reliability.md)");
 }
 
 int runModelsCommand() {

@@ -30,6 +30,7 @@ struct WorkerIdentity {
   int worldSize = 1;
   int localRank = 0;
   bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
+  bool joining = false;  // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
 };
 
 // Heterogeneity emulation: applied by wrappers around the gradient sync; no policy reads it.
@@ -50,6 +51,17 @@ struct CommOptions {
   double bucketMb = 25;
   bool overlap = true;             // --no-overlap turns it off
   bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised
+};
+
+// Surviving what shared clusters do (see docs/reliability.md).
+struct ResilienceOptions {
+  bool elastic = false;   // --elastic: a dead worker is dropped and training goes on
+  int minNodes = 1;       // --min-nodes: fewer survivors stop the job
+  int maxNodes = 0;       // --max-nodes: joiners beyond it wait (0: the launched world)
+  std::chrono::milliseconds peerTimeout{30000};   // --peer-timeout: a collective's wait under --elastic
+  std::chrono::milliseconds stallTimeout{0};      // --stall-timeout: a collective's wait otherwise (0: rendezvous)
+  int maxRestarts = 0;    // --max-restarts: the launcher starts a dead worker again (it rejoins), this often
+  bool join = false;      // --join: this process joins a running elastic job as a new worker
 };
 
 struct OrchestrationOptions {
@@ -77,6 +89,7 @@ struct JobConfig {
   OrchestrationOptions orchestration;
   EmulationOptions emulation;
   CommOptions comm;
+  ResilienceOptions resilience;
   trainer::TrainerOptions trainer;
   int threads = 1;           // intra-op threads per worker
   std::string logLevel = "info";

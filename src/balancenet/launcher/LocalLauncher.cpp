@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -40,6 +41,9 @@ struct Child {
   std::string pending;
   bool running = true;
   int status = 0;
+  bool reported = false;  // its death was handled (elastic jobs go on without it)
+  bool worker = true;     // false: a parameter server
+  int rank = -1;
 };
 
 // The launcher's environment without the variables that say who a child is, plus `own` ones.
@@ -48,7 +52,7 @@ std::vector<std::string> childEnvironment(const JobConfig& c, int port, const st
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
     for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
-                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER="})
+                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER=", "BALANCENET_JOIN="})
       if (kv.rfind(name, 0) == 0) kv.clear();
     if (!kv.empty()) env.push_back(kv);
   }
@@ -172,7 +176,10 @@ bool anyRunning(const std::vector<Child>& children) {
 
 void stopAll(std::vector<Child>& children) {
   for (auto& c : children)
-    if (c.running) ::kill(c.pid, SIGTERM);
+    if (c.running) {
+      ::kill(c.pid, SIGTERM);
+      ::kill(c.pid, SIGCONT);  // a stopped worker (SIGSTOP) would hold SIGTERM until then
+    }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (anyRunning(children) && std::chrono::steady_clock::now() < deadline) {
     pumpOutput(children, 50);
@@ -188,6 +195,29 @@ void stopAll(std::vector<Child>& children) {
     if (c.outFd >= 0) ::close(c.outFd);
     c.outFd = -1;
   }
+}
+
+// After the first failure the other workers get a moment to exit on their own (their stall reports
+// name the missing ranks); the cause is a signal death if there is one: the others' errors are its effect.
+Child* settleFailure(std::vector<Child>& children, Child* first) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(6);
+  Child* cause = first;
+  auto othersRunning = [&] {
+    for (const auto& c : children)
+      if (c.running && c.worker) return true;
+    return false;
+  };
+  while (othersRunning() && std::chrono::steady_clock::now() < deadline) {
+    pumpOutput(children, 50);
+    if (Child* f = reap(children); f && WIFSIGNALED(f->status) && !WIFSIGNALED(cause->status)) cause = f;
+  }
+  return cause;
+}
+
+int runningWorkers(const std::vector<Child>& children) {
+  int n = 0;
+  for (const auto& c : children) n += c.running && c.worker;
+  return n;
 }
 
 // Bad data is the most common mistake; catching it here gives one line instead of one per worker.
@@ -220,16 +250,25 @@ int launchLocalWorkers(const JobConfig& c) {
   ::sigaction(SIGTERM, &sa, nullptr);
 
   std::vector<Child> children;
-  for (int local = 0; local < c.launch.nprocPerNode; ++local) {
-    const int rank = c.launch.nodeRank * c.launch.nprocPerNode + local;
+  auto startWorker = [&](int rank, int local, bool joining) {
+    auto env = workerEnvironment(c, rank, local);
+    if (joining) env.push_back(fmt::format("{}=1", kJoinVar));
     children.push_back(spawn(c, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
-                             childEnvironment(c, port, workerEnvironment(c, rank, local)), extra));
-  }
+                             childEnvironment(c, port, env), extra));
+    children.back().rank = rank;
+  };
+  for (int local = 0; local < c.launch.nprocPerNode; ++local)
+    startWorker(c.launch.nodeRank * c.launch.nprocPerNode + local, local, false);
   // Parameter servers run beside node 0's workers, supervised like them.
-  for (int k = 0; c.launch.nodeRank == 0 && k < c.comm.servers; ++k)
+  for (int k = 0; c.launch.nodeRank == 0 && k < c.comm.servers; ++k) {
     children.push_back(spawn(c, fmt::format("server {}", k), fmt::format("parameter server {}", k),
                              childEnvironment(c, port, {fmt::format("{}={}", kServerVar, k)}), extra));
+    children.back().worker = false;
+  }
 
+  const auto& r = c.resilience;
+  int restartsLeft = r.maxRestarts;
+  std::optional<std::chrono::steady_clock::time_point> finishedAt;  // elastic: a worker completed the job
   while (anyRunning(children)) {
     pumpOutput(children, 100);
     if (gInterrupted) {
@@ -237,12 +276,58 @@ int launchLocalWorkers(const JobConfig& c) {
       stopAll(children);
       return 130;
     }
-    if (Child* failure = reap(children)) {
-      const std::string why = fmt::format("{} (pid {}) {}", failure->role, failure->pid, describeExit(failure->status));
-      const bool badInput = !WIFSIGNALED(failure->status) && WEXITSTATUS(failure->status) == 2;
+    Child* failure = reap(children);
+    for (auto& child : children)
+      if (!child.running && !failed(child.status)) {
+        child.reported = true;
+        if (r.elastic && !finishedAt) finishedAt = std::chrono::steady_clock::now();
+      }
+    // Elastic: a death is one line, not the end, while enough workers remain.
+    const bool badInput = failure && !WIFSIGNALED(failure->status) && WEXITSTATUS(failure->status) == 2;
+    if (r.elastic && failure && !badInput && runningWorkers(children) >= r.minNodes) {
+      std::vector<std::pair<int, int>> restarts;  // rank, local rank
+      for (auto& child : children) {
+        if (child.running || child.reported) continue;
+        child.reported = true;
+        std::cerr << fmt::format("balancenet: {} (pid {}) {}; the job goes on with {} workers (--elastic)",
+                                 child.role, child.pid, describeExit(child.status), runningWorkers(children))
+                  << std::endl;
+        if (restartsLeft > 0 && !finishedAt) {
+          --restartsLeft;
+          restarts.emplace_back(child.rank, child.rank - c.launch.nodeRank * c.launch.nprocPerNode);
+        }
+      }
+      for (auto [rank, local] : restarts) {
+        startWorker(rank, local, true);
+        std::cerr << fmt::format("balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
+                                 "({} restarts left)",
+                                 rank, children.back().pid, restartsLeft)
+                  << std::endl;
+      }
+      continue;
+    }
+    if (failure) {
+      Child* cause = r.elastic ? failure : settleFailure(children, failure);
+      std::string why = fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
+      // A worker still there after the others gave up on it is the stalled one.
+      for (const auto& child : children)
+        if (!r.elastic && !WIFSIGNALED(cause->status) && child.running && child.worker)
+          why = fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", child.role, child.pid);
+      const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
       stopAll(children);
-      std::cerr << "balancenet: error: " << why << "; stopped the other workers" << std::endl;
-      return badInput ? 2 : 1;
+      std::cerr << "balancenet: error: " << why
+                << (r.elastic ? fmt::format("; fewer than --min-nodes {} workers remain", r.minNodes) : "")
+                << "; stopped the other workers" << std::endl;
+      return causeBadInput ? 2 : 1;
+    }
+    // A worker dropped while stopped (SIGSTOP) would wait for ever once the others are done.
+    if (finishedAt && std::chrono::steady_clock::now() - *finishedAt > r.peerTimeout + std::chrono::seconds(10)) {
+      for (auto& child : children)
+        if (child.running)
+          std::cerr << fmt::format("balancenet: {} (pid {}) did not finish with the others; stopping it", child.role,
+                                   child.pid)
+                    << std::endl;
+      stopAll(children);
     }
   }
   std::cerr << "balancenet: done; results in " << c.trainer.runDir << std::endl;

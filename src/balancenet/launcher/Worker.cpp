@@ -13,6 +13,9 @@
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/elastic/ElasticAgent.h"
+#include "balancenet/elastic/FaultInjection.h"
+#include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
@@ -45,6 +48,85 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
                                                       std::move(sampler), options);
 }
 
+// The job's configuration as one generation of it sees it: after a membership change the global batch
+// is split equally over the new world (the orchestrator re-balances from there), and the emulated
+// node speeds stay with the workers they were given to, whatever their new rank.
+JobConfig forMembers(const JobConfig& c, const std::vector<int>& members) {
+  bool launched = static_cast<int>(members.size()) == c.split.worldSize();
+  for (size_t r = 0; launched && r < members.size(); ++r) launched = members[r] == static_cast<int>(r);
+  if (launched) return c;
+  JobConfig g = c;
+  g.split = Split::equal(c.trainer.globalBatch, static_cast<int>(members.size()));
+  g.emulation.slowdown = c.emulation.slowdown.forNodes(members);
+  g.emulation.nodeSpeed = c.emulation.nodeSpeed.forNodes(members);
+  g.emulation.netDelayMs = emulation::FactorSchedule::pick(c.emulation.netDelayMs, members);
+  g.emulation.netBandwidthMbps = emulation::FactorSchedule::pick(c.emulation.netBandwidthMbps, members);
+  return g;
+}
+
+// Everything that hangs on one process group; built at start and again after a membership change.
+class WorkerGroup : public elastic::GroupParts {
+ public:
+  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model)
+      : config_(c), rv_(rv), model_(model), gemmFlops_(metrics::measureGemmFlops()) {}
+  ~WorkerGroup() override { release(); }
+
+  void build(std::unique_ptr<comm::Communicator> comm, const std::vector<int>& members) {
+    const JobConfig c = forMembers(config_, members);
+    comm_ = std::move(comm);
+    // Live node metrics on their own thread and their own group, so training never waits for them.
+    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_));
+    auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
+      const auto snap = monitor->snapshot();
+      return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.memoryAvailableBytes,
+                                      snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
+    };
+    allocator_ = makeAllocator(c, *comm_, model_.info, sampler);
+    installLinkEmulation(*comm_, c.emulation);
+    sync_ = makeGradientSync(*comm_, *model_.net, c);
+  }
+
+  void release() override {
+    if (monitor_) monitor_->stop();
+    sync_.reset();  // its autograd hooks go with it
+    allocator_.reset();
+    monitor_.reset();
+    comm_.reset();
+  }
+
+  void rebuild(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm,
+               const elastic::Generation& generation) override {
+    release();
+    build(std::move(comm), generation.members);
+    trainer.rewire(*comm_, *sync_, *allocator_);
+  }
+
+  comm::Communicator& comm() { return *comm_; }
+  comm::GradientSync& sync() { return *sync_; }
+  orchestrator::Allocator& allocator() { return *allocator_; }
+  void stopMonitor() { monitor_->stop(); }
+
+ private:
+  const JobConfig& config_;
+  const comm::RendezvousOptions& rv_;
+  models::BuiltModel& model_;
+  const double gemmFlops_;
+  std::unique_ptr<comm::Communicator> comm_;
+  std::unique_ptr<monitor::NodeMonitor> monitor_;
+  std::unique_ptr<orchestrator::Allocator> allocator_;
+  std::unique_ptr<comm::GradientSync> sync_;
+};
+
+elastic::ElasticOptions elasticOptions(const ResilienceOptions& r, const LaunchOptions& launch) {
+  elastic::ElasticOptions o;
+  o.elastic = r.elastic;
+  o.minNodes = r.minNodes;
+  o.maxNodes = r.maxNodes;
+  o.peerTimeout = r.peerTimeout;
+  o.joinTimeout = launch.rendezvousTimeout;
+  return o;
+}
+
 }  // namespace
 
 int runWorker(const JobConfig& c) {
@@ -54,64 +136,94 @@ int runWorker(const JobConfig& c) {
   comm::RendezvousOptions rv;
   rv.masterAddr = c.launch.masterAddr;
   rv.masterPort = c.launch.masterPort;
-  rv.rank = id.rank;
+  rv.rank = std::max(0, id.rank);
   rv.worldSize = id.worldSize;
-  rv.hostStore = id.rank == 0 && !id.storeHostedByLauncher;
+  rv.hostStore = id.rank == 0 && !id.storeHostedByLauncher && !id.joining;
   rv.timeout = c.launch.rendezvousTimeout;
+  rv.collectiveTimeout = c.resilience.elastic ? c.resilience.peerTimeout : c.resilience.stallTimeout;
   rv.iface = c.launch.iface;
-  auto comm = comm::rendezvous(rv);
+
+  // The launched workers meet in generation 0; a joiner only connects to the store and waits there.
+  std::unique_ptr<comm::Communicator> comm;
+  c10::intrusive_ptr<c10d::Store> jobStore;
+  if (id.joining) {
+    jobStore = comm::connectJobStore(rv);
+  } else {
+    comm = comm::rendezvous(rv);
+    jobStore = comm->sharedStore();
+  }
+  const int member = id.rank >= 0 ? id.rank : elastic::Membership(jobStore, rv.opTimeout()).newMemberId();
+  elastic::ElasticAgent agent(elasticOptions(c.resilience, c.launch), jobStore, member,
+                              [&rv](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int size) {
+                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.masterAddr, rv.iface);
+                              });
+  std::string joinState;
+  if (id.joining) {
+    spdlog::info("rank {} asks to join the job", member);
+    comm = agent.join(joinState);
+    if (!comm) {
+      spdlog::info("rank {}: the job finished before this worker could join", member);
+      return 0;
+    }
+  } else {
+    agent.startLaunched(id.worldSize);
+  }
 
   auto train = data::loadMnist(c.dataDir, /*train=*/true);
   auto test = data::loadMnist(c.dataDir, /*train=*/false);
 
   models::ModelOptions modelOptions = c.model;
+  comm::Communicator* launchedGroup = comm.get();  // --sync-bn excludes --elastic: this group stays
   if (c.syncBatchNorm)
-    modelOptions.batchNorm = [&comm](int64_t channels) {
-      return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, comm.get()));
+    modelOptions.batchNorm = [launchedGroup](int64_t channels) {
+      return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, launchedGroup));
     };
   if (capturesFactors(c.comm)) modelOptions.linear = comm::factorLinearFactory();
   at::manual_seed(c.trainer.seed);
   auto model = models::buildModel(modelOptions);
-  if (id.rank == 0)
+  if (comm->rank() == 0 && !id.joining)
     spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
                  c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, id.worldSize, c.split.str());
 
-  // Live node metrics on their own thread and their own group, so training never waits for them.
-  monitor::NodeMonitor nodeMonitor(comm::sideGroup(*comm, "probe", rv));
-  const double gemmFlops = metrics::measureGemmFlops();
-  auto sampler = [&nodeMonitor, gemmFlops] {
-    const auto snap = nodeMonitor.snapshot();
-    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.memoryAvailableBytes,
-                                    snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
-  };
-  auto allocator = makeAllocator(c, *comm, model.info, sampler);
-  installLinkEmulation(*comm, c.emulation);
-  auto sync = makeGradientSync(*comm, *model.net, c);
-  if (id.rank == 0 && c.comm.explain) {
-    auto text = sync->explain();
+  WorkerGroup group(c, rv, model);
+  group.build(std::move(comm), agent.generation().members);
+  if (group.comm().rank() == 0 && c.comm.explain) {
+    auto text = group.sync().explain();
     while (!text.empty() && text.back() == '\n') text.pop_back();
     spdlog::info("gradient synchronisation:\n{}", text);
   }
-  WorkerCheckpoints checkpoints(c, *comm, *model.net, *allocator);
-  trainer::TrainerParts parts{*model.net, train, &test, *comm, *sync, *allocator};
+  // --checkpoint-dir excludes --elastic (CommandLine): the group these refer to is never rebuilt.
+  WorkerCheckpoints checkpoints(c, group.comm(), *model.net, group.allocator());
+  auto options = c.trainer;
+  options.broadcastInitialModel = !id.joining;  // a joiner's model arrives with the state
+  // A restarted worker must not repeat its first incarnation's injected fault.
+  auto fault = id.joining ? nullptr : elastic::faultFromEnvironment(member);
+  std::vector<trainer::StepBoundary*> boundaries{&agent};
+  if (fault) boundaries.push_back(fault.get());
+  trainer::TrainerParts parts{*model.net, train, &test, group.comm(), group.sync(), group.allocator(), boundaries,
+                              &agent};
   checkpoints.addTo(parts);
-  trainer::Trainer trainer(c.trainer, parts);
+  trainer::Trainer trainer(options, parts);
   checkpoints.resumeIfAsked(trainer);
+  if (id.joining) trainer.restoreState(trainer::fromBytes(joinState));
+  agent.attach(trainer, group);
   auto summary = trainer.run();
-  if (id.rank == 0 && !c.exportPath.empty()) {
+  agent.finish();
+  const bool first = group.comm().rank() == 0;
+  if (first && !c.exportPath.empty()) {
     models::exportStateDict(*model.net, c.exportPath);
     spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
   }
-  if (id.rank == 0 && !c.saveParams.empty()) {
+  if (first && !c.saveParams.empty()) {
     std::ostringstream out;
     torch::save(trainer.parameters(), out);
     writeFileAtomically(c.saveParams, out.str());
   }
-  if (id.rank == 0 && !summary.evals.empty())
+  if (first && !summary.evals.empty())
     spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
                  summary.steps, summary.samplesPerSecond);
-  nodeMonitor.stop();
-  comm->barrier();  // rank 0 may serve the store: nobody leaves while others still need it
+  group.stopMonitor();
+  group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;
 }
 

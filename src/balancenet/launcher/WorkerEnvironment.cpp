@@ -43,6 +43,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   id.rank = envInt("RANK", *rank, 0, id.worldSize - 1);
   if (auto local = env("LOCAL_RANK")) id.localRank = envInt("LOCAL_RANK", *local, 0, 1 << 20);
   id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
+  id.joining = env(kJoinVar).value_or("0") == "1";
   if (!env("MASTER_PORT")) throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
   return id;
 }

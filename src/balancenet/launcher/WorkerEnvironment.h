@@ -7,6 +7,7 @@
 namespace balancenet::launcher {
 
 constexpr const char* kStoreHostedVar = "BALANCENET_STORE_HOSTED";
+constexpr const char* kJoinVar = "BALANCENET_JOIN";  // the launcher sets it on a restarted worker
 constexpr const char* kServerVar = "BALANCENET_PS_SERVER";  // the launcher sets it on parameter servers
 
 // RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT. Returns nothing when RANK is unset;

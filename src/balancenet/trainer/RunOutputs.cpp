@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/metrics/StepTable.h"
 
@@ -10,16 +12,23 @@ namespace balancenet::trainer {
 
 void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRecord>& mine,
                      metrics::RunSummary& summary, const std::string& runDir) {
+  // Ranks may hold different numbers of rows (an elastic job's joiners and survivors): the counts go
+  // first, then every rank's rows padded to the longest.
   const int64_t rows = static_cast<int64_t>(mine.size());
-  auto local = at::empty({rows, metrics::StepRecord::kFields}, at::kDouble);
+  const auto counts = comm.allgather(at::full({1}, rows, at::kLong));
+  int64_t longest = 0;
+  for (const auto& n : counts) longest = std::max(longest, n.item<int64_t>());
+  auto local = at::zeros({longest, metrics::StepRecord::kFields}, at::kDouble);
   for (int64_t i = 0; i < rows; ++i) {
     auto row = mine[i].toRow();
     std::copy(row.begin(), row.end(), local.data_ptr<double>() + i * metrics::StepRecord::kFields);
   }
   std::vector<metrics::StepRecord> all;
-  for (const auto& part : comm.allgather(local)) {
-    const double* data = part.data_ptr<double>();
-    for (int64_t i = 0; i < rows; ++i) all.push_back(metrics::StepRecord::fromRow(data + i * metrics::StepRecord::kFields));
+  const auto parts = comm.allgather(local);
+  for (size_t r = 0; r < parts.size(); ++r) {
+    const double* data = parts[r].data_ptr<double>();
+    for (int64_t i = 0; i < counts[r].item<int64_t>(); ++i)
+      all.push_back(metrics::StepRecord::fromRow(data + i * metrics::StepRecord::kFields));
   }
   metrics::StepTable table(std::move(all));
   summary.meanUpdateMs = table.meanUpdateMs();

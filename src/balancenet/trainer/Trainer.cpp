@@ -23,18 +23,24 @@ namespace balancenet::trainer {
 
 Trainer::Trainer(TrainerOptions options, TrainerParts parts)
     : options_(std::move(options)), parts_(parts), sampler_(parts.train.size(), options_.seed) {
-  for (auto& p : parts_.net.parameters()) params_.push_back(p);
+  for (auto& p : parts_->net.parameters()) params_.push_back(p);
   std::vector<at::Tensor> state = params_;
-  for (auto& b : parts_.net.buffers()) state.push_back(b);
-  parts_.comm.broadcast(state, 0);
+  for (auto& b : parts_->net.buffers()) state.push_back(b);
+  if (options_.broadcastInitialModel) parts_->comm.broadcast(state, 0);
   optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
-  parts_.net.train();
-  if (!options_.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(parts_.comm.rank());
+  parts_->net.train();
+  if (!options_.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(parts_->comm.rank());
 }
 
 Trainer::~Trainer() = default;
 
 std::vector<at::Tensor> Trainer::parameters() const { return params_; }
+
+void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator) {
+  TrainerParts parts = *parts_;
+  parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator, parts.boundaries,
+                              parts.recovery});
+}
 
 TrainingState Trainer::captureState() const {
   TrainingState s;
@@ -42,7 +48,7 @@ TrainingState Trainer::captureState() const {
   s.position = position_;
   s.samples = samples_;
   for (const auto& p : params_) s.parameters.push_back(p.detach().clone());
-  for (const auto& b : parts_.net.buffers()) s.buffers.push_back(b.detach().clone());
+  for (const auto& b : parts_->net.buffers()) s.buffers.push_back(b.detach().clone());
   torch::serialize::OutputArchive archive;
   optimizer_->save(archive);
   std::ostringstream out;
@@ -53,7 +59,7 @@ TrainingState Trainer::captureState() const {
 }
 
 void Trainer::restoreState(const TrainingState& s) {
-  auto buffers = parts_.net.buffers();
+  auto buffers = parts_->net.buffers();
   if (s.parameters.size() != params_.size() || s.buffers.size() != buffers.size())
     throw RuntimeFailure(fmt::format("training state holds {} parameters and {} buffers, the model {} and {}",
                                      s.parameters.size(), s.buffers.size(), params_.size(), buffers.size()));
@@ -83,26 +89,26 @@ void Trainer::restoreState(const TrainingState& s) {
 
 metrics::StepRecord Trainer::step() {
   Stopwatch stepWatch;
-  const int rank = parts_.comm.rank();
+  const int rank = parts_->comm.rank();
   // A policy may change the total (the paper's BNO does): weights follow the split actually used.
-  const Split split = parts_.allocator.splitFor(step_);
-  split.validate(parts_.comm.size(), split.total());
+  const Split split = parts_->allocator.splitFor(step_);
+  split.validate(parts_->comm.size(), split.total());
   const int64_t globalBatch = split.total();
   lastSplit_ = split;
   const double lr = options_.lr.at(step_);
   setLearningRate(*optimizer_, lr);
 
   const auto indices = sampler_.rankIndices(position_, split, rank);
-  auto x = parts_.train.imagesAt(indices);
-  auto y = parts_.train.labelsAt(indices);
+  auto x = parts_->train.imagesAt(indices);
+  auto y = parts_->train.labelsAt(indices);
 
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
-  parts_.sync.beginStep(context);
+  parts_->sync.beginStep(context);
   optimizer_->zero_grad();
   at::Tensor localLoss;
   {
     Timeline::Span span(timeline_.get(), "forward", "compute");
-    auto logits = parts_.net.forward(x);
+    auto logits = parts_->net.forward(x);
     localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(globalBatch);
   }
   {
@@ -120,9 +126,9 @@ metrics::StepRecord Trainer::step() {
   comm::SyncStats stats;
   {
     Timeline::Span span(timeline_.get(), "synchronize", "sync");
-    stats = parts_.sync.synchronize(grads, scalars, context);
+    stats = parts_->sync.synchronize(grads, scalars, context);
   }
-  if (!parts_.sync.updatesParameters()) {
+  if (!parts_->sync.updatesParameters()) {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
     optimizer_->step();
   }
@@ -138,7 +144,7 @@ metrics::StepRecord Trainer::step() {
   record.lr = lr;
   record.bytesSent = stats.bytesSent;
   record.bytesReceived = stats.bytesReceived;
-  parts_.allocator.observe(record);
+  parts_->allocator.observe(record);
 
   position_ += globalBatch;
   samples_ += globalBatch;
@@ -148,20 +154,28 @@ metrics::StepRecord Trainer::step() {
 
 void Trainer::logLayerTraffic(const std::vector<comm::LayerTraffic>& layers) {
   for (const auto& l : layers)
-    layerTrafficCsv_ += fmt::format("{},{},{},{},{},{}\n", step_, parts_.comm.rank(), l.layer, l.method, l.bytesSent,
+    layerTrafficCsv_ += fmt::format("{},{},{},{},{},{}\n", step_, parts_->comm.rank(), l.layer, l.method, l.bytesSent,
                                     l.bytesReceived);
 }
 
 metrics::EvalPoint Trainer::evaluateNow(double trainSeconds) {
   // BatchNorm running statistics are per rank unless synchronised: evaluate rank 0's, as DDP does.
-  auto buffers = parts_.net.buffers();
-  if (!buffers.empty()) parts_.comm.broadcast(buffers, 0);
-  auto point = evaluate(parts_.net, *parts_.test, parts_.comm, step_);
+  auto buffers = parts_->net.buffers();
+  if (!buffers.empty()) parts_->comm.broadcast(buffers, 0);
+  auto point = evaluate(parts_->net, *parts_->test, parts_->comm, step_);
   point.trainSeconds = trainSeconds;
-  if (parts_.comm.rank() == 0)
+  if (parts_->comm.rank() == 0)
     spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
                  point.loss);
   return point;
+}
+
+void Trainer::recoverFrom(const std::exception& failure, std::vector<metrics::StepRecord>& records,
+                          std::vector<metrics::EvalPoint>& evals) {
+  parts_->recovery->recover(*this, failure);
+  // Steps after the restored state are taken again, by the new group: their old rows go.
+  while (!records.empty() && records.back().step >= step_) records.pop_back();
+  while (!evals.empty() && evals.back().step > step_) evals.pop_back();
 }
 
 metrics::RunSummary Trainer::run() {
@@ -171,26 +185,32 @@ metrics::RunSummary Trainer::run() {
   double trainSeconds = 0;
   const int64_t firstStep = step_, samplesBefore = samples_;
   Stopwatch sinceProgress;
-  const bool printsProgress = parts_.comm.rank() == 0 && options_.progressSeconds > 0;
 
   while (step_ < options_.steps) {
-    Stopwatch watch;
-    records.push_back(step());
-    trainSeconds += watch.elapsedMs() / 1000.0;
-    for (auto* boundary : parts_.boundaries) boundary->afterStep(*this);
-    if (printsProgress && (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
-      spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
-                                            records.back().loss}));
-      sinceProgress.restart();
+    try {
+      Stopwatch watch;
+      records.push_back(step());
+      trainSeconds += watch.elapsedMs() / 1000.0;
+      for (auto* boundary : parts_->boundaries) boundary->afterStep(*this);
+      // Rank 0 may be another process after a membership change: the test is made every step.
+      if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 &&
+          (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
+        spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
+                                              records.back().loss}));
+        sinceProgress.restart();
+      }
+      if (parts_->test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
+        evals.push_back(evaluateNow(trainSeconds));
+    } catch (const std::exception& failure) {
+      if (!parts_->recovery) throw;
+      recoverFrom(failure, records, evals);
     }
-    if (parts_.test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
-      evals.push_back(evaluateNow(trainSeconds));
   }
-  if (parts_.test && options_.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
+  if (parts_->test && options_.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
 
   metrics::RunSummary summary;
   summary.model = options_.modelName;
-  summary.worldSize = parts_.comm.size();
+  summary.worldSize = parts_->comm.size();
   summary.globalBatch = options_.globalBatch;
   summary.steps = step_;
   summary.split = lastSplit_.str();
@@ -202,9 +222,9 @@ metrics::RunSummary Trainer::run() {
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;
   summary.evals = evals;
-  writeRunOutputs(parts_.comm, records, summary, options_.runDir);
-  writeLayerTraffic(parts_.comm, layerTrafficCsv_, options_.runDir);
-  if (timeline_) writeTimeline(parts_.comm, *timeline_, options_.timelinePath);
+  writeRunOutputs(parts_->comm, records, summary, options_.runDir);
+  writeLayerTraffic(parts_->comm, layerTrafficCsv_, options_.runDir);
+  if (timeline_) writeTimeline(parts_->comm, *timeline_, options_.timelinePath);
   return summary;
 }
 

@@ -1,6 +1,7 @@
 // Trainer: the data-parallel step loop. It receives a split each step and knows nothing of policies.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct TrainerOptions {
   std::string runDir;           // where steps.csv and summary.json go; empty: nowhere
   std::string modelName;        // for the summary
   std::string timelinePath;     // rank 0 writes every rank's Chrome trace here; empty: no timeline
+  bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
 };
 
 class Trainer;
@@ -45,6 +47,15 @@ class StepBoundary {
   virtual void afterStep(Trainer& trainer) = 0;
 };
 
+// What run() does when a step, a boundary or an evaluation throws (a peer died, a collective timed
+// out). recover() either throws (the run ends) or returns after it has rewired the trainer to a new
+// group and restored a committed state: run() then goes on from trainer.stepsDone().
+class FailureRecovery {
+ public:
+  virtual ~FailureRecovery() = default;
+  virtual void recover(Trainer& trainer, const std::exception& failure) = 0;
+};
+
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
 struct TrainerParts {
   models::Network& net;
@@ -54,6 +65,7 @@ struct TrainerParts {
   comm::GradientSync& sync;
   orchestrator::Allocator& allocator;
   std::vector<StepBoundary*> boundaries{};
+  FailureRecovery* recovery = nullptr;  // null: a failure ends run() with the exception
 };
 
 class Trainer {
@@ -69,19 +81,24 @@ class Trainer {
 
   int64_t stepsDone() const { return step_; }
   int64_t totalSteps() const { return options_.steps; }
-  comm::Communicator& communicator() const { return parts_.comm; }
+  comm::Communicator& communicator() const { return parts_->comm; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
   void restoreState(const TrainingState& state);
   std::vector<at::Tensor> parameters() const;
+  // Continues on another group (membership changed): the parts are the new group's; the model and
+  // the data stay. Call restoreState() after it: a failed step may have left partial updates.
+  void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator);
 
  private:
   metrics::EvalPoint evaluateNow(double trainSeconds);
+  void recoverFrom(const std::exception& failure, std::vector<metrics::StepRecord>& records,
+                   std::vector<metrics::EvalPoint>& evals);
   void logLayerTraffic(const std::vector<comm::LayerTraffic>& layers);
 
   TrainerOptions options_;
-  TrainerParts parts_;
+  std::optional<TrainerParts> parts_;  // references: re-seated by rewire()
   std::vector<at::Tensor> params_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   data::GlobalPermutationSampler sampler_;

@@ -45,5 +45,17 @@ TEST(FactorSchedule, PerNodeListsMayAllowZero) {
   EXPECT_THROW(FactorSchedule::perNode("--net-delay-ms", "0,-1,5", 3, true), UsageError);
 }
 
+// After an elastic re-form rank r is the worker launched as nodes[r]: its values follow it.
+TEST(FactorSchedule, ValuesFollowTheNodesTheyWereGivenTo) {
+  auto s = FactorSchedule::parse("--node-speed", "10,20,30", "--speed-schedule", "5=11,21,31", 3);
+  auto survivors = s.forNodes({0, 2});
+  EXPECT_EQ(survivors.at(0, 1), 30);
+  EXPECT_EQ(survivors.at(5, 1), 31);
+  EXPECT_EQ(survivors.at(5, 0), 11);
+  EXPECT_EQ(s.forNodes({4}).at(0, 0), 20);  // a joiner beyond the list: node % size
+  EXPECT_EQ(FactorSchedule::pick({1, 2, 3}, {2, 0}), (std::vector<double>{3, 1}));
+  EXPECT_TRUE(FactorSchedule::pick({}, {0, 1}).empty());
+}
+
 }  // namespace
 }  // namespace balancenet::emulation

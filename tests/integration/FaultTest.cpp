@@ -1,0 +1,189 @@
+// Fault injection with real processes: a worker killed at a given step (BALANCENET_FAULT), a worker
+// that stalls (SIGSTOP), a worker the launcher restarts and that rejoins, a worker joining from outside.
+// Each run ends either completed with every sample trained, or stopped with the missing rank named, in
+// bounded time, with no process left behind.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "BinaryFixture.h"
+
+namespace balancenet::testing {
+namespace {
+
+constexpr int64_t kGlobalBatch = 30;
+
+// Rows of steps.csv per step.
+std::map<int64_t, int> ranksPerStep(const std::string& csv) {
+  std::map<int64_t, int> rows;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line))
+    if (!line.empty()) ++rows[std::stoll(line.substr(0, line.find(',')))];
+  return rows;
+}
+
+class Faults : public BinaryFixture {
+ protected:
+  // A small exact run: no dropout, so any split gives the same parameters (up to summation order).
+  std::vector<std::string> job(int nodes, int steps, const std::string& run) {
+    return {"--nodes", std::to_string(nodes), "--model", "mlp", "--width", "0.25", "--dropout", "0",
+            "--global-batch", std::to_string(kGlobalBatch), "--steps", std::to_string(steps), "--lr", "0.05",
+            "--momentum", "0.9", "--progress-seconds", "0", "--run-dir", dir_.file(run),
+            "--save-params", dir_.file(run + ".params")};
+  }
+
+  // Runs the launcher, remembering every worker it ever had; `act` may act on them while it runs.
+  ProcessResult launch(const std::vector<std::string>& flags, std::map<std::string, std::string> env,
+                       std::function<void(pid_t, double)> act = {}) {
+    ProcessOptions o;
+    o.env = std::move(env);
+    o.timeoutSeconds = 120;
+    o.whileRunning = [&](pid_t launcher, double elapsed) {
+      for (pid_t w : childrenOf(launcher)) workers_.insert(w);
+      if (act) act(launcher, elapsed);
+    };
+    return train(flags, o);
+  }
+
+  void expectNoOrphans() {
+    EXPECT_FALSE(workers_.empty());
+    for (pid_t w : workers_) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
+  }
+
+  double maxParameterDifference(const std::string& a, const std::string& b) {
+    auto pa = loadSavedParameters(dir_.file(a + ".params"));
+    auto pb = loadSavedParameters(dir_.file(b + ".params"));
+    EXPECT_EQ(pa.size(), pb.size());
+    double worst = 0;
+    for (size_t i = 0; i < std::min(pa.size(), pb.size()); ++i)
+      worst = std::max(worst, (pa[i] - pb[i]).abs().max().item<double>());
+    return worst;
+  }
+
+  nlohmann::json summary(const std::string& run) {
+    return nlohmann::json::parse(readFile(dir_.file(run + "/summary.json")));
+  }
+
+  std::set<pid_t> workers_;
+};
+
+TEST_F(Faults, ElasticJobSurvivesAKilledWorkerWithEverySampleTrained) {
+  const int steps = 40;
+  auto calm = launch(job(3, steps, "calm"), {});
+  ASSERT_EQ(calm.exitCode, 0) << calm.output;
+  auto flags = job(3, steps, "killed");
+  flags.insert(flags.end(), {"--elastic", "--peer-timeout", "20"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:15:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(r.timedOut);
+  EXPECT_NE(r.output.find("worker rank 1 (pid"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("was killed by signal 9 (Killed); the job goes on with 2 workers"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lost rank(s) 1"), std::string::npos) << r.output;
+
+  const auto s = summary("killed");
+  EXPECT_EQ(s["steps"], steps);
+  EXPECT_EQ(s["samples_trained"].get<double>(), steps * kGlobalBatch);
+  // Every step has the survivors' rows (the dead worker's went with it).
+  const auto rows = ranksPerStep(readFile(dir_.file("killed/steps.csv")));
+  EXPECT_EQ(rows.at(0), 2);
+  EXPECT_EQ(rows.at(steps - 1), 2);
+  EXPECT_EQ(static_cast<int>(rows.size()), steps);
+  // Nothing learned was lost: the same parameters as the undisturbed run (the gradient of a global
+  // batch does not depend on its split), and so the same accuracy.
+  const double diff = maxParameterDifference("killed", "calm");
+  std::printf("killed worker vs undisturbed run: max |param difference| = %.3g\n", diff);
+  EXPECT_LT(diff, 1e-4);
+  EXPECT_NEAR(s["final_accuracy"].get<double>(), summary("calm")["final_accuracy"].get<double>(), 0.02);
+  expectNoOrphans();
+}
+
+TEST_F(Faults, WithoutElasticAKilledWorkerStopsTheJobNamingIt) {
+  auto flags = job(3, 400, "run");
+  flags.insert(flags.end(), {"--stall-timeout", "30"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:5:kill"}});
+  expectOneLineError(r, "worker rank 1 (pid", 1);
+  EXPECT_NE(r.output.find("was killed by signal 9"), std::string::npos) << r.output;
+  // The survivors say who is missing and where, well before the stall timeout.
+  EXPECT_NE(r.output.find("[rank 0] balancenet: error: step 5: rank 1 has not contributed for"), std::string::npos)
+      << r.output;
+  EXPECT_LT(r.seconds, 25);
+  expectNoOrphans();
+}
+
+TEST_F(Faults, StalledWorkerIsNamedByEveryRankAndTheJobStops) {
+  auto flags = job(3, 400, "run");
+  flags.insert(flags.end(), {"--stall-timeout", "6"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "2:5:stop"}});
+  EXPECT_FALSE(r.timedOut) << r.output;
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  for (int rank : {0, 1})
+    EXPECT_NE(r.output.find(fmt::format("[rank {}] balancenet: error: step 5: rank 2 has not contributed for", rank)),
+              std::string::npos)
+        << r.output;
+  EXPECT_NE(r.output.find("(last at step 5)"), std::string::npos) << r.output;
+  EXPECT_LT(r.seconds, 6 + 25);
+  expectNoOrphans();  // the stopped worker too
+}
+
+TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
+  const int steps = 60;
+  auto flags = job(3, steps, "run");
+  // Paced steps (at least 50 ms each) leave the restarted process time to start and join.
+  flags.insert(flags.end(), {"--elastic", "--max-restarts", "1", "--peer-timeout", "20", "--node-speed", "200,200,200"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:10:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("restarted worker rank 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("joined rank(s) 1"), std::string::npos) << r.output;
+  const auto s = summary("run");
+  EXPECT_EQ(s["samples_trained"].get<double>(), steps * kGlobalBatch);
+  const auto rows = ranksPerStep(readFile(dir_.file("run/steps.csv")));
+  EXPECT_EQ(static_cast<int>(rows.size()), steps);
+  EXPECT_EQ(rows.at(0), 2);          // the first incarnation's rows went with it
+  EXPECT_EQ(rows.at(steps - 1), 3);  // the restarted worker's rows start at its join
+  EXPECT_EQ(workers_.size(), 4u);  // three launched, one restarted
+  expectNoOrphans();
+}
+
+TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
+  const int steps = 120;
+  const int port = freePort();
+  auto flags = job(2, steps, "run");
+  flags.insert(flags.end(), {"--elastic", "--max-nodes", "3", "--master-port", std::to_string(port), "--node-speed",
+                             "200,200"});
+  ProcessResult joiner;
+  std::thread joinerThread;
+  auto r = launch(flags, {}, [&](pid_t, double elapsed) {
+    if (elapsed > 2 && !joinerThread.joinable()) {
+      auto joinFlags = flags;
+      joinFlags.insert(joinFlags.end(), {"--join", "--run-dir", dir_.file("joiner-run")});
+      std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir_, "--threads", "1"};
+      argv.insert(argv.end(), joinFlags.begin(), joinFlags.end());
+      joinerThread = std::thread([&joiner, argv] { joiner = runProcess(argv, ProcessOptions{}); });
+    }
+  });
+  ASSERT_TRUE(joinerThread.joinable()) << r.output;
+  joinerThread.join();
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(joiner.exitCode, 0) << joiner.output;
+  EXPECT_NE(r.output.find("joined rank(s) 2"), std::string::npos) << r.output << joiner.output;
+  const auto rows = ranksPerStep(readFile(dir_.file("run/steps.csv")));
+  EXPECT_EQ(rows.at(0), 2);
+  EXPECT_EQ(rows.at(steps - 1), 3);  // the joiner's rank appears after its join
+  EXPECT_EQ(summary("run")["samples_trained"].get<double>(), steps * kGlobalBatch);
+  expectNoOrphans();
+}
+
+}  // namespace
+}  // namespace balancenet::testing
