@@ -67,6 +67,13 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "Seconds to wait for all workers to arrive, and for any collective, before failing")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
+  app.add_option("--job-token", c.launch.jobToken,
+                 "Shared secret of a job over several machines: only processes given the same token join it (a "
+                 "wrong one is refused at once). Prefer the environment variable BALANCENET_JOB_TOKEN: command "
+                 "lines are visible to every user of a machine. A single-machine job needs none: its store is a "
+                 "private file. See docs/reliability.md")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "TOKEN"));
 
   app.add_option("--model", c.model.name,
                  "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "

@@ -13,6 +13,7 @@
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/models/StateDictExport.h"
@@ -50,18 +51,13 @@ int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
   at::set_num_threads(c.threads);
 
-  comm::RendezvousOptions rv;
-  rv.masterAddr = c.launch.masterAddr;
-  rv.masterPort = c.launch.masterPort;
-  rv.rank = id.rank;
-  rv.worldSize = id.worldSize;
-  rv.hostStore = id.rank == 0 && !id.storeHostedByLauncher;
-  rv.timeout = c.launch.rendezvousTimeout;
-  rv.iface = c.launch.iface;
+  const comm::RendezvousOptions rv = rendezvousOptions(c);
   auto comm = comm::rendezvous(rv);
 
   auto train = data::loadMnist(c.dataDir, /*train=*/true);
   auto test = data::loadMnist(c.dataDir, /*train=*/false);
+  data::requireModelImageSize(train, c.dataDir);
+  data::requireModelImageSize(test, c.dataDir);
 
   models::ModelOptions modelOptions = c.model;
   if (c.syncBatchNorm)

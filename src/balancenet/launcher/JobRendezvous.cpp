@@ -1,0 +1,22 @@
+// One mapping from the configuration to rendezvous options, shared by launchers, workers and servers.
+#include "balancenet/launcher/JobRendezvous.h"
+
+namespace balancenet::launcher {
+
+comm::RendezvousOptions rendezvousOptions(const JobConfig& c) {
+  comm::RendezvousOptions rv;
+  rv.masterAddr = c.launch.masterAddr;
+  rv.masterPort = c.launch.masterPort;
+  rv.timeout = c.launch.rendezvousTimeout;
+  rv.iface = c.launch.iface;
+  rv.storeFile = c.launch.storeFile;
+  rv.jobToken = c.launch.jobToken;
+  rv.worldSize = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  if (c.worker) {
+    rv.rank = c.worker->rank;
+    rv.hostStore = c.worker->rank == 0 && !c.worker->storeHostedByLauncher;
+  }
+  return rv;
+}
+
+}  // namespace balancenet::launcher
