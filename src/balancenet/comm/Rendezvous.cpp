@@ -117,8 +117,8 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
 std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   if (o.rank < 0 || o.rank >= o.worldSize)
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
-  SetupWatchdog watchdog(setupLimit(o), fmt::format("the rendezvous of rank {}", o.rank));
   const JobPlace place = placeOf(o);
+  SetupWatchdog watchdog(setupLimit(o), fmt::format("the rendezvous of rank {} at {}", o.rank, place.where));
   auto root = openStore(o, o.hostStore);
   if (o.hostStore) {
     publishJob(root, place, o.worldSize);
@@ -133,13 +133,13 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
-  SetupWatchdog watchdog(setupLimit(o), "joining the job's store");
+  SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where);
   return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, admit(openStore(o, false), placeOf(o)));
 }
 
 void checkJobAdmission(const RendezvousOptions& o) {
-  SetupWatchdog watchdog(setupLimit(o), "checking the job's store");
   const JobPlace place = placeOf(o);
+  SetupWatchdog watchdog(setupLimit(o), "checking the job's store at " + place.where);
   checkWorldSize(*admit(openStore(o, false), place), place, o.worldSize, std::nullopt);
 }
 

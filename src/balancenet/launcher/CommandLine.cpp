@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/launcher/CompareCommand.h"
@@ -261,6 +262,7 @@ int runModelsCommand() {
 }  // namespace
 
 int runCommandLine(int argc, char** argv) {
+  installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
   CLI::App app{
       "balancenet: data-parallel training on heterogeneous clusters, with a per-node share of every global batch.\n"
       "Example: balancenet train --nodes 4 --model cnn --global-batch 256 --split 100,100,40,16"};
