@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake ccache pkg-config
           libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-          zlib1g-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
+          zlib1g-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
           dataset-fashion-mnist gnuplot-nox)
 # Callers add packages they alone need (the test suite: python3-torch, to check that PyTorch reads
 # --export, and chromium, to open the report page).

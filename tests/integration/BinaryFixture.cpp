@@ -21,10 +21,15 @@ ProcessResult BinaryFixture::run(const std::vector<std::string>& args, ProcessOp
   return runProcess(argv, options);
 }
 
+std::vector<std::string> trainCommand(const std::string& dataDir, const std::string& runDir,
+                                      const std::vector<std::string>& flags) {
+  std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir, "--run-dir", runDir, "--threads", "1"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  return argv;
+}
+
 ProcessResult BinaryFixture::train(const std::vector<std::string>& flags, ProcessOptions options) {
-  std::vector<std::string> args{"train", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--threads", "1"};
-  args.insert(args.end(), flags.begin(), flags.end());
-  return run(args, options);
+  return runProcess(trainCommand(dataDir_, dir_.file("run"), flags), options);
 }
 
 std::vector<at::Tensor> loadSavedParameters(const std::string& path) {
@@ -47,6 +52,11 @@ void expectOneLineError(const ProcessResult& r, const std::string& fragment, int
     ++pos;
   }
   EXPECT_EQ(errorLines, 1) << r.output;
+  const auto end = r.output.find_last_not_of('\n');
+  const auto start = end == std::string::npos ? end : r.output.rfind('\n', end);
+  const std::string lastLine =
+      end == std::string::npos ? "" : r.output.substr(start == std::string::npos ? 0 : start + 1, end - start);
+  EXPECT_EQ(lastLine.rfind("balancenet: error: ", 0), 0u) << "the error is not the last line:\n" << r.output;
   EXPECT_NE(errorLine.find(fragment), std::string::npos) << "error line: " << errorLine << "\nall output:\n" << r.output;
   EXPECT_EQ(r.output.find("frame #"), std::string::npos) << "a C++ backtrace leaked:\n" << r.output;
 }

@@ -23,10 +23,16 @@ class BinaryFixture : public ::testing::Test {
   std::string dataDir_;
 };
 
+// The balancenet command line of `train` on `dataDir`, writing to `runDir`, one thread per worker.
+std::vector<std::string> trainCommand(const std::string& dataDir, const std::string& runDir,
+                                      const std::vector<std::string>& flags);
+
 // The parameters a run saved with --save-params.
 std::vector<at::Tensor> loadSavedParameters(const std::string& path);
 
-// The output must end in exactly one "balancenet: error: ..." line containing `fragment`.
+// A failure the way users must see it: exit code `exitCode`, no hang, exactly one line of the output
+// starting "balancenet: error: " (worker lines forwarded by a launcher start "[rank r]", so they do
+// not count), that line is the last non-empty line and contains `fragment`, and no C++ backtrace.
 void expectOneLineError(const ProcessResult& r, const std::string& fragment, int exitCode);
 
 }  // namespace balancenet::testing

@@ -32,6 +32,7 @@ class TempDir {
   // Writes raw bytes, gzip-compressed if `gzip`: for files writeIdx would refuse to produce.
   std::string writeRaw(const std::string& name, const std::vector<uint8_t>& bytes, bool gzip = false) const {
     const std::string p = file(name);
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
     if (gzip) {
       gzFile f = gzopen(p.c_str(), "wb");
       if (!f || (!bytes.empty() && gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) <= 0))

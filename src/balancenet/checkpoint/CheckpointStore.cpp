@@ -30,6 +30,9 @@ std::string readWhole(const std::string& path) {
 
 CheckpointStore::CheckpointStore(std::string dir, int keep) : dir_(std::move(dir)), keep_(keep) {
   if (keep_ < 1) throw UsageError(fmt::format("--keep-checkpoints must be at least 1, got {}", keep_));
+  std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
+    throw UsageError(fmt::format("--checkpoint-dir {} exists and is not a directory", dir_));
 }
 
 std::string CheckpointStore::fileName(int64_t step) { return fmt::format("step-{:08d}.ckpt", step); }

@@ -1,6 +1,8 @@
-// Rendezvous over c10d's TCPStore, with an arrival check so a missing peer is named, not a hang.
+// Rendezvous over a c10d store: admission (token, world size, one claim per rank), then an arrival check so
+// a missing peer is named, not a hang.
 #include "balancenet/comm/Rendezvous.h"
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -8,7 +10,10 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include "balancenet/comm/JobAdmission.h"
+#include "balancenet/comm/SetupWatchdog.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::comm {
@@ -16,15 +21,20 @@ namespace {
 
 constexpr const char* kGroupPrefix = "pg";
 
-c10::intrusive_ptr<c10d::TCPStore> openStore(const std::string& host, int port, bool server,
-                                            std::chrono::milliseconds timeout) {
+c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, bool server,
+                                             std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions opts;
   opts.port = static_cast<std::uint16_t>(port);
   opts.isServer = server;
   opts.waitWorkers = false;
   opts.timeout = timeout;
   try {
-    return c10::make_intrusive<c10d::TCPStore>(host, opts);
+    auto store = c10::make_intrusive<c10d::TCPStore>(host, opts);
+    // Never destroyed: destroying a server joins c10d's daemon thread, which a stranger holding half a
+    // message keeps in recv() for as long as it likes, so the process could not exit. The OS closes the
+    // sockets when it does.
+    if (server) c10::raw::intrusive_ptr::incref(store.get());
+    return store;
   } catch (const std::exception& e) {
     const std::string why = firstLine(e.what());
     if (server)
@@ -34,6 +44,34 @@ c10::intrusive_ptr<c10d::TCPStore> openStore(const std::string& host, int port, 
   }
 }
 
+// The job's store as this process sees it: `server` hosts it (for a file store: nothing to host).
+c10::intrusive_ptr<c10d::Store> openStore(const RendezvousOptions& o, bool server) {
+  if (o.storeFile.empty()) return openTcpStore(o.masterAddr, o.masterPort, server, o.timeout);
+  try {
+    // -1 workers: c10d never deletes the file; the launcher removes its private directory.
+    return c10::make_intrusive<c10d::FileStore>(o.storeFile, -1);
+  } catch (const std::exception& e) {
+    throw RuntimeFailure(fmt::format("cannot open the job's store file {}: {}", o.storeFile, firstLine(e.what())));
+  }
+}
+
+JobPlace placeOf(const RendezvousOptions& o) {
+  return {o.jobToken, o.storeFile.empty() ? fmt::format("{}:{}", o.masterAddr, o.masterPort) : "its private store file",
+          o.timeout};
+}
+
+// c10d's TCPStore server listens on every interface: without a token any process that reaches the port joins.
+void warnIfOpen(const RendezvousOptions& o, int port) {
+  if (o.storeFile.empty() && o.jobToken.empty())
+    spdlog::warn("the rendezvous store on port {} listens on every interface and admits any process that reaches "
+                 "it; on a shared network give the job a --job-token (or BALANCENET_JOB_TOKEN), see "
+                 "docs/reliability.md",
+                 port);
+}
+
+// The longest a whole rendezvous may take: arrival within the timeout, then Gloo's connections within it.
+std::chrono::milliseconds setupLimit(const RendezvousOptions& o) { return 2 * o.timeout + std::chrono::seconds(10); }
+
 // Every rank announces itself, then waits for the others; on timeout the missing ranks are listed.
 void waitForAllRanks(c10d::Store& store, int rank, int worldSize, std::chrono::milliseconds timeout) {
   store.set(fmt::format("arrived/{}", rank), {1});
@@ -41,6 +79,7 @@ void waitForAllRanks(c10d::Store& store, int rank, int worldSize, std::chrono::m
   for (int r = 0; r < worldSize; ++r) keys.push_back(fmt::format("arrived/{}", r));
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!store.check(keys)) {
+    throwIfAborted(store);
     if (std::chrono::steady_clock::now() > deadline) {
       std::string missing;
       for (int r = 0; r < worldSize; ++r)
@@ -78,25 +117,43 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
 std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   if (o.rank < 0 || o.rank >= o.worldSize)
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
-  c10::intrusive_ptr<c10d::Store> store = openStore(o.masterAddr, o.masterPort, o.hostStore, o.timeout);
-  waitForAllRanks(*store, o.rank, o.worldSize, o.timeout);
-  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, store), o.rank, o.worldSize, o.opTimeout(),
-                   o.masterAddr, o.iface);
+  const JobPlace place = placeOf(o);
+  SetupWatchdog watchdog(setupLimit(o), fmt::format("the rendezvous of rank {} at {}", o.rank, place.where));
+  auto root = openStore(o, o.hostStore);
+  if (o.hostStore) {
+    publishJob(root, place, o.worldSize);
+    warnIfOpen(o, o.masterPort);
+  }
+  auto job = admit(root, place);
+  checkWorldSize(*job, place, o.worldSize, o.rank);
+  claimRank(*job, place, o.rank);
+  waitForAllRanks(*job, o.rank, o.worldSize, o.timeout);
+  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, job), o.rank, o.worldSize, o.opTimeout(),
+                   o.glooHost(), o.iface);
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
-  return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, openStore(o.masterAddr, o.masterPort, false, o.timeout));
+  SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where);
+  return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, admit(openStore(o, false), placeOf(o)));
+}
+
+void checkJobAdmission(const RendezvousOptions& o) {
+  const JobPlace place = placeOf(o);
+  SetupWatchdog watchdog(setupLimit(o), "checking the job's store at " + place.where);
+  checkWorldSize(*admit(openStore(o, false), place), place, o.worldSize, std::nullopt);
 }
 
 std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& o) {
   auto scoped = c10::make_intrusive<c10d::PrefixStore>(name, main.sharedStore());
-  return joinGroup(scoped, main.rank(), main.size(), o.opTimeout(), o.masterAddr, o.iface);
+  return joinGroup(scoped, main.rank(), main.size(), o.opTimeout(), o.glooHost(), o.iface);
 }
 
-StoreServer::StoreServer(const std::string& host, int port, std::chrono::milliseconds timeout) {
-  auto tcp = openStore(host, port, /*server=*/true, timeout);
-  port_ = tcp->getPort();
-  store_ = tcp;
+StoreServer::StoreServer(const RendezvousOptions& o) {
+  store_ = openStore(o, /*server=*/true);
+  auto* tcp = dynamic_cast<c10d::TCPStore*>(store_.get());
+  port_ = tcp ? tcp->getPort() : 0;
+  publishJob(store_, placeOf(o), o.worldSize);
+  warnIfOpen(o, port_);
 }
 
 StoreServer::~StoreServer() = default;

@@ -1,4 +1,5 @@
-// Rendezvous: ranks meet through a c10d TCPStore and form a Gloo process group.
+// Rendezvous: ranks meet through a c10d store (a TCPStore, or a private FileStore on one machine) and
+// form a Gloo process group.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -24,15 +25,29 @@ struct RendezvousOptions {
   std::chrono::milliseconds collectiveTimeout{0};
   std::chrono::milliseconds opTimeout() const { return collectiveTimeout.count() > 0 ? collectiveTimeout : timeout; }
   std::string iface;  // Gloo network interface; empty: loopback for a loopback master, else the host's address
+  // A c10d FileStore at this path instead of the TCPStore: a single-machine job opens no store port at all
+  // (c10d 1.13's TCPStore listens on every interface, whatever masterAddr says). Gloo then uses loopback.
+  std::string storeFile;
+  std::string jobToken;  // only processes with the same token join (see JobAdmission.h); empty: none
+
+  // Where Gloo listens unless iface names an interface: loopback for a file store, whose peers are all
+  // on this machine, else the master's address decides (see joinGroup).
+  std::string glooHost() const { return storeFile.empty() ? masterAddr : "127.0.0.1"; }
 };
 
-// Connects to (or hosts) the store, waits until all ranks have arrived, and forms the process group.
-// Throws RuntimeFailure naming the missing ranks when they do not arrive within the timeout.
+// Connects to (or hosts) the store, checks the job token, the world size and that this rank is not
+// taken yet, waits until all ranks have arrived, and forms the process group. Throws RuntimeFailure
+// naming the missing ranks when they do not arrive within the timeout, UsageError for a process that
+// does not belong to the job.
 std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& options);
 
 // The store of a job as its groups see it (what rendezvous() forms the workers' group over), for a
 // process outside that group (a parameter server) that joins a side group with the workers.
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options);
+
+// What a launcher of node >= 1 checks before it starts workers: that the job at the store admits its
+// token and has its world size, so a mistake is one line from the launcher rather than one per worker.
+void checkJobAdmission(const RendezvousOptions& options);
 
 // Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads).
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
@@ -43,10 +58,11 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
 // the main group's store under its own key prefix. Collective: every rank calls it with the same name.
 std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& options);
 
-// The store server a launcher keeps alive for its workers. Port 0 picks a free port.
+// The store a launcher keeps alive for its workers (a TCPStore server, or the FileStore at
+// options.storeFile), with the job published (token record, world size). Port 0 picks a free port.
 class StoreServer {
  public:
-  StoreServer(const std::string& host, int port, std::chrono::milliseconds timeout);
+  explicit StoreServer(const RendezvousOptions& options);
   ~StoreServer();
   int port() const;
 

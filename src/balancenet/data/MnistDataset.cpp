@@ -72,4 +72,11 @@ MnistDataset loadMnist(const std::string& dir, bool train) {
   return out;
 }
 
+void requireModelImageSize(const MnistDataset& ds, const std::string& dir) {
+  const int64_t h = ds.images.size(2), w = ds.images.size(3);
+  if (h != kImageSide || w != kImageSide)
+    throw UsageError(fmt::format("--data-dir {}: the images are {}x{} pixels, but the models take {}x{}", dir, h, w,
+                                 kImageSide, kImageSide));
+}
+
 }  // namespace balancenet::data

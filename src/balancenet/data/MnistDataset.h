@@ -14,6 +14,7 @@ inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnis
 inline constexpr double kPixelMean = 0.2860;
 inline constexpr double kPixelStd = 0.3530;
 inline constexpr int64_t kNumClasses = 10;
+inline constexpr int64_t kImageSide = 28;  // what every model takes: [N,1,28,28]
 
 struct MnistDataset {
   at::Tensor images;  // float32 [N,1,H,W]: pixels / 255, then (x - kPixelMean) / kPixelStd
@@ -29,5 +30,9 @@ struct MnistDataset {
 // <prefix>-images-idx3-ubyte and <prefix>-labels-idx1-ubyte plain or with .gz. Throws UsageError with
 // one line if a file is missing or malformed, the counts differ or a label is not in 0..9.
 MnistDataset loadMnist(const std::string& dir, bool train);
+
+// Throws UsageError naming `dir` unless the images are kImageSide x kImageSide, the models' input (a
+// dataset of other images is valid IDX, but would fail deep inside the first forward pass).
+void requireModelImageSize(const MnistDataset& ds, const std::string& dir);
 
 }  // namespace balancenet::data

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/launcher/CompareCommand.h"
@@ -104,6 +105,13 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_flag("--join", r.join,
                "Join the running --elastic job at --master-addr:--master-port as one more worker (give the "
                "job's flags); it trains from the next step boundary on and ends with the job");
+  app.add_option("--job-token", c.launch.jobToken,
+                 "Shared secret of a job over several machines: only processes given the same token join it (a "
+                 "wrong one is refused at once). Prefer the environment variable BALANCENET_JOB_TOKEN: command "
+                 "lines are visible to every user of a machine. A single-machine job needs none: its store is a "
+                 "private file. See docs/reliability.md")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "TOKEN"));
 
   app.add_option("--model", c.model.name,
                  "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "
@@ -339,6 +347,7 @@ int runModelsCommand() {
 }  // namespace
 
 int runCommandLine(int argc, char** argv) {
+  installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
   CLI::App app{
       "balancenet: data-parallel training on heterogeneous clusters, with a per-node share of every global batch.\n"
       "Example: balancenet train --nodes 4 --model cnn --global-batch 256 --split 100,100,40,16"};

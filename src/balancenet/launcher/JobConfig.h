@@ -21,6 +21,8 @@ struct LaunchOptions {
   int masterPort = 0;  // 0: pick a free port (single-machine runs only)
   std::chrono::milliseconds rendezvousTimeout{60000};
   std::string iface;
+  std::string jobToken;   // --job-token or BALANCENET_JOB_TOKEN: only processes holding it join the job
+  std::string storeFile;  // set by a single-machine launcher for its children: the job's private FileStore
   int worldSize() const { return nnodes * nprocPerNode; }
 };
 

@@ -17,12 +17,15 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/PrivateDirectory.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/launcher/Checkpointing.h"
+#include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 
 extern char** environ;
@@ -39,6 +42,7 @@ struct Child {
   pid_t pid = -1;
   int outFd = -1;  // stdout and stderr share one pipe so lines keep their order
   std::string pending;
+  std::string lastError;  // its last "balancenet: error: " line, without the prefix: the cause, when it fails
   bool running = true;
   int status = 0;
   bool reported = false;  // its death was handled (elastic jobs go on without it)
@@ -52,14 +56,18 @@ std::vector<std::string> childEnvironment(const JobConfig& c, int port, const st
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
     for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
-                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER=", "BALANCENET_JOIN="})
+                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER=", "BALANCENET_JOIN=",
+                             "BALANCENET_STORE_FILE=", "BALANCENET_JOB_TOKEN="})
       if (kv.rfind(name, 0) == 0) kv.clear();
     if (!kv.empty()) env.push_back(kv);
   }
   env.insert(env.end(), own.begin(), own.end());
   env.push_back(fmt::format("MASTER_ADDR={}", c.launch.masterAddr));
-  env.push_back(fmt::format("MASTER_PORT={}", port));
+  if (port != 0) env.push_back(fmt::format("MASTER_PORT={}", port));  // 0: a file store, no port
   env.push_back(fmt::format("{}=1", kStoreHostedVar));
+  if (!c.launch.storeFile.empty()) env.push_back(fmt::format("{}={}", kStoreFileVar, c.launch.storeFile));
+  // In the environment, not on the command line, where every user of the machine could read it.
+  if (!c.launch.jobToken.empty()) env.push_back(fmt::format("{}={}", kJobTokenVar, c.launch.jobToken));
   return env;
 }
 
@@ -103,14 +111,20 @@ Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<
   return child;
 }
 
+void forwardLine(Child& c, const std::string& line) {
+  constexpr const char* kError = "balancenet: error: ";
+  if (line.rfind(kError, 0) == 0) c.lastError = line.substr(std::strlen(kError));
+  std::cerr << "[" << c.name << "] " << line << "\n";
+}
+
 void forwardLines(Child& c, bool flushAll) {
   size_t nl;
   while ((nl = c.pending.find('\n')) != std::string::npos) {
-    std::cerr << "[" << c.name << "] " << c.pending.substr(0, nl) << "\n";
+    forwardLine(c, c.pending.substr(0, nl));
     c.pending.erase(0, nl + 1);
   }
   if (flushAll && !c.pending.empty()) {
-    std::cerr << "[" << c.name << "] " << c.pending << "\n";
+    forwardLine(c, c.pending);
     c.pending.clear();
   }
   std::cerr.flush();
@@ -222,23 +236,37 @@ int runningWorkers(const std::vector<Child>& children) {
 
 // Bad data is the most common mistake; catching it here gives one line instead of one per worker.
 void checkDatasetReadable(const std::string& dir) {
-  data::loadMnist(dir, /*train=*/false);
-  data::loadMnist(dir, /*train=*/true);
+  data::requireModelImageSize(data::loadMnist(dir, /*train=*/false), dir);
+  data::requireModelImageSize(data::loadMnist(dir, /*train=*/true), dir);
 }
 
 }  // namespace
 
-int launchLocalWorkers(const JobConfig& c) {
-  checkDatasetReadable(c.dataDir);
-  if (c.launch.nodeRank == 0) preflightCheckpoints(c);  // rank 0, the one that writes them, runs here
-  ensureDirectory(c.trainer.runDir);
+int launchLocalWorkers(const JobConfig& config) {
+  checkDatasetReadable(config.dataDir);
+  if (config.launch.nodeRank == 0) preflightCheckpoints(config);  // rank 0, the one that writes them, runs here
+  ensureDirectory(config.trainer.runDir);
 
+  JobConfig c = config;
+  comm::RendezvousOptions rv = rendezvousOptions(c);
+  std::unique_ptr<PrivateDirectory> storeDir;
   std::unique_ptr<comm::StoreServer> store;
   int port = c.launch.masterPort;
-  if (c.launch.nodeRank == 0) {
-    // A local job listens on loopback only; a multi-machine job where --master-addr says.
-    store = std::make_unique<comm::StoreServer>(c.launch.masterAddr, port, c.launch.rendezvousTimeout);
+  if (c.launch.nnodes == 1 && !c.resilience.elastic) {
+    // Every worker is on this machine: they meet through a file only this user can reach, so the job
+    // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
+    // Not for --elastic: a worker started with --join reaches the job at --master-addr:--master-port.
+    if (c.launch.masterPort != 0)
+      spdlog::warn("--master-port {} is not used: the workers of a single-machine job meet through a private store "
+                   "file", c.launch.masterPort);
+    storeDir = std::make_unique<PrivateDirectory>("balancenet-store");
+    c.launch.storeFile = rv.storeFile = storeDir->file("store");
+    store = std::make_unique<comm::StoreServer>(rv);
+  } else if (c.launch.nodeRank == 0) {
+    store = std::make_unique<comm::StoreServer>(rv);
     port = store->port();
+  } else {
+    comm::checkJobAdmission(rv);  // a wrong token or world size: one line here, before any worker starts
   }
   // Resolved once here so every worker writes to the same place and reports progress the same way.
   std::vector<std::string> extra{"--run-dir", c.trainer.runDir, "--progress-seconds",
@@ -313,6 +341,8 @@ int launchLocalWorkers(const JobConfig& c) {
       for (const auto& child : children)
         if (!r.elastic && !WIFSIGNALED(cause->status) && child.running && child.worker)
           why = fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", child.role, child.pid);
+      if (why.find("stopped responding") == std::string::npos && !cause->lastError.empty())
+        why += ": " + cause->lastError;
       const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
       stopAll(children);
       std::cerr << "balancenet: error: " << why

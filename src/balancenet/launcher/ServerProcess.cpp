@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/ps/ParameterServer.h"
 #include "balancenet/ps/PsGroup.h"
 
@@ -28,13 +29,9 @@ int runParameterServer(const JobConfig& c) {
   options.staleness = c.comm.staleness;
   options.steps = c.trainer.steps;
 
-  comm::RendezvousOptions rv;
-  rv.masterAddr = c.launch.masterAddr;
-  rv.masterPort = c.launch.masterPort;
-  rv.timeout = c.launch.rendezvousTimeout;
-  rv.iface = c.launch.iface;
+  const comm::RendezvousOptions rv = rendezvousOptions(c);
   auto group = ps::joinPsGroup(comm::connectJobStore(rv), ps::serverRank(workers, index), workers, c.comm.servers,
-                               rv.timeout, rv.masterAddr, rv.iface);
+                               rv.timeout, rv.glooHost(), rv.iface);
   ps::ParameterServer server(*group, options);
   const auto report = server.run();
   spdlog::info("parameter server {}: {} parameters, {} pushes applied, largest clock gap {} step(s) (staleness {})",

@@ -6,6 +6,7 @@
 #include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
+#include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/ps/PsGroup.h"
 #include "balancenet/ps/PsWorkerSync.h"
 
@@ -35,8 +36,9 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     factors.initialBatches = c.split.batches;
     sync = std::make_unique<comm::SufficientFactorSync>(comm, net, factors);
   } else if (c.comm.mode == "ps") {
-    auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers,
-                                 c.launch.rendezvousTimeout, c.launch.masterAddr, c.launch.iface);
+    const auto rv = rendezvousOptions(c);
+    auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers, rv.timeout,
+                                 rv.glooHost(), rv.iface);
     installLinkEmulation(*group, c.emulation);  // pushes and pulls cross the emulated links too
     sync = std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(),
                                               c.comm.staleness);

@@ -17,6 +17,7 @@
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/launcher/Checkpointing.h"
+#include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/models/StateDictExport.h"
@@ -133,15 +134,7 @@ int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
   at::set_num_threads(c.threads);
 
-  comm::RendezvousOptions rv;
-  rv.masterAddr = c.launch.masterAddr;
-  rv.masterPort = c.launch.masterPort;
-  rv.rank = std::max(0, id.rank);
-  rv.worldSize = id.worldSize;
-  rv.hostStore = id.rank == 0 && !id.storeHostedByLauncher && !id.joining;
-  rv.timeout = c.launch.rendezvousTimeout;
-  rv.collectiveTimeout = c.resilience.elastic ? c.resilience.peerTimeout : c.resilience.stallTimeout;
-  rv.iface = c.launch.iface;
+  const comm::RendezvousOptions rv = rendezvousOptions(c);
 
   // The launched workers meet in generation 0; a joiner only connects to the store and waits there.
   std::unique_ptr<comm::Communicator> comm;
@@ -155,7 +148,7 @@ int runWorker(const JobConfig& c) {
   const int member = id.rank >= 0 ? id.rank : elastic::Membership(jobStore, rv.opTimeout()).newMemberId();
   elastic::ElasticAgent agent(elasticOptions(c.resilience, c.launch), jobStore, member,
                               [&rv](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int size) {
-                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.masterAddr, rv.iface);
+                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface);
                               });
   std::string joinState;
   if (id.joining) {
@@ -171,6 +164,8 @@ int runWorker(const JobConfig& c) {
 
   auto train = data::loadMnist(c.dataDir, /*train=*/true);
   auto test = data::loadMnist(c.dataDir, /*train=*/false);
+  data::requireModelImageSize(train, c.dataDir);
+  data::requireModelImageSize(test, c.dataDir);
 
   models::ModelOptions modelOptions = c.model;
   comm::Communicator* launchedGroup = comm.get();  // --sync-bn excludes --elastic: this group stays

@@ -34,6 +34,12 @@ int envInt(const char* name, const std::string& value, int min, int max) {
 std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   if (auto addr = env("MASTER_ADDR")) launch.masterAddr = *addr;
   if (auto port = env("MASTER_PORT")) launch.masterPort = envInt("MASTER_PORT", *port, 1, 65535);
+  if (auto file = env(kStoreFileVar)) launch.storeFile = *file;
+  if (auto token = env(kJobTokenVar); token && launch.jobToken.empty()) {
+    // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
+    if (token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
+    launch.jobToken = *token;
+  }
   auto rank = env("RANK");
   if (!rank) return std::nullopt;
   auto world = env("WORLD_SIZE");
@@ -44,14 +50,16 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   if (auto local = env("LOCAL_RANK")) id.localRank = envInt("LOCAL_RANK", *local, 0, 1 << 20);
   id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
   id.joining = env(kJoinVar).value_or("0") == "1";
-  if (!env("MASTER_PORT")) throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
+  if (!env("MASTER_PORT") && launch.storeFile.empty())
+    throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
   return id;
 }
 
 std::optional<int> readServerEnvironment() {
   auto index = env(kServerVar);
   if (!index) return std::nullopt;
-  if (!env("MASTER_PORT")) throw UsageError(fmt::format("{} is set but MASTER_PORT is not", kServerVar));
+  if (!env("MASTER_PORT") && !env(kStoreFileVar))
+    throw UsageError(fmt::format("{} is set but MASTER_PORT is not", kServerVar));
   return envInt(kServerVar, *index, 0, 1 << 20);
 }
 

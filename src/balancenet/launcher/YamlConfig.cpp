@@ -90,6 +90,7 @@ std::string effectiveConfigYaml(const CLI::App& app) {
     const auto& names = option->get_lnames();
     if (names.empty() || names.front() == "help" || names.front() == "config" || names.front() == "print-config")
       continue;
+    if (names.front() == "job-token") continue;  // a secret: printed configs end up in logs and tickets
     const bool given = option->count() > 0;
     if (option->get_expected_max() == 0) {  // switches: true or false
       out << YAML::Key << names.front() << YAML::Value << (given ? "true" : "false");

@@ -8,6 +8,7 @@
 
 #include "testing/TempDir.h"
 #include "balancenet/core/Error.h"
+#include "testing/UsageErrors.h"
 #include "balancenet/data/IdxFile.h"
 
 namespace balancenet::data {
@@ -31,14 +32,7 @@ void writeSet(const TempDir& dir, const std::string& prefix, int64_t nImages, in
 
 float normalised(int pixel) { return static_cast<float>((pixel / 255.0 - kPixelMean) / kPixelStd); }
 
-std::string usageErrorOf(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "<no UsageError>";
-}
+using balancenet::testing::usageErrorOf;
 
 TEST(MnistDataset, LoadsSyntheticTrainSet) {
   TempDir dir;

@@ -1,0 +1,22 @@
+// FatalError: the last line of defence for the one-line error rule, when an exception escapes a thread
+// that is not ours (c10d's store client reads its server's replies on a background thread, and a
+// length it cannot allocate there would otherwise abort the process with a core dump).
+#pragma once
+#include <string>
+
+namespace balancenet {
+
+// std::terminate then prints "balancenet: error: <context>: <what>" (the innermost FatalErrorContext,
+// if any) and exits with code 1. Installed once by the program's entry point.
+void installFatalErrorHandler();
+
+// Names what the process is doing while it lives, for that line ("the rendezvous of rank 1 at ...").
+class FatalErrorContext {
+ public:
+  explicit FatalErrorContext(std::string what);
+  ~FatalErrorContext();
+  FatalErrorContext(const FatalErrorContext&) = delete;
+  FatalErrorContext& operator=(const FatalErrorContext&) = delete;
+};
+
+}  // namespace balancenet
