@@ -12,6 +12,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/metrics/GemmProbe.h"
@@ -49,6 +50,7 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
 int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
   at::set_num_threads(c.threads);
+  if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
 
   comm::RendezvousOptions rv;
   rv.masterAddr = c.launch.masterAddr;
