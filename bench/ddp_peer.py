@@ -47,6 +47,48 @@ def load(data_dir, prefix):
     return x.unsqueeze(1), torch.from_numpy(labels)
 
 
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def mt19937_64(seed):
+    """std::mt19937_64's output sequence (the C++ standard fixes it)."""
+    n, m = 312, 156
+    state = [seed & MASK64]
+    for i in range(1, n):
+        state.append((6364136223846793005 * (state[-1] ^ (state[-1] >> 62)) + i) & MASK64)
+    while True:
+        for i in range(n):
+            x = (state[i] & 0xFFFFFFFF80000000) | (state[(i + 1) % n] & 0x7FFFFFFF)
+            state[i] = state[(i + m) % n] ^ (x >> 1) ^ (0xB5026F5AA96619E9 if x & 1 else 0)
+        for y in state:
+            y ^= (y >> 29) & 0x5555555555555555
+            y ^= (y << 17) & 0x71D67FFFEDA60000
+            y ^= (y << 37) & 0xFFF7EEE000000000
+            yield y ^ (y >> 43)
+
+
+def epoch_permutation(size, seed, epoch):
+    """balancenet's GlobalPermutationSampler: the same samples in the same order, epoch by epoch."""
+    gen = mt19937_64(splitmix64(seed ^ splitmix64(epoch)))
+    perm = list(range(size))
+    for i in range(size - 1, 0, -1):
+        bound = i + 1
+        threshold = (-bound) % (1 << 64) % bound
+        r = next(gen)
+        while r < threshold:
+            r = next(gen)
+        j = r % bound
+        perm[i], perm[j] = perm[j], perm[i]
+    return torch.tensor(perm)
+
+
 def cnn():
     return nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Dropout(0.25), nn.Flatten(), nn.Linear(9216, 128), nn.ReLU(), nn.Dropout(0.5),
@@ -100,14 +142,16 @@ def main():
     torch.manual_seed(a.seed)
     model = nn.parallel.DistributedDataParallel(cnn())
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
-    gen = torch.Generator().manual_seed(a.seed)
-    order, position = torch.randperm(len(x_train), generator=gen), 0
+    epoch, position = 0, 0
+    order = epoch_permutation(len(x_train), a.seed, epoch)
 
-    evaluations, train_seconds, last_compute = [], 0.0, 0.0
+    evaluations, train_seconds, last_compute, step_seconds = [], 0.0, 0.0, []
     for step in range(a.steps):
         start = time.perf_counter()
-        if position + a.global_batch > len(order):
-            order, position = torch.randperm(len(x_train), generator=gen), 0
+        if position + a.global_batch > len(order):  # the stream goes on into the next epoch's order
+            epoch += 1
+            order = torch.cat([order[position:], epoch_permutation(len(x_train), a.seed, epoch)])
+            position = 0
         idx = order[position + rank * local:position + (rank + 1) * local]
         position += a.global_batch
         opt.zero_grad()
@@ -122,20 +166,24 @@ def main():
         loss.backward()  # DDP all-reduces (mean over the equal shares) from its hooks, waits at the end
         last_compute = forward + time.perf_counter() - backward_start
         opt.step()
-        train_seconds += time.perf_counter() - start
+        step_seconds.append(time.perf_counter() - start)
+        train_seconds += step_seconds[-1]
         if a.eval_every and ((step + 1) % a.eval_every == 0 or step + 1 == a.steps):
-            if rank == 0:
-                model.eval()
-                with torch.no_grad():
-                    correct = sum((model.module(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum().item()
-                                  for i in range(0, len(x_test), 1000))
-                model.train()
-                evaluations.append({"step": step + 1, "accuracy": correct / len(x_test),
-                                    "train_seconds": train_seconds})
-            dist.barrier()
+            # Sharded over the ranks like balancenet's evaluation; its time is not training time.
+            model.eval()
+            begin, end = len(x_test) * rank // world, len(x_test) * (rank + 1) // world
+            with torch.no_grad():
+                correct = sum((model.module(x_test[i:min(i + 1000, end)]).argmax(1) == y_test[i:min(i + 1000, end)])
+                              .sum().item() for i in range(begin, end, 1000))
+            model.train()
+            total = torch.tensor([float(correct)])
+            dist.all_reduce(total)
+            evaluations.append({"step": step + 1, "accuracy": total.item() / len(x_test),
+                                "train_seconds": train_seconds})
     if rank == 0:
         summary = {"framework": "pytorch-ddp", "nodes": world, "steps": a.steps, "global_batch": a.global_batch,
                    "train_seconds": train_seconds, "samples_per_second": a.steps * a.global_batch / train_seconds,
+                   "step_seconds": step_seconds,  # rank 0's wall time of each step (warm-up can be left out)
                    "evaluations": evaluations,
                    "final_accuracy": evaluations[-1]["accuracy"] if evaluations else None}
         with open(a.out + ".tmp", "w") as f:

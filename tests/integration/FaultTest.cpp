@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -20,6 +21,8 @@
 
 namespace balancenet::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr int64_t kGlobalBatch = 30;
 
@@ -158,16 +161,18 @@ TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
 
 TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
   const int steps = 120;
-  const int port = freePort();
   auto flags = job(2, steps, "run");
-  flags.insert(flags.end(), {"--elastic", "--max-nodes", "3", "--master-port", std::to_string(port), "--node-speed",
-                             "200,200"});
+  flags.insert(flags.end(), {"--elastic", "--max-nodes", "3", "--node-speed", "200,200"});
   ProcessResult joiner;
   std::thread joinerThread;
+  // A single-machine job opens no port: the joiner finds it through the store file its launcher names.
+  const std::string joinStore = dir_.file("run/join-store");
   auto r = launch(flags, {}, [&](pid_t, double elapsed) {
-    if (elapsed > 2 && !joinerThread.joinable()) {
+    if (elapsed > 2 && !joinerThread.joinable() && fs::exists(joinStore)) {
+      auto storeFile = readFile(joinStore);
+      while (!storeFile.empty() && storeFile.back() == '\n') storeFile.pop_back();
       auto joinFlags = flags;
-      joinFlags.insert(joinFlags.end(), {"--join", "--run-dir", dir_.file("joiner-run")});
+      joinFlags.insert(joinFlags.end(), {"--join", "--store-file", storeFile, "--run-dir", dir_.file("joiner-run")});
       std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir_, "--threads", "1"};
       argv.insert(argv.end(), joinFlags.begin(), joinFlags.end());
       joinerThread = std::thread([&joiner, argv] { joiner = runProcess(argv, ProcessOptions{}); });

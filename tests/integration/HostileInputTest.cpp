@@ -283,7 +283,7 @@ std::vector<HostileCase> rendezvousCases() {
 }
 
 // Each setup writes its checkpoint files with Scene::protect: a refused resume damages none of them.
-std::vector<HostileCase> checkpointCases() {
+std::vector<HostileCase> checkpointAndJoinCases() {
   const auto damaged = [](std::string bytes) {
     return [bytes](Scene& s) { s.writeFile("ckpt/step-00000005.ckpt", bytes); };
   };
@@ -307,6 +307,10 @@ std::vector<HostileCase> checkpointCases() {
        "--checkpoint-dir {dir}/ckpt already holds checkpoints", 2, damaged("old")},
       {"KeepNoCheckpoints", {"--checkpoint-dir", "{dir}/ckpt", "--keep-checkpoints", "0"}, {},
        "--keep-checkpoints must be at least 1, got 0", 2},
+      {"StoreFileWithoutJoin", {"--store-file", "{dir}/store"}, {}, "--store-file is only for --join", 2},
+      {"JoinWithoutAStoreOrPort", {"--elastic", "--join"}, {}, "--join needs the running job's --store-file", 2},
+      {"JoinAJobThatIsNotThere", {"--elastic", "--join", "--store-file", "{dir}/gone/store"}, {},
+       "--store-file {dir}/gone/store: no such file (is the job running?", 2},
       {"CheckpointsWithElastic", {"--checkpoint-dir", "{dir}/ckpt", "--elastic"}, {},
        "--checkpoint-dir does not work with --elastic yet", 2},
   };
@@ -315,7 +319,7 @@ std::vector<HostileCase> checkpointCases() {
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
   for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(),
-                    checkpointCases()})
+                    checkpointAndJoinCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

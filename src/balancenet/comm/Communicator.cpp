@@ -33,20 +33,21 @@ int64_t bytesOf(const std::vector<at::Tensor>& tensors) {
 
 PendingWork::PendingWork() = default;
 PendingWork::PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt,
-                         std::string what, int rank)
+                         std::string what, int rank, bool hasFuture)
     : work_(std::move(work)),
-      completedNs_(std::make_shared<std::atomic<int64_t>>(0)),
+      completedNs_(hasFuture ? std::make_shared<std::atomic<int64_t>>(0) : nullptr),
       startedAt_(LinkModel::Clock::now()),
       deliveredAt_(deliveredAt),
       what_(std::move(what)),
       rank_(rank) {
+  if (!completedNs_) return;
   try {
     auto done = completedNs_;
     work_->getFuture()->addCallback([done](c10::ivalue::Future&) {
       done->store(LinkModel::Clock::now().time_since_epoch().count());
     });
   } catch (const std::exception&) {
-    // No future for this kind of work: finishedAt() falls back to when wait() returned.
+    completedNs_.reset();  // no future after all: finishedAt() falls back to when wait() returned
   }
 }
 PendingWork::PendingWork(PendingWork&&) noexcept = default;
@@ -90,9 +91,10 @@ LinkModel::Clock::time_point Communicator::deliveredAt(int64_t wireBytes) {
 }
 
 template <typename Start>
-static PendingWork startOperation(const char* what, int rank, LinkModel::Clock::time_point deliveredAt, Start&& start) {
+static PendingWork startOperation(const char* what, int rank, LinkModel::Clock::time_point deliveredAt, Start&& start,
+                                  bool hasFuture = true) {
   try {
-    return PendingWork(start(), deliveredAt, what, rank);
+    return PendingWork(start(), deliveredAt, what, rank, hasFuture);
   } catch (const std::exception& e) {
     rethrowAsFailure(what, rank, e);
   }
@@ -175,13 +177,15 @@ void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag
 
 PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
-  return startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); });
+  return startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); },
+                        /*hasFuture=*/false);
 }
 
 PendingWork Communicator::recvAsync(at::Tensor t, int src, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
   // The sender's link pays for the message; receiving adds nothing of its own.
-  return startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); });
+  return startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); },
+                        /*hasFuture=*/false);
 }
 
 int Communicator::recvFromAny(at::Tensor& t, int tag) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <thread>
@@ -40,6 +41,7 @@ struct RawFlags {
   double rendezvousTimeoutS = 60;
   double stallTimeoutS = 0, peerTimeoutS = 30;
   std::string split;
+  std::string joinStoreFile;
   std::string lrDecay = "constant";
   double progressSeconds = -1;
 };
@@ -103,8 +105,12 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "the next step boundary and receives the state from a peer")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_flag("--join", r.join,
-               "Join the running --elastic job at --master-addr:--master-port as one more worker (give the "
-               "job's flags); it trains from the next step boundary on and ends with the job");
+               "Join a running --elastic job as one more worker (give the job's flags): a single-machine job "
+               "through --store-file, a job over several machines at --master-addr:--master-port; it trains "
+               "from the next step boundary on and ends with the job");
+  app.add_option("--store-file", raw.joinStoreFile,
+                 "With --join: the private store file of a single-machine --elastic job (its launcher prints it "
+                 "and writes it to RUN_DIR/join-store)");
   app.add_option("--job-token", c.launch.jobToken,
                  "Shared secret of a job over several machines: only processes given the same token join it (a "
                  "wrong one is refused at once). Prefer the environment variable BALANCENET_JOB_TOKEN: command "
@@ -231,6 +237,16 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   r.peerTimeout = fromSeconds(raw.peerTimeoutS);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
   if (r.maxNodes == 0) r.maxNodes = world;
+  require(raw.joinStoreFile.empty() || r.join, "--store-file is only for --join (a launcher makes its job's own)");
+  if (!raw.joinStoreFile.empty()) {
+    // FileStore would create a missing file and wait there for a job that never comes.
+    std::error_code ec;
+    require(std::filesystem::is_regular_file(raw.joinStoreFile, ec),
+            fmt::format("--store-file {}: no such file (is the job running? its launcher writes the path to "
+                        "RUN_DIR/join-store)",
+                        raw.joinStoreFile));
+    c.launch.storeFile = raw.joinStoreFile;
+  }
   if (!r.elastic) {
     require(!r.join, "--join needs --elastic (a fixed job admits nobody)");
     require(r.maxRestarts == 0, "--max-restarts needs --elastic (a fixed job cannot take a worker back)");
@@ -244,7 +260,8 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   require(!c.worker || c.worker->storeHostedByLauncher || r.join,
           "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
           "hosts it)");
-  require(!r.join || c.launch.masterPort != 0, "--join needs --master-port (and --master-addr) of the running job");
+  require(!r.join || c.launch.masterPort != 0 || !c.launch.storeFile.empty(),
+          "--join needs the running job's --store-file (one machine) or --master-port and --master-addr (several)");
   if (r.join && !c.worker) {
     c.worker = WorkerIdentity{};
     c.worker->rank = -1;  // a new member id comes from the job's store

@@ -240,6 +240,16 @@ void checkDatasetReadable(const std::string& dir) {
   data::requireModelImageSize(data::loadMnist(dir, /*train=*/true), dir);
 }
 
+constexpr const char* kJoinStoreFile = "join-store";
+
+// A worker started later with --join finds a single-machine elastic job through its store file.
+void announceJoinStore(const std::string& storeFile, const std::string& runDir) {
+  writeFileAtomically(runDir + "/" + kJoinStoreFile, storeFile + "\n");
+  spdlog::info("more workers can join this job: balancenet train --join --store-file {} (and the job's flags; "
+               "the path is also in {}/{})",
+               storeFile, runDir, kJoinStoreFile);
+}
+
 }  // namespace
 
 int launchLocalWorkers(const JobConfig& config) {
@@ -252,16 +262,16 @@ int launchLocalWorkers(const JobConfig& config) {
   std::unique_ptr<PrivateDirectory> storeDir;
   std::unique_ptr<comm::StoreServer> store;
   int port = c.launch.masterPort;
-  if (c.launch.nnodes == 1 && !c.resilience.elastic) {
+  if (c.launch.nnodes == 1) {
     // Every worker is on this machine: they meet through a file only this user can reach, so the job
     // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
-    // Not for --elastic: a worker started with --join reaches the job at --master-addr:--master-port.
     if (c.launch.masterPort != 0)
       spdlog::warn("--master-port {} is not used: the workers of a single-machine job meet through a private store "
                    "file", c.launch.masterPort);
     storeDir = std::make_unique<PrivateDirectory>("balancenet-store");
     c.launch.storeFile = rv.storeFile = storeDir->file("store");
     store = std::make_unique<comm::StoreServer>(rv);
+    if (c.resilience.elastic) announceJoinStore(c.launch.storeFile, c.trainer.runDir);
   } else if (c.launch.nodeRank == 0) {
     store = std::make_unique<comm::StoreServer>(rv);
     port = store->port();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/MemoryReuse.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/ps/ParameterServer.h"
 #include "balancenet/ps/PsGroup.h"
@@ -16,6 +17,7 @@ int runParameterServer(const JobConfig& c) {
   const int index = *c.server;
   const int workers = c.launch.worldSize();
   at::set_num_threads(1);  // the optimiser on a shard is light; the cores belong to the workers
+  keepFreedMemory();       // every push allocates and frees a shard-sized buffer
 
   // Only the shapes matter: the values come from worker 0 after the trainer's start-up broadcast.
   auto model = models::buildModel(c.model);

@@ -12,6 +12,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/ElasticAgent.h"
 #include "balancenet/elastic/FaultInjection.h"
@@ -133,6 +134,7 @@ elastic::ElasticOptions elasticOptions(const ResilienceOptions& r, const LaunchO
 int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
   at::set_num_threads(c.threads);
+  if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
 
   const comm::RendezvousOptions rv = rendezvousOptions(c);
 

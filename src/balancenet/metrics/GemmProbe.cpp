@@ -13,8 +13,10 @@ double measureGemmFlops(double seconds) {
   constexpr int64_t n = 256;
   constexpr int warmUp = 3;  // first calls pay for thread-pool start-up and cold caches
   at::NoGradGuard noGrad;
-  const auto a = at::rand({n, n}, at::kFloat);
-  const auto b = at::rand({n, n}, at::kFloat);
+  // Constants, not at::rand: the probe must not advance the global generator, whose stream the
+  // training's dropout masks come from (a run's randomness would depend on whether the probe ran).
+  const auto a = at::full({n, n}, 0.5f, at::kFloat);
+  const auto b = at::full({n, n}, 0.25f, at::kFloat);
   auto c = at::empty({n, n}, at::kFloat);
   for (int i = 0; i < warmUp; ++i) at::mm_out(c, a, b);
 

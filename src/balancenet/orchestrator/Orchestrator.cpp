@@ -25,6 +25,9 @@ constexpr int kHeader = 11;
 // Share of the node's available memory a worker may grow into: the rest is headroom for everything else.
 constexpr double kUsableMemoryShare = 0.8;
 constexpr int kMaxWindow = 64;
+// splits.csv is rewritten (with fsync: ~15 ms here) when the split changes or this often, not at every
+// decision: rank 0 writes it while the other ranks wait for the decision.
+constexpr double kLogWriteEveryMs = 10000;
 
 }  // namespace
 
@@ -40,7 +43,13 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
   if (comm_.rank() == 0) log(0, {}, {current_, "initial split"});
 }
 
-Orchestrator::~Orchestrator() = default;
+Orchestrator::~Orchestrator() {
+  try {
+    writeLog();
+  } catch (const std::exception& e) {
+    spdlog::warn("splits.csv not written: {}", e.what());
+  }
+}
 
 void Orchestrator::observe(const metrics::StepRecord& mine) {
   nextStep_ = mine.step + 1;
@@ -165,10 +174,16 @@ void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, cons
                         decision.split.batches[r], m.computeMs, m.waitMs, m.opsPerSecond, m.memoryUsedBytes / 1e6,
                         latency, note);
   }
-  if (!options_.runDir.empty()) {
-    ensureDirectory(options_.runDir);
-    writeFileAtomically(options_.runDir + "/splits.csv", log_);
-  }
+  logUnwritten_ = true;
+  if (!(decision.split == current_) || step == 0 || sinceLogWritten_.elapsedMs() >= kLogWriteEveryMs) writeLog();
+}
+
+void Orchestrator::writeLog() {
+  if (!logUnwritten_ || options_.runDir.empty()) return;
+  ensureDirectory(options_.runDir);
+  writeFileAtomically(options_.runDir + "/splits.csv", log_);
+  logUnwritten_ = false;
+  sinceLogWritten_.restart();
 }
 
 }  // namespace balancenet::orchestrator

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
+#include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/orchestrator/policies/Policy.h"
 
@@ -37,7 +38,7 @@ class Orchestrator : public Allocator {
  public:
   Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
                OrchestratorOptions options);
-  ~Orchestrator() override;
+  ~Orchestrator() override;  // writes what splits.csv still lacks
 
   // Collective at decision steps (step > 0, step % rebalanceEvery == 0): all ranks must call it for
   // every step, in order, as the trainer does.
@@ -52,6 +53,7 @@ class Orchestrator : public Allocator {
   std::vector<double> encodeLocal() const;
   NodeMetrics decode(const double* row) const;
   void log(int64_t step, const std::vector<NodeMetrics>& nodes, const Decision& decision);
+  void writeLog();
 
   std::unique_ptr<Policy> policy_;
   Split current_;
@@ -63,6 +65,8 @@ class Orchestrator : public Allocator {
   int64_t lastDecision_ = 0;
   int64_t nextStep_ = 0;                        // the step after the last one observed
   std::string log_;                             // splits.csv contents so far (rank 0)
+  bool logUnwritten_ = false;                   // log_ has rows splits.csv does not have yet
+  Stopwatch sinceLogWritten_;
 };
 
 }  // namespace balancenet::orchestrator

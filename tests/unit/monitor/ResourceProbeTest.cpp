@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include "balancenet/metrics/GemmProbe.h"
@@ -41,6 +42,16 @@ TEST(GemmProbe, ReturnsPlausibleFlopsAndHonoursItsDuration) {
   EXPECT_LT(flops, 1e15);  // no machine this runs on does a petaflop on one CPU
   EXPECT_GE(seconds, 0.2);
   EXPECT_LT(seconds, 5.0);
+}
+
+// A worker probes right after seeding and building its model: the dropout masks of its first steps must
+// not depend on the probe (they are then the same as in a PyTorch run with the same seed).
+TEST(GemmProbe, LeavesTheGlobalRandomStreamAlone) {
+  at::manual_seed(7);
+  const auto expected = at::rand({8});
+  at::manual_seed(7);
+  measureGemmFlops(0.01);
+  EXPECT_TRUE(at::equal(at::rand({8}), expected));
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# balancenet against PyTorch DDP, back to back: the same model (cnn), data, global batch, SGD settings,
+# threads (1 per worker), steps, evaluation policy and heterogeneity emulation on both sides.
+# Usage: bench/vs_ddp.sh [out-dir] [scenario...]     scenarios: homo h1 h1r h2 homo4 (default: homo h1 h1r h2)
+#   REPS=n   back-to-back pairs (balancenet, DDP, balancenet, DDP, ...) per scenario, medians reported
+#            (default: 3 for homo, 2 for h1 h1r h2, about 20 minutes in all on the 2-core machine)
+#   STEPS=n, EVAL_EVERY=n, TARGET=a  override every scenario's steps, evaluation period, target accuracy
+#   QUICK=1  a smoke run: a few steps, one pair each, a 50% target (about a minute per scenario)
+# Exit 77 (a skip, for CTest) when Debian's python3-torch is missing. Results: docs/results.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-runs/vs-ddp/$(date +%Y%m%d-%H%M%S)}
+shift $(( $# > 0 ? 1 : 0 ))
+SCENARIOS=${*:-homo h1 h1r h2}
+PY=/usr/bin/python3   # Debian's python3-torch; a python earlier on PATH may have no torch
+BN=build/apps/balancenet
+WARMUP=1              # steps left out of samples/s on both sides (one-time allocations, DDP's first bucket pass)
+
+if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
+  echo "vs_ddp: skipped: $PY cannot import torch (apt-get install python3-torch)" >&2
+  exit 77
+fi
+[ -x "$BN" ] || { echo "vs_ddp: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
+
+# name -> nodes, global batch, steps, eval every, target accuracy, emulation flags (balancenet's syntax,
+# which ddp_peer.py shares). Targets are ones both sides reach within the steps (85%: the issue's).
+scenario() {
+  case $1 in
+    homo)  echo "2 128 300 25 0.85" ;;
+    homo4) echo "4 128 300 25 0.85" ;;
+    h1)    echo "4 128 300 25 0.85 --node-speed 100,100,100,25" ;;
+    h1r)   echo "2 256 150 15 0.85 --slowdown 1,4" ;;
+    h2)    echo "4 128 300 25 0.85 --node-speed 100,100,100,100 --speed-schedule 100=100,100,100,25;200=100,100,100,100" ;;
+    *) echo "vs_ddp: unknown scenario $1 (homo h1 h1r h2 homo4)" >&2; exit 2 ;;
+  esac
+}
+
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# torchrun's environment, set by hand: Debian's `python3 -m torch.distributed.run` (torch 1.13) fails
+# under Python 3.11 (AttributeError in its redirect handling), so the workers are started directly.
+run_ddp() {  # nodes out.json args...
+  local nodes=$1 out=$2 port pids=() r rc=0
+  shift 2
+  port=$(free_port)
+  for ((r = 0; r < nodes; r++)); do
+    RANK=$r LOCAL_RANK=$r WORLD_SIZE=$nodes LOCAL_WORLD_SIZE=$nodes MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      "$PY" bench/ddp_peer.py --out "$out" "$@" &
+    pids+=($!)
+  done
+  for r in "${pids[@]}"; do wait "$r" || rc=$?; done
+  return $rc
+}
+
+mkdir -p "$OUT"
+: > "$OUT/scenarios.txt"
+for s in $SCENARIOS; do
+  read -r nodes batch steps every target emu1 emu2 emu3 emu4 <<< "$(scenario "$s")"
+  emulation=(${emu1:+"$emu1"} ${emu2:+"$emu2"} ${emu3:+"$emu3"} ${emu4:+"$emu4"})
+  reps=${REPS:-$([ "$s" = homo ] && echo 3 || echo 2)}
+  steps=${STEPS:-$steps}; every=${EVAL_EVERY:-$every}; target=${TARGET:-$target}
+  if [ "${QUICK:-0}" = 1 ]; then
+    steps=8; every=4; target=0.5; reps=1
+    [ ${#emulation[@]} -gt 2 ] && emulation[3]="4=100,100,100,25;6=100,100,100,100"  # h2's changes, scaled down
+  fi
+  echo "$s $target" >> "$OUT/scenarios.txt"
+  mkdir -p "$OUT/$s"
+  common=(--global-batch "$batch" --steps "$steps" --eval-every "$every" "${emulation[@]}")
+  for ((i = 1; i <= reps; i++)); do
+    echo "vs_ddp: $s pair $i/$reps: balancenet ($(uptime | sed 's/.*load/load/'))" >&2
+    rm -rf "$OUT/$s/bn-$i"
+    "$BN" train --nodes "$nodes" --threads 1 --progress-seconds 0 --log-level warn --run-dir "$OUT/$s/bn-$i" \
+      "${common[@]}" > "$OUT/$s-bn-$i.log" 2>&1 || { echo "vs_ddp: balancenet failed, see $OUT/$s-bn-$i.log" >&2; exit 1; }
+    echo "vs_ddp: $s pair $i/$reps: DDP" >&2
+    run_ddp "$nodes" "$OUT/$s/ddp-$i.json" "${common[@]}" > "$OUT/$s-ddp-$i.log" 2>&1 \
+      || { echo "vs_ddp: DDP failed, see $OUT/$s-ddp-$i.log" >&2; exit 1; }
+  done
+done
+"$PY" bench/vs_ddp_summary.py "$OUT" "$WARMUP"
+echo "vs_ddp: per-run rows in $OUT/vs_ddp.csv, per scenario in $OUT/vs_ddp.json" >&2

@@ -1,0 +1,30 @@
+// MemoryReuse: two mallopt calls, unless the environment already tunes malloc.
+#include "balancenet/core/MemoryReuse.h"
+
+#include <malloc.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace balancenet {
+namespace {
+
+constexpr int kMmapThresholdBytes = 32 << 20;  // glibc's largest accepted value on 64-bit
+constexpr int kTrimThresholdBytes = 1 << 30;
+
+bool userTunesMalloc() {
+  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"})
+    if (std::getenv(name)) return true;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  return tunables && std::string(tunables).find("glibc.malloc.") != std::string::npos;
+}
+
+}  // namespace
+
+bool keepFreedMemory() {
+  if (userTunesMalloc()) return false;
+  // Setting either value also turns off glibc's dynamic adjustment of both, which is what undoes them.
+  return mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) == 1 && mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes) == 1;
+}
+
+}  // namespace balancenet
