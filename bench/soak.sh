@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 6 soak: one long --elastic run in which a random worker is SIGKILLed every few seconds (the
-# launcher restarts it and it rejoins at a step boundary), beside the same run undisturbed. Prints the
-# result: the job completed, every sample trained, accuracy against the undisturbed run, no orphans.
+# launcher restarts it and it rejoins at a step boundary; the next kill waits for the re-form), beside
+# the same run undisturbed. Prints the result: the job completed, every sample trained, accuracy
+# against the undisturbed run, no orphans.
 # Usage: bench/soak.sh [out-dir] [kills] [steps]
 #   NODES (3), GLOBAL_BATCH (60), MODEL (mlp), EVERY (mean seconds between kills, 4), DATA (fashion-mnist)
 set -euo pipefail
@@ -25,7 +26,7 @@ echo "undisturbed run..."
 
 echo "soak run with $KILLS kills..."
 start=$(date +%s)
-"$BN" train "${COMMON[@]}" --elastic --max-restarts "$KILLS" --peer-timeout 20 --run-dir "$OUT/soak" \
+"$BN" train "${COMMON[@]}" --elastic --max-restarts "$KILLS" --peer-timeout 5 --run-dir "$OUT/soak" \
   2> "$OUT/soak.log" &
 launcher=$!
 kills=0
@@ -40,7 +41,15 @@ while kill -0 "$launcher" 2> /dev/null && [ "$kills" -lt "$KILLS" ] && [ "$(prog
   seen+=("${workers[@]}")
   [ "${#workers[@]}" -lt "$NODES" ] && continue  # a restarted worker is still joining
   victim=${workers[$((RANDOM % ${#workers[@]}))]}
+  changes=$(grep -c "membership changed" "$OUT/soak.log" || true)
   kill -9 "$victim" 2> /dev/null && kills=$((kills + 1))
+  # The next kill comes after the survivors have re-formed (a kill during a recovery tests the
+  # peer timeout, not recovery, and back-to-back ones would only stack timeouts).
+  for _ in $(seq 60); do
+    [ "$(grep -c "membership changed" "$OUT/soak.log" || true)" -gt "$changes" ] && break
+    kill -0 "$launcher" 2> /dev/null || break
+    sleep 1
+  done
 done
 rc=0
 wait "$launcher" || rc=$?

@@ -92,7 +92,7 @@ Generation Membership::form(int number, int member, int64_t committed, const std
         const auto reg = genKey(number, fmt::format("reg/{}", c));
         if (store_->check({reg}))
           registered.push_back(fmt::format("{}:{}", c, get(reg)));
-        else if (staleMembers(*store_, {c}).empty())
+        else if (staleMembers(*store_, {c}).empty() && !waitingToJoin(c))
           everyoneAccounted = false;  // alive, still finishing its failed collective
       }
       if (everyoneAccounted || late) {
@@ -116,6 +116,11 @@ void Membership::requestJoin(int member) {
   const auto n = store_->add("elastic/joins", 1) - 1;
   set(fmt::format("elastic/join/{}", n), std::to_string(member));
   set(fmt::format("elastic/admit/{}", member), "-1");
+}
+
+bool Membership::waitingToJoin(int member) {
+  const auto key = fmt::format("elastic/admit/{}", member);
+  return store_->check({key}) && get(key) == "-1";
 }
 
 std::optional<int> Membership::waitForAdmission(int member, std::chrono::milliseconds waitAtMost) {

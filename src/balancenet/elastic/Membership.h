@@ -51,6 +51,9 @@ class Membership {
   int newMemberId();  // for a worker joining from outside the launcher
 
   void requestJoin(int member);
+  // A restarted worker beats under its old member id while it waits for admission: it is alive but not
+  // coming to the generation being formed, so the members must not wait --peer-timeout for it.
+  bool waitingToJoin(int member);
   // The generation `member` is admitted to; nothing once the job finished (then it must not join).
   // Throws RuntimeFailure after `waitAtMost` (no member left to admit it, or the job stays at --max-nodes).
   std::optional<int> waitForAdmission(int member, std::chrono::milliseconds waitAtMost);

@@ -60,6 +60,16 @@ TEST(Membership, AMemberWithoutHeartbeatIsLeftOut) {
   }
 }
 
+TEST(Membership, ARestartedMemberWaitingToJoinIsNotWaitedFor) {
+  auto store = newStore();
+  Heartbeat b0(store, 0), b1(store, 1), b2(store, 2);  // member 1 died and its restart beats again
+  Membership(store, 20s).requestJoin(1);
+  const auto start = std::chrono::steady_clock::now();
+  const auto generations = formTogether(store, {0, 2}, {0, 1, 2});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);  // not the 20 s peer timeout
+  for (const auto& g : generations) EXPECT_EQ(g.members, (std::vector<int>{0, 2}));
+}
+
 TEST(Membership, JoinersAreAdmittedOldestFirstWithinTheRoomLeft) {
   auto store = newStore();
   Membership rank0(store, 20s), joiner(store, 20s);
