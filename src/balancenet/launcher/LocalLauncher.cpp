@@ -346,13 +346,14 @@ int launchLocalWorkers(const JobConfig& config) {
     }
     if (failure) {
       Child* cause = r.elastic ? failure : settleFailure(children, failure);
-      std::string why = fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
       // A worker still there after the others gave up on it is the stalled one.
+      const Child* stalled = nullptr;
       for (const auto& child : children)
-        if (!r.elastic && !WIFSIGNALED(cause->status) && child.running && child.worker)
-          why = fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", child.role, child.pid);
-      if (why.find("stopped responding") == std::string::npos && !cause->lastError.empty())
-        why += ": " + cause->lastError;
+        if (!r.elastic && !WIFSIGNALED(cause->status) && child.running && child.worker) stalled = &child;
+      std::string why =
+          stalled ? fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", stalled->role, stalled->pid)
+                  : fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
+      if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
       const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
       stopAll(children);
       std::cerr << "balancenet: error: " << why
