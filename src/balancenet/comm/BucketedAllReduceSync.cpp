@@ -17,22 +17,29 @@ constexpr double kMb = 1024.0 * 1024.0;
 BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList params, BucketOptions options)
     : comm_(comm), params_(std::move(params)), options_(options) {
   if (options_.bucketMb <= 0 || options_.firstBucketMb <= 0) throw UsageError("bucket sizes must be positive");
-  // Reverse order: the order in which backward produces the gradients.
+  // Reverse order: the order in which backward produces the gradients. DDP's rule: a tensor joins the
+  // open bucket, which closes once it holds its cap. (Closing it before a tensor that would overflow it
+  // instead put cnn's 4.6 MB fc1 weight in the bucket of the first layers, sent after backward, not
+  // during it: 8 ms per step exposed.)
   bucketOf_.assign(params_.size(), -1);
   double capBytes = std::min(options_.firstBucketMb, options_.bucketMb) * kMb;
   int64_t filled = 0;
+  bool open = false;
   for (int i = static_cast<int>(params_.size()) - 1; i >= 0; --i) {
-    const int64_t bytes = params_[i].tensor.numel() * static_cast<int64_t>(sizeof(float));
-    if (buckets_.empty() || (filled > 0 && filled + bytes > capBytes)) {
-      if (!buckets_.empty()) capBytes = options_.bucketMb * kMb;
+    if (!open) {
       buckets_.emplace_back();
       filled = 0;
+      open = true;
     }
     auto& bucket = buckets_.back();
     bucket.offsets.push_back(filled / static_cast<int64_t>(sizeof(float)));
     bucket.params.push_back(i);
     bucketOf_[i] = static_cast<int>(buckets_.size()) - 1;
-    filled += bytes;
+    filled += params_[i].tensor.numel() * static_cast<int64_t>(sizeof(float));
+    if (filled >= capBytes) {
+      open = false;
+      capBytes = options_.bucketMb * kMb;
+    }
   }
   std::vector<std::string> layerNames;
   for (auto& bucket : buckets_) {
