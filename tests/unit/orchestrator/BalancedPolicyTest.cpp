@@ -187,6 +187,27 @@ TEST(BalancedPolicy, ReactsToAFourfoldSlowdownWithinTwoDecisions) {
   for (int k = 0; k < 10; ++k) EXPECT_LE(loop.next().split.batches[2], 14);
 }
 
+// Seen on 2 homogeneous workers sharing 2 cores: one window where the whole machine was busy (rank 0
+// 1.18x, rank 1 1.32x its model). Reacting to rank 1 alone moved the split to 70/58 and the noise
+// threshold then kept it there for the rest of the run (rank 1 waiting 15% of every step). A slowdown
+// that every node shows changes no node's relative speed: the split stays.
+TEST(BalancedPolicy, AMachineWideSlowdownMovesNoSamples) {
+  double burst[2] = {1.0, 1.0};
+  const TimeFn exact = [&](int r, int64_t b) { return burst[r] * 4.7 * static_cast<double>(b); };
+  Loop loop{blankInput(2, 128), BalancedPolicy{}, noisy(exact, 0.03, 11)};
+  for (int k = 0; k < 10; ++k) loop.next();
+  ASSERT_EQ(loop.in.current, Split::equal(128, 2));
+  burst[0] = 1.18;
+  burst[1] = 1.32;
+  const Decision during = loop.next();
+  EXPECT_EQ(during.note.find("refit"), std::string::npos) << during.note;
+  burst[0] = burst[1] = 1.0;
+  for (int k = 0; k < 10; ++k) {
+    const Decision d = loop.next();
+    EXPECT_EQ(d.split, Split::equal(128, 2)) << "decision " << k << " after the busy window: " << d.note;
+  }
+}
+
 TEST(BalancedPolicy, RecoversWhenTheSlowNodeSpeedsUpAgain) {
   bool slowed = true;
   const TimeFn exact = [&](int r, int64_t b) { return (r == 0 && slowed ? 4.0 : 1.0) * static_cast<double>(b); };

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/Median.h"
 #include "balancenet/orchestrator/policies/PolicySupport.h"
 
 namespace balancenet::orchestrator {
@@ -94,11 +95,20 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
   // batch size can borrow the smallest fixed-cost fraction they show.
   std::string events;
   std::vector<bool> fresh(n, false);
+  std::vector<std::vector<CostPoint>> windows(measured);
+  std::vector<double> deviations(measured);
   for (int i = 0; i < measured; ++i) {
-    const std::vector<CostPoint> window = NodeCostModel::windowPoints(input.nodes[i]);
-    fresh[i] = !window.empty();
-    const double ratio = models_[i].absorb(window, options_);
-    if (ratio > 0) events += fmt::format("; rank {} refit (observed {:.2f}x its model)", i, ratio);
+    windows[i] = NodeCostModel::windowPoints(input.nodes[i]);
+    deviations[i] = models_[i].deviation(windows[i]);
+  }
+  for (int i = 0; i < measured; ++i) {
+    fresh[i] = !windows[i].empty();
+    std::vector<double> others;  // what the same window did to the other nodes
+    for (int j = 0; j < measured; ++j)
+      if (j != i && deviations[j] > 0) others.push_back(deviations[j]);
+    const double commonMode = others.empty() ? 1.0 : median(others);
+    const double ratio = models_[i].absorb(windows[i], options_, commonMode);
+    if (ratio > 0) events += fmt::format("; rank {} refit (observed {:.2f}x its model, the others {:.2f}x)", i, ratio, commonMode);
   }
   for (int i = 0; i < n; ++i)
     if (fresh[i] && models_[i].fitsFixedCost(options_)) models_[i].refit(0.0, options_);

@@ -87,11 +87,18 @@ CostLine NodeCostModel::fit(const std::deque<CostPoint>& points, double fixedFra
   return {f * tbar, (1 - f) * tbar / bbar, true, false};
 }
 
-double NodeCostModel::absorb(const std::vector<CostPoint>& window, const BalancedOptions& options) {
+double NodeCostModel::deviation(const std::vector<CostPoint>& window) const {
+  if (!hasModel_) return 0;
+  double observed = 0;
+  for (const CostPoint& p : window) observed += usablePoint(p) ? p.count * p.ms : 0;
+  return observed > 0 ? windowRatio(window, a_, c_) : 0;
+}
+
+double NodeCostModel::absorb(const std::vector<CostPoint>& window, const BalancedOptions& options, double commonMode) {
   if (window.empty()) return 0;
   if (hasModel_) {
     const double ratio = windowRatio(window, a_, c_);
-    if (std::abs(ratio - 1) > options.reactThreshold) {
+    if (std::abs(ratio / (commonMode > 0 ? commonMode : 1.0) - 1) > options.reactThreshold) {
       std::deque<CostPoint> combined(history_);
       combined.insert(combined.end(), window.begin(), window.end());
       const CostLine line = fit(combined, fixedFraction(), options);

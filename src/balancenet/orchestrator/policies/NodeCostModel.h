@@ -35,9 +35,13 @@ class NodeCostModel {
   // negative); the one-size model when the batches are too close or the slope is not positive.
   static CostLine fit(const std::deque<CostPoint>& points, double fixedFraction, const BalancedOptions& options);
 
+  // Observed / predicted time of a window; 0 without a model or a usable point.
+  double deviation(const std::vector<CostPoint>& window) const;
   // Adds a window to the history. Returns observed/predicted of the window when it triggered a quick reaction
-  // (history dropped, next refit unsmoothed), else 0.
-  double absorb(const std::vector<CostPoint>& window, const BalancedOptions& options);
+  // (history dropped, next refit unsmoothed), else 0. The reaction compares the node with `commonMode`, the
+  // deviation every node showed in the same window: a machine-wide slowdown (a busy shared host slows all
+  // workers alike) changes no node's relative speed, so it is absorbed with smoothing like any window.
+  double absorb(const std::vector<CostPoint>& window, const BalancedOptions& options, double commonMode = 1.0);
   // Whether the history spans enough batch sizes for least squares (then the fixed fraction is not used).
   bool fitsFixedCost(const BalancedOptions& options) const;
   // Refits from the history and smooths into the model (or replaces it after a reaction or at the start).
