@@ -13,13 +13,19 @@ constexpr int kMmapThresholdBytes = 32 << 20;  // glibc's largest accepted value
 constexpr int kTrimThresholdBytes = 1 << 30;
 
 bool userTunesMalloc() {
-  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"})
-    if (std::getenv(name)) return true;
+  for (const auto& name : mallocEnvironmentVariables())
+    if (std::getenv(name.c_str())) return true;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   return tunables && std::string(tunables).find("glibc.malloc.") != std::string::npos;
 }
 
 }  // namespace
+
+const std::vector<std::string>& mallocEnvironmentVariables() {
+  static const std::vector<std::string> names = {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                                                 "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"};
+  return names;
+}
 
 bool keepFreedMemory() {
   if (userTunesMalloc()) return false;

@@ -1,5 +1,7 @@
 // MemoryReuse: keep the memory of freed tensors in the process instead of handing it back to the kernel.
 #pragma once
+#include <string>
+#include <vector>
 
 namespace balancenet {
 
@@ -11,5 +13,8 @@ namespace balancenet {
 // are reused. A user's own malloc settings (GLIBC_TUNABLES glibc.malloc.*, MALLOC_*_ variables) win:
 // then nothing is changed and false is returned. Process-wide; call it once, early, in a worker.
 bool keepFreedMemory();
+
+// The MALLOC_*_ environment variables through which a user tunes glibc's malloc (besides GLIBC_TUNABLES).
+const std::vector<std::string>& mallocEnvironmentVariables();
 
 }  // namespace balancenet

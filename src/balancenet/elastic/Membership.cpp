@@ -19,6 +19,8 @@ namespace {
 constexpr std::chrono::milliseconds kPoll{50};
 
 std::string genKey(int number, const std::string& what) { return fmt::format("elastic/g{}/{}", number, what); }
+// A joiner's admission: "-1" while it waits, then the generation it is admitted to.
+std::string admitKey(int member) { return fmt::format("elastic/admit/{}", member); }
 
 std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
@@ -115,16 +117,16 @@ int Membership::newMemberId() {
 void Membership::requestJoin(int member) {
   const auto n = store_->add("elastic/joins", 1) - 1;
   set(fmt::format("elastic/join/{}", n), std::to_string(member));
-  set(fmt::format("elastic/admit/{}", member), "-1");
+  set(admitKey(member), "-1");
 }
 
 bool Membership::waitingToJoin(int member) {
-  const auto key = fmt::format("elastic/admit/{}", member);
+  const auto key = admitKey(member);
   return store_->check({key}) && get(key) == "-1";
 }
 
 std::optional<int> Membership::waitForAdmission(int member, std::chrono::milliseconds waitAtMost) {
-  const auto key = fmt::format("elastic/admit/{}", member);
+  const auto key = admitKey(member);
   const auto deadline = std::chrono::steady_clock::now() + waitAtMost;
   while (true) {
     if (std::chrono::steady_clock::now() > deadline)
@@ -152,7 +154,7 @@ std::vector<int> Membership::takePendingJoiners(int room) {
 }
 
 void Membership::announce(int generation, const Plan& plan) {
-  for (int m : plan.joiners) set(fmt::format("elastic/admit/{}", m), std::to_string(generation));
+  for (int m : plan.joiners) set(admitKey(m), std::to_string(generation));
   set(genKey(generation, "plan"), fmt::format("{} {}", plan.atStep, fmt::join(plan.joiners, ",")));
 }
 

@@ -1,7 +1,6 @@
 // keepFreedMemory: the user's malloc settings win; otherwise freed tensor memory is reused, not re-faulted.
 // The fault counts come from memory_reuse_probe, started with a known environment.
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,18 +12,15 @@
 namespace balancenet {
 namespace {
 
-const std::vector<std::string> kMallocVariables = {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                                                   "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"};
-
 struct Probe {
   int kept = -1;
-  long first = -1, steady = -1, pages = -1;  // faults of 2 first steps, of 5 later ones; pages per step
+  long first = -1, steady = -1, pages = -1;  // faults of the 10 first steps, of 5 later ones; pages per step
 };
 
 // Runs the probe with none of glibc's malloc variables set, plus `extra` (NAME=value) if given.
 Probe runProbe(const std::string& extra = "") {
   std::vector<std::string> argv = {"/usr/bin/env", "-u", "GLIBC_TUNABLES"};
-  for (const auto& name : kMallocVariables) argv.insert(argv.end(), {"-u", name});
+  for (const auto& name : mallocEnvironmentVariables()) argv.insert(argv.end(), {"-u", name});
   if (!extra.empty()) argv.push_back(extra);
   argv.push_back(MEMORY_REUSE_PROBE);
   const auto result = testing::runProcess(argv);
@@ -36,7 +32,7 @@ Probe runProbe(const std::string& extra = "") {
 }
 
 TEST(MemoryReuse, UserSettingsAreLeftAlone) {
-  for (const auto& name : kMallocVariables) {
+  for (const auto& name : mallocEnvironmentVariables()) {
     const char* old = std::getenv(name.c_str());
     const std::string saved = old ? old : "";
     setenv(name.c_str(), "65536", 1);
