@@ -109,8 +109,9 @@ TEST_F(Checkpoints, ResumeAfterACrashEndsWhereTheUninterruptedRunDoes) {
   // Only complete checkpoints carry final names, whenever the kill came.
   for (const auto& e : fs::directory_iterator(ckpt)) {
     const auto name = e.path().filename().string();
-    if (name.size() > 5 && name.substr(name.size() - 5) == ".ckpt")
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".ckpt") {
       EXPECT_NO_THROW(checkpoint::decode(readFile(e.path().string()))) << name;
+    }
   }
   const auto resumed = trainWith(flags("resumed"), {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;

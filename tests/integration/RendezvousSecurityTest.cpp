@@ -161,7 +161,8 @@ TEST_P(StrangerOnTheStorePort, LeavesTheJobUnharmed) {
 // A c10d 1.13 store message: one byte of query type (0 is SET), then a length-prefixed key.
 std::vector<uint8_t> halfASetMessage() {
   std::vector<uint8_t> m{0, 0xe8, 0x03, 0, 0, 0, 0, 0, 0};  // SET, a key of 1000 bytes (little endian)...
-  m.insert(m.end(), 10, 'k');                               // ... of which 10 arrive
+  const std::string arrived(10, 'k');                       // ... of which 10 arrive
+  m.insert(m.end(), arrived.begin(), arrived.end());
   return m;
 }
 
