@@ -17,7 +17,7 @@ void setupLogging(const std::string& level) {
   auto parsed = spdlog::level::from_str(level);
   if (parsed == spdlog::level::off && level != "off")
     throw UsageError("--log-level must be one of trace, debug, info, warn, error, off; got '" + level + "'");
-  auto logger = std::make_shared<spdlog::logger>("balancenet", std::make_shared<spdlog::sinks::stderr_sink_st>());
+  auto logger = std::make_shared<spdlog::logger>("balancenet", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");
   spdlog::set_level(parsed);

@@ -86,13 +86,19 @@ double BalancedPolicy::measurementNoise(const PolicyInput& input) {
 }
 
 Decision BalancedPolicy::decide(const PolicyInput& input) {
+  const std::string events = absorbWindows(input);
+  const CostLines lines = costLines(input);
+  const Candidate best = optimise(lines, input);
+  return keepOrMove(best, lines, input, events);
+}
+
+std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   const int n = worldSizeOf(input);
-  const int64_t total = input.globalBatch;
   if (static_cast<int>(models_.size()) != n) models_.assign(n, NodeCostModel{});
   const int measured = std::min<int>(n, static_cast<int>(input.nodes.size()));
 
-  // 1. Models: absorb the windows, refit nodes with a fixed-cost fit first so that nodes seen at a single
-  // batch size can borrow the smallest fixed-cost fraction they show.
+  // Each node's window is judged against what the same window did to the others (a machine-wide slowdown
+  // moves nothing).
   std::string events;
   std::vector<bool> fresh(n, false);
   std::vector<std::vector<CostPoint>> windows(measured);
@@ -103,13 +109,15 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
   }
   for (int i = 0; i < measured; ++i) {
     fresh[i] = !windows[i].empty();
-    std::vector<double> others;  // what the same window did to the other nodes
+    std::vector<double> others;
     for (int j = 0; j < measured; ++j)
       if (j != i && deviations[j] > 0) others.push_back(deviations[j]);
     const double commonMode = others.empty() ? 1.0 : median(others);
     const double ratio = models_[i].absorb(windows[i], options_, commonMode);
     if (ratio > 0) events += fmt::format("; rank {} refit (observed {:.2f}x its model, the others {:.2f}x)", i, ratio, commonMode);
   }
+  // Nodes with a fixed-cost fit first, so that nodes seen at a single batch size can borrow the smallest
+  // fixed-cost fraction they show.
   for (int i = 0; i < n; ++i)
     if (fresh[i] && models_[i].fitsFixedCost(options_)) models_[i].refit(0.0, options_);
   double fraction = options_.maxFixedCostFraction;
@@ -123,9 +131,14 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
   if (!anyFixedCostFit) fraction = 0;  // no evidence of a fixed cost anywhere: the proportional model
   for (int i = 0; i < n; ++i)
     if (fresh[i] && !models_[i].fitsFixedCost(options_)) models_[i].refit(fraction, options_);
+  return events;
+}
 
-  // The a_i, c_i used now; nodes without a model take the mean model of the others, or the GEMM probe.
-  std::vector<double> a(n, 0.0), c(n, 0.0);
+BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) const {
+  const int n = worldSizeOf(input);
+  const int measured = std::min<int>(n, static_cast<int>(input.nodes.size()));
+  CostLines lines{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), "measured"};
+  auto& [a, c, basis] = lines;
   double sumA = 0, sumC = 0;
   int modelled = 0;
   for (int i = 0; i < n; ++i) {
@@ -136,23 +149,37 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
     sumC += c[i];
     ++modelled;
   }
-  std::string basis = "measured";
   if (modelled == 0) {
     bool allOps = measured == n;
     for (int i = 0; i < measured; ++i) allOps = allOps && std::isfinite(input.nodes[i].opsPerSecond) && input.nodes[i].opsPerSecond > 0;
     for (int i = 0; i < n; ++i) c[i] = allOps ? 1.0 / input.nodes[i].opsPerSecond : 1.0;
     basis = allOps ? "opsPerSecond, no step measured" : "nothing measured, equal speeds";
-  } else {
-    for (int i = 0; i < n; ++i) {
-      if (models_[i].hasModel()) continue;
-      a[i] = sumA / modelled;
-      c[i] = sumC / modelled;
-    }
+    return lines;
   }
-  std::vector<int64_t> caps(n, 0);
-  for (int i = 0; i < measured; ++i) caps[i] = input.nodes[i].maxBatch;
+  for (int i = 0; i < n; ++i) {
+    if (models_[i].hasModel()) continue;
+    a[i] = sumA / modelled;
+    c[i] = sumC / modelled;
+  }
+  return lines;
+}
 
-  // 2. The optimum (or, when the caps cannot hold B, every node at its cap and the excess by speed).
+std::vector<int64_t> BalancedPolicy::capsOf(const PolicyInput& input) {
+  const int n = worldSizeOf(input);
+  std::vector<int64_t> caps(n, 0);
+  for (int i = 0; i < std::min<int>(n, static_cast<int>(input.nodes.size())); ++i) caps[i] = input.nodes[i].maxBatch;
+  return caps;
+}
+
+double BalancedPolicy::CostLines::predictedMs(const Split& s) const {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, a[i] + c[i] * static_cast<double>(s.batches[i]));
+  return worst;
+}
+
+BalancedPolicy::Candidate BalancedPolicy::optimise(const CostLines& lines, const PolicyInput& input) {
+  const int64_t total = input.globalBatch;
+  const std::vector<int64_t> caps = capsOf(input);
   bool capsInfeasible = true;
   int64_t capSum = 0;
   for (int64_t cap : caps) {
@@ -160,39 +187,39 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
     capSum += std::max<int64_t>(cap, 1);
   }
   capsInfeasible = capsInfeasible && capSum < total;
-  Split best;
-  if (capsInfeasible) {
-    std::vector<double> speed(n);
-    for (int i = 0; i < n; ++i) speed[i] = 1.0 / c[i];
-    best.batches = apportion(speed, total, caps).sizes;
+  Candidate best;
+  if (capsInfeasible) {  // every node at its cap and the excess by speed
+    std::vector<double> speed(lines.c.size());
+    for (size_t i = 0; i < speed.size(); ++i) speed[i] = 1.0 / lines.c[i];
+    best.split.batches = apportion(speed, total, caps).sizes;
+    best.capsInfeasible = true;
+    best.capNote = fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total);
   } else {
-    best.batches = minimiseMaxTime(a, c, total, caps);
+    best.split.batches = minimiseMaxTime(lines.a, lines.c, total, caps);
   }
-  auto predicted = [&](const Split& s) {
-    double worst = 0;
-    for (int i = 0; i < n; ++i) worst = std::max(worst, a[i] + c[i] * static_cast<double>(s.batches[i]));
-    return worst;
-  };
-  const double bestMs = predicted(best);
-  const std::string capNote =
-      capsInfeasible ? fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total) : "";
+  best.ms = lines.predictedMs(best.split);
+  return best;
+}
 
-  // 3. Hysteresis against the split in force, when it is still a valid split of B within the caps.
+Decision BalancedPolicy::keepOrMove(const Candidate& best, const CostLines& lines, const PolicyInput& input,
+                                    const std::string& events) const {
+  // Hysteresis applies against the split in force only when it is still a valid split of B within the caps.
+  const int n = worldSizeOf(input);
+  const std::vector<int64_t> caps = capsOf(input);
   const Split& current = input.current;
-  bool currentValid = current.worldSize() == n && current.total() == total;
+  bool currentValid = current.worldSize() == n && current.total() == input.globalBatch;
   for (int i = 0; currentValid && i < n; ++i)
     currentValid = current.batches[i] >= 1 && (caps[i] <= 0 || current.batches[i] <= caps[i]);
-  if (currentValid && !capsInfeasible) {
-    const double currentMs = predicted(current);
-    const double gain = currentMs > 0 ? 1 - bestMs / currentMs : 0;
-    const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * measurementNoise(input));
-    if (gain <= threshold)
-      return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
-                                   currentMs, bestMs, 100 * gain, 100 * threshold, basis, events)};
-    return {best, fmt::format("balanced: predicted {:.4g} ms, was {:.4g} ms (gain {:.1f}%; {}){}{}", bestMs, currentMs,
-                              100 * gain, basis, events, capNote)};
-  }
-  return {best, fmt::format("balanced: predicted {:.4g} ms ({}){}{}", bestMs, basis, events, capNote)};
+  if (!currentValid || best.capsInfeasible)
+    return {best.split, fmt::format("balanced: predicted {:.4g} ms ({}){}{}", best.ms, lines.basis, events, best.capNote)};
+  const double currentMs = lines.predictedMs(current);
+  const double gain = currentMs > 0 ? 1 - best.ms / currentMs : 0;
+  const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * measurementNoise(input));
+  if (gain <= threshold)
+    return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
+                                 currentMs, best.ms, 100 * gain, 100 * threshold, lines.basis, events)};
+  return {best.split, fmt::format("balanced: predicted {:.4g} ms, was {:.4g} ms (gain {:.1f}%; {}){}{}", best.ms,
+                                  currentMs, 100 * gain, lines.basis, events, best.capNote)};
 }
 
 }  // namespace balancenet::orchestrator

@@ -2,6 +2,7 @@
 // step time max_i t_i(b_i), with t_i(b) = a_i + c_i*b fitted online per node.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "balancenet/orchestrator/policies/BalancedOptions.h"
@@ -47,6 +48,27 @@ class BalancedPolicy : public Policy {
   static double measurementNoise(const PolicyInput& input);
 
  private:
+  // t_i(b) = a_i + c_i*b for every rank, as the decision uses them, and where they came from.
+  struct CostLines {
+    std::vector<double> a, c;
+    std::string basis;
+    double predictedMs(const Split& s) const;  // max_i t_i(b_i)
+  };
+  struct Candidate {
+    Split split;
+    double ms = 0;
+    bool capsInfeasible = false;
+    std::string capNote;
+  };
+  // The phases of decide(), in order: update the node models from the windows (returns the log events),
+  // read the lines off them, find the optimum, then keep the current split unless the gain beats the noise.
+  std::string absorbWindows(const PolicyInput& input);
+  CostLines costLines(const PolicyInput& input) const;
+  static Candidate optimise(const CostLines& lines, const PolicyInput& input);
+  Decision keepOrMove(const Candidate& best, const CostLines& lines, const PolicyInput& input,
+                      const std::string& events) const;
+  static std::vector<int64_t> capsOf(const PolicyInput& input);
+
   BalancedOptions options_;
   std::vector<NodeCostModel> models_;
 };
