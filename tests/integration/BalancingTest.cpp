@@ -4,8 +4,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "BinaryFixture.h"
+#include "balancenet/core/Median.h"
 #include "balancenet/report/RunResults.h"
 
 namespace balancenet::testing {
@@ -13,26 +18,55 @@ namespace {
 
 class Balancing : public BinaryFixture {};
 
+// steps.csv's compute_ms per step, in rank order.
+std::map<int64_t, std::vector<double>> computeMsByStep(const std::string& stepsCsv) {
+  std::ifstream in(stepsCsv);
+  std::string line;
+  std::getline(in, line);  // step,rank,batch,compute_ms,...
+  std::map<int64_t, std::vector<double>> byStep;
+  while (std::getline(in, line)) {
+    std::stringstream fields(line);
+    std::string step, rank, batch, compute;
+    std::getline(fields, step, ',');
+    std::getline(fields, rank, ',');
+    std::getline(fields, batch, ',');
+    std::getline(fields, compute, ',');
+    auto& row = byStep[std::stoll(step)];
+    row.resize(std::max<size_t>(row.size(), std::stoul(rank) + 1));
+    row[std::stoul(rank)] = std::stod(compute);
+  }
+  return byStep;
+}
+
 TEST_F(Balancing, SlowNodeGetsItsShareAfterWarmup) {
-  // Node 1 computes 3x slower: the time-balancing split gives it about 1/4 of the batch.
+  // Node 1 computes 3x slower: the time-balancing split gives it less of the batch, until both take
+  // about the same time. How much less is not fixed: the emulated slowdown multiplies the compute time
+  // as measured, and CPU contention from outside the test (a busy machine) stretches the slow node's
+  // compute more than the fast node's (seen with the CPU busy: 1 to 9 of 64 samples, not 16). What the policy promises is
+  // equal step times, so that is what the test holds it to.
   auto r = train({"--nodes", "2", "--model", "cnn", "--width", "0.5", "--dropout", "0", "--global-batch", "64",
                   "--steps", "60", "--slowdown", "1,3", "--policy", "balanced", "--rebalance-every", "5"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   auto run = report::loadRun(dir_.file("run"));
   ASSERT_GE(run.splits.size(), 5u) << "expected a decision every 5 steps";
   EXPECT_EQ(run.splits.front().batches, (std::vector<int64_t>{32, 32}));  // the initial equal split
-  // After warm-up (step 20 on), the median decision, so one decision taken during a burst of CPU
-  // contention (from outside the test suite: ctest runs these tests alone) does not decide the outcome.
+  // After warm-up (step 20 on), medians, so that one burst of contention does not decide the outcome.
   std::vector<double> shares;
   for (const auto& decision : run.splits) {
     EXPECT_EQ(decision.batches[0] + decision.batches[1], 64);
     if (decision.step >= 20) shares.push_back(decision.batches[1] / 64.0);
   }
   ASSERT_GE(shares.size(), 5u);
-  std::sort(shares.begin(), shares.end());
-  const double median = shares[shares.size() / 2];
-  EXPECT_GE(median, 0.15);
-  EXPECT_LE(median, 0.35);
+  EXPECT_LE(median(shares), 0.4) << "the 3x slower node should get clearly less than half";
+  // Equal split: the slow node's compute takes about 3x the fast one's. Balanced: about the same.
+  const auto computeMs = computeMsByStep(dir_.file("run/steps.csv"));
+  std::vector<double> ratios;
+  for (const auto& [step, ms] : computeMs)
+    if (step >= 20 && ms.size() == 2 && ms[0] > 0) ratios.push_back(ms[1] / ms[0]);
+  ASSERT_GE(ratios.size(), 20u);
+  const double ratio = median(ratios);
+  EXPECT_GE(ratio, 0.5) << "slow node's compute time / fast node's, median after warm-up";
+  EXPECT_LE(ratio, 1.8) << "slow node's compute time / fast node's, median after warm-up";
 }
 
 TEST_F(Balancing, BnoReportsItsEffectiveGlobalBatch) {
