@@ -1,7 +1,7 @@
-// Fault injection with real processes: a worker killed at a given step (BALANCENET_FAULT), a worker
-// that stalls (SIGSTOP), a worker the launcher restarts and that rejoins, a worker joining from outside.
-// Each run ends either completed with every sample trained, or stopped with the missing rank named, in
-// bounded time, with no process left behind.
+// Fault injection with real processes: a worker killed at a given step (BALANCENET_FAULT), also with
+// checkpoints and with --sync-bn, a worker that stalls (SIGSTOP), a worker the launcher restarts and that
+// rejoins, a worker joining from outside (and one refused). Each run ends either completed with every
+// sample trained, or stopped with the missing rank named, in bounded time, with no process left behind.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -35,6 +35,36 @@ std::map<int64_t, int> ranksPerStep(const std::string& csv) {
   while (std::getline(in, line))
     if (!line.empty()) ++rows[std::stoll(line.substr(0, line.find(',')))];
   return rows;
+}
+
+struct SplitRow {
+  int64_t step;
+  int rank;
+  std::string note;
+};
+
+// splits.csv: step,policy,rank,batch,...,note (the note is the last column and holds no comma).
+std::vector<SplitRow> splitRows(const std::string& csv) {
+  std::vector<SplitRow> rows;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    std::istringstream cellsIn(line);
+    for (std::string cell; std::getline(cellsIn, cell, ',');) cells.push_back(cell);
+    rows.push_back({std::stoll(cells.at(0)), std::stoi(cells.at(2)), cells.back()});
+  }
+  return rows;
+}
+
+// `flags` with the value of `name` replaced.
+std::vector<std::string> with(std::vector<std::string> flags, const std::string& name, const std::string& value) {
+  auto it = std::find(flags.begin(), flags.end(), name);
+  if (it == flags.end()) throw std::logic_error(name + " not in the flags");
+  *(it + 1) = value;
+  return flags;
 }
 
 class Faults : public BinaryFixture {
@@ -75,6 +105,27 @@ class Faults : public BinaryFixture {
     return worst;
   }
 
+  // Runs the launcher and, once its job is up, a worker joining it from outside (`joiner`'s result).
+  ProcessResult launchWithJoiner(const std::vector<std::string>& flags, ProcessResult& joiner) {
+    std::thread joinerThread;
+    // A single-machine job opens no port: the joiner finds it through the store file its launcher names.
+    const std::string joinStore = dir_.file("run/join-store");
+    auto r = launch(flags, {}, [&](pid_t, double elapsed) {
+      if (elapsed > 2 && !joinerThread.joinable() && fs::exists(joinStore)) {
+        auto storeFile = readFile(joinStore);
+        while (!storeFile.empty() && storeFile.back() == '\n') storeFile.pop_back();
+        auto joinFlags = flags;
+        joinFlags.insert(joinFlags.end(), {"--join", "--store-file", storeFile, "--run-dir", dir_.file("joiner-run")});
+        std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir_, "--threads", "1"};
+        argv.insert(argv.end(), joinFlags.begin(), joinFlags.end());
+        joinerThread = std::thread([&joiner, argv] { joiner = runProcess(argv, ProcessOptions{}); });
+      }
+    });
+    EXPECT_TRUE(joinerThread.joinable()) << r.output;
+    if (joinerThread.joinable()) joinerThread.join();
+    return r;
+  }
+
   nlohmann::json summary(const std::string& run) {
     return nlohmann::json::parse(readFile(dir_.file(run + "/summary.json")));
   }
@@ -109,6 +160,63 @@ TEST_F(Faults, ElasticJobSurvivesAKilledWorkerWithEverySampleTrained) {
   std::printf("killed worker vs undisturbed run: max |param difference| = %.3g\n", diff);
   EXPECT_LT(diff, 1e-4);
   EXPECT_NEAR(s["final_accuracy"].get<double>(), summary("calm")["final_accuracy"].get<double>(), 0.02);
+
+  // splits.csv is one log of the whole run: the launched split at step 0, the re-form at the step the
+  // survivors went on from, then their decisions (not a fresh file whose rows say step 0).
+  const auto csv = readFile(dir_.file("killed/splits.csv"));
+  const auto splits = splitRows(csv);
+  ASSERT_FALSE(splits.empty()) << csv;
+  EXPECT_EQ(splits.front().step, 0) << csv;
+  EXPECT_EQ(std::count_if(splits.begin(), splits.end(), [](const SplitRow& r) { return r.note == "initial split"; }),
+            3)
+      << csv;
+  const auto change = std::find_if(splits.begin(), splits.end(), [](const SplitRow& r) {
+    return r.note == "membership change: 3 -> 2 workers";
+  });
+  ASSERT_NE(change, splits.end()) << csv;
+  EXPECT_EQ(change->step, 15) << csv;  // killed after step 15: the survivors' committed state
+  EXPECT_EQ(std::count_if(splits.begin(), splits.end(), [&](const SplitRow& r) { return r.note == change->note; }), 2)
+      << csv;
+  EXPECT_TRUE(std::is_sorted(splits.begin(), splits.end(),
+                             [](const SplitRow& a, const SplitRow& b) { return a.step < b.step; }))
+      << csv;
+  EXPECT_GE(splits.back().step, 35) << csv;  // the decisions after the re-form
+  expectNoOrphans();
+}
+
+TEST_F(Faults, ElasticJobWithCheckpointsSurvivesAKillAndResumesFromTheReformedGroupsCheckpoint) {
+  const std::string ckpt = dir_.file("ckpt");
+  auto flags = job(3, 30, "killed");
+  flags.insert(flags.end(), {"--elastic", "--peer-timeout", "20", "--checkpoint-dir", ckpt, "--checkpoint-every", "10"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:15:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("lost rank(s) 1"), std::string::npos) << r.output;
+  for (const char* file : {"step-00000010.ckpt", "step-00000020.ckpt", "step-00000030.ckpt"})
+    EXPECT_TRUE(fs::exists(ckpt + "/" + file)) << file << "\n" << r.output;
+  EXPECT_EQ(summary("killed")["samples_trained"].get<double>(), 30 * kGlobalBatch);
+
+  // The checkpoint after the re-form is the two survivors': two workers resume it as their own (no
+  // warning about another worker count), with the split and the policy's state it holds.
+  auto resumeFlags = job(2, 40, "resumed");
+  resumeFlags.insert(resumeFlags.end(), {"--checkpoint-dir", ckpt, "--resume"});
+  const auto resumed = launch(resumeFlags, {});
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("step-00000030.ckpt at step 30 of 40"), std::string::npos) << resumed.output;
+  EXPECT_EQ(resumed.output.find("was written by"), std::string::npos) << resumed.output;
+  EXPECT_EQ(summary("resumed")["steps"], 40);
+  expectNoOrphans();
+}
+
+TEST_F(Faults, ElasticJobWithSyncBatchNormSurvivesAKilledWorker) {
+  const int steps = 12;
+  auto flags = with(with(job(3, steps, "run"), "--model", "resnet18"), "--width", "0.125");
+  flags.insert(flags.end(), {"--sync-bn", "--elastic", "--peer-timeout", "20"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:5:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("lost rank(s) 1"), std::string::npos) << r.output;
+  const auto s = summary("run");
+  EXPECT_EQ(s["steps"], steps);
+  EXPECT_EQ(s["samples_trained"].get<double>(), steps * kGlobalBatch);
   expectNoOrphans();
 }
 
@@ -164,22 +272,7 @@ TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
   auto flags = job(2, steps, "run");
   flags.insert(flags.end(), {"--elastic", "--max-nodes", "3", "--node-speed", "200,200"});
   ProcessResult joiner;
-  std::thread joinerThread;
-  // A single-machine job opens no port: the joiner finds it through the store file its launcher names.
-  const std::string joinStore = dir_.file("run/join-store");
-  auto r = launch(flags, {}, [&](pid_t, double elapsed) {
-    if (elapsed > 2 && !joinerThread.joinable() && fs::exists(joinStore)) {
-      auto storeFile = readFile(joinStore);
-      while (!storeFile.empty() && storeFile.back() == '\n') storeFile.pop_back();
-      auto joinFlags = flags;
-      joinFlags.insert(joinFlags.end(), {"--join", "--store-file", storeFile, "--run-dir", dir_.file("joiner-run")});
-      std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir_, "--threads", "1"};
-      argv.insert(argv.end(), joinFlags.begin(), joinFlags.end());
-      joinerThread = std::thread([&joiner, argv] { joiner = runProcess(argv, ProcessOptions{}); });
-    }
-  });
-  ASSERT_TRUE(joinerThread.joinable()) << r.output;
-  joinerThread.join();
+  auto r = launchWithJoiner(flags, joiner);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_EQ(joiner.exitCode, 0) << joiner.output;
   EXPECT_NE(r.output.find("joined rank(s) 2"), std::string::npos) << r.output << joiner.output;
@@ -187,6 +280,21 @@ TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
   EXPECT_EQ(rows.at(0), 2);
   EXPECT_EQ(rows.at(steps - 1), 3);  // the joiner's rank appears after its join
   EXPECT_EQ(summary("run")["samples_trained"].get<double>(), steps * kGlobalBatch);
+  expectNoOrphans();
+}
+
+TEST_F(Faults, WorkerJoiningBeyondTheGlobalBatchIsRefusedAndTheJobGoesOn) {
+  const int steps = 100;
+  // Two workers, two samples per step: a third would get none. Paced steps (100 ms) outlast the join.
+  auto flags = with(job(2, steps, "run"), "--global-batch", "2");
+  flags.insert(flags.end(), {"--elastic", "--node-speed", "10,10"});
+  ProcessResult joiner;
+  auto r = launchWithJoiner(flags, joiner);
+  expectOneLineError(joiner, "rank 2 was refused: the job has 2 workers, one per sample of --global-batch 2", 1);
+  EXPECT_LT(joiner.seconds, 30) << joiner.output;  // at once, not after the join timeout
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 2 refused"), std::string::npos) << r.output;
+  EXPECT_EQ(summary("run")["samples_trained"].get<double>(), steps * 2);
   expectNoOrphans();
 }
 

@@ -9,9 +9,8 @@
 
 namespace balancenet::checkpoint {
 
-CheckpointWriter::CheckpointWriter(CheckpointStore& store, RunIdentity run, int64_t every,
-                                   orchestrator::Allocator& allocator)
-    : store_(store), run_(std::move(run)), every_(every), allocator_(allocator) {
+CheckpointWriter::CheckpointWriter(CheckpointStore& store, RunIdentity run, int64_t every)
+    : store_(store), run_(std::move(run)), every_(every) {
   if (every_ < 1) throw UsageError(fmt::format("--checkpoint-every must be at least 1, got {}", every_));
 }
 
@@ -28,11 +27,12 @@ std::string CheckpointWriter::save(trainer::Trainer& trainer) {
   if (comm.rank() != 0) return "";
   Checkpoint c;
   c.run = run_;
+  c.run.worldSize = comm.size();  // after a membership change: the split and node models are this many workers'
   c.step = trainer.stepsDone();
   trainer::TrainingState state = trainer.captureState();
   state.rng = at::Tensor();  // kept per rank in c.rng
   c.training = trainer::toBytes(state);
-  c.allocator = allocator_.saveState();
+  c.allocator = trainer.allocator().saveState();
   c.rng = std::move(rng);
   const double stateMs = watch.elapsedMs();
   const std::string path = store_.write(c);

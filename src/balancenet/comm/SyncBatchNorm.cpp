@@ -9,6 +9,8 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "balancenet/core/Error.h"
+
 namespace balancenet::comm {
 namespace {
 
@@ -84,12 +86,24 @@ void SyncBatchNorm2dImpl::reset() {
 at::Tensor SyncBatchNorm2dImpl::forward(const at::Tensor& x) {
   if (!is_training())
     return at::batch_norm(x, weight, bias, running_mean, running_var, false, momentum_, eps_, false);
+  if (!comm_) throw RuntimeFailure("SyncBatchNorm2d trained without a group (useGroupForSyncBatchNorm not called)");
   {
     at::NoGradGuard noGrad;
     num_batches_tracked.add_(1);
   }
   return SyncBatchNormFunction::apply(x, weight, bias, running_mean, running_var, momentum_, eps_,
                                       reinterpret_cast<int64_t>(comm_))[0];
+}
+
+int useGroupForSyncBatchNorm(torch::nn::Module& net, Communicator* comm) {
+  int layers = 0;
+  for (auto& module : net.modules()) {
+    if (auto* bn = dynamic_cast<SyncBatchNorm2dImpl*>(module.get())) {
+      bn->useGroup(comm);
+      ++layers;
+    }
+  }
+  return layers;
 }
 
 }  // namespace balancenet::comm

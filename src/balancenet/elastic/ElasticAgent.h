@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -20,6 +21,7 @@ struct ElasticOptions {
   bool elastic = false;  // false: a failure stops the job (after naming the missing ranks)
   int minNodes = 1;
   int maxNodes = 1;
+  int64_t globalBatch = std::numeric_limits<int64_t>::max();  // every member needs a sample: joiners beyond are refused
   std::chrono::milliseconds peerTimeout{30000};  // also the longest a generation waits for its members
   std::chrono::milliseconds joinTimeout{60000};  // how long a joiner waits for its generation to form
 };
@@ -62,6 +64,9 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   void finish();
 
  private:
+  // Rank 0 at the boundary after `step`: admits waiting joiners to generation `next` after step + 1,
+  // within --max-nodes; refuses them when every sample of the global batch has a worker already.
+  void admitJoiners(int next, int64_t step);
   // Forms generation `number` and continues the trainer on it from the newest committed state.
   void reform(trainer::Trainer& trainer, int number, std::vector<int> candidates);
   std::unique_ptr<comm::Communicator> connectGeneration(const Generation& g);

@@ -19,8 +19,12 @@ namespace {
 constexpr std::chrono::milliseconds kPoll{50};
 
 std::string genKey(int number, const std::string& what) { return fmt::format("elastic/g{}/{}", number, what); }
-// A joiner's admission: "-1" while it waits, then the generation it is admitted to.
+// A joiner's admission: "-1" while it waits, then the generation it is admitted to, or "-2" when
+// refused (the reason under refusedKey).
 std::string admitKey(int member) { return fmt::format("elastic/admit/{}", member); }
+std::string refusedKey(int member) { return fmt::format("elastic/refused/{}", member); }
+constexpr int kWaiting = -1;
+constexpr int kRefused = -2;
 
 std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
@@ -115,14 +119,16 @@ int Membership::newMemberId() {
 }
 
 void Membership::requestJoin(int member) {
+  // "Waiting" first: once the join record is out, rank 0 may admit us at any moment, and a reset
+  // written after that would erase the admission (we would time out, the members re-form for nothing).
+  set(admitKey(member), std::to_string(kWaiting));
   const auto n = store_->add("elastic/joins", 1) - 1;
   set(fmt::format("elastic/join/{}", n), std::to_string(member));
-  set(admitKey(member), "-1");
 }
 
 bool Membership::waitingToJoin(int member) {
   const auto key = admitKey(member);
-  return store_->check({key}) && get(key) == "-1";
+  return store_->check({key}) && std::stoi(get(key)) == kWaiting;
 }
 
 std::optional<int> Membership::waitForAdmission(int member, std::chrono::milliseconds waitAtMost) {
@@ -135,6 +141,8 @@ std::optional<int> Membership::waitForAdmission(int member, std::chrono::millise
                                        member, waitAtMost.count() / 1000.0));
     const int generation = std::stoi(get(key));
     if (generation >= 0) return generation;
+    if (generation == kRefused)
+      throw RuntimeFailure(fmt::format("rank {} was refused: {}", member, get(refusedKey(member))));
     if (finished()) return std::nullopt;
     std::this_thread::sleep_for(kPoll * 4);
   }
@@ -156,6 +164,11 @@ std::vector<int> Membership::takePendingJoiners(int room) {
 void Membership::announce(int generation, const Plan& plan) {
   for (int m : plan.joiners) set(admitKey(m), std::to_string(generation));
   set(genKey(generation, "plan"), fmt::format("{} {}", plan.atStep, fmt::join(plan.joiners, ",")));
+}
+
+void Membership::refuse(int member, const std::string& reason) {
+  set(refusedKey(member), reason);  // before the verdict, which sends the joiner to read it
+  set(admitKey(member), std::to_string(kRefused));
 }
 
 std::optional<Plan> Membership::planned(int generation) {

@@ -55,11 +55,14 @@ class Membership {
   // coming to the generation being formed, so the members must not wait --peer-timeout for it.
   bool waitingToJoin(int member);
   // The generation `member` is admitted to; nothing once the job finished (then it must not join).
-  // Throws RuntimeFailure after `waitAtMost` (no member left to admit it, or the job stays at --max-nodes).
+  // Throws RuntimeFailure once refused, or after `waitAtMost` (no member left to admit it, or the job
+  // stays at --max-nodes).
   std::optional<int> waitForAdmission(int member, std::chrono::milliseconds waitAtMost);
   // Rank 0, at a step boundary: joiners not yet admitted, at most `room`, oldest first.
   std::vector<int> takePendingJoiners(int room);
   void announce(int generation, const Plan& plan);  // also admits plan.joiners to `generation`
+  // Rank 0: `member` will never be admitted; its waitForAdmission throws "rank M was refused: <reason>".
+  void refuse(int member, const std::string& reason);
   std::optional<Plan> planned(int generation);
 
   void markFinished();  // the training loop is over: joiners still waiting go home

@@ -35,9 +35,8 @@ void preflightCheckpoints(const JobConfig& c) {
   checkpoint::findResumable(store, identityOf(c, *built.net), c.trainer.steps, warn);
 }
 
-WorkerCheckpoints::WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net,
-                                     orchestrator::Allocator& allocator)
-    : config_(c), allocator_(allocator) {
+WorkerCheckpoints::WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net)
+    : config_(c) {
   const auto& o = c.checkpoint;
   if (o.dir.empty()) return;
   run_ = identityOf(c, net);
@@ -45,7 +44,7 @@ WorkerCheckpoints::WorkerCheckpoints(const JobConfig& c, comm::Communicator& com
   // Without a launcher nobody has checked the directory yet; rank 0 alone writes it.
   if (comm.rank() == 0 && !o.resume && !(c.worker && c.worker->storeHostedByLauncher))
     checkpoint::requireNoCheckpoints(*store_);
-  writer_ = std::make_unique<checkpoint::CheckpointWriter>(*store_, run_, o.every, allocator);
+  writer_ = std::make_unique<checkpoint::CheckpointWriter>(*store_, run_, o.every);
 }
 
 WorkerCheckpoints::~WorkerCheckpoints() = default;
@@ -58,7 +57,7 @@ void WorkerCheckpoints::resumeIfAsked(trainer::Trainer& trainer) {
   if (!store_ || !config_.checkpoint.resume) return;
   // The launcher has printed the warnings already; a job without one prints them here.
   const bool launcherChecked = config_.worker && config_.worker->storeHostedByLauncher;
-  checkpoint::resume(trainer, allocator_, *store_, run_,
+  checkpoint::resume(trainer, trainer.allocator(), *store_, run_,
                      launcherChecked ? checkpoint::CheckpointStore::Warn([](const std::string& m) { spdlog::debug("{}", m); })
                                      : checkpoint::CheckpointStore::Warn(warn));
 }

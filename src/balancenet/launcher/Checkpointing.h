@@ -7,7 +7,6 @@
 #include "balancenet/checkpoint/CheckpointWriter.h"
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/launcher/JobConfig.h"
-#include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/trainer/Trainer.h"
 
 namespace balancenet::launcher {
@@ -20,8 +19,7 @@ void preflightCheckpoints(const JobConfig& c);
 class WorkerCheckpoints {
  public:
   // Nothing happens without --checkpoint-dir.
-  WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net,
-                    orchestrator::Allocator& allocator);
+  WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net);
   ~WorkerCheckpoints();
   // Registers the writer (every --checkpoint-every steps and after the last).
   void addTo(trainer::TrainerParts& parts);
@@ -30,7 +28,6 @@ class WorkerCheckpoints {
 
  private:
   const JobConfig& config_;
-  orchestrator::Allocator& allocator_;
   checkpoint::RunIdentity run_;
   std::unique_ptr<checkpoint::CheckpointStore> store_;
   std::unique_ptr<checkpoint::CheckpointWriter> writer_;

@@ -254,9 +254,11 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   }
   require(r.minNodes <= world, fmt::format("--min-nodes {} is more than the {} workers launched", r.minNodes, world));
   require(r.maxNodes >= world, fmt::format("--max-nodes {} is fewer than the {} workers launched", r.maxNodes, world));
+  require(r.maxNodes <= c.trainer.globalBatch,
+          fmt::format("--max-nodes {} is more than --global-batch {} (every worker needs at least one sample)",
+                      r.maxNodes, c.trainer.globalBatch));
   require(c.comm.mode == "allreduce" || c.comm.mode == "flat",
           fmt::format("--elastic works with --comm allreduce or flat, not --comm {}", c.comm.mode));
-  require(!c.syncBatchNorm, "--elastic cannot re-form the groups of --sync-bn layers: leave one of them out");
   require(!c.worker || c.worker->storeHostedByLauncher || r.join,
           "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
           "hosts it)");
@@ -343,8 +345,6 @@ void validateCheckpoints(const JobConfig& c) {
   require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
   // The parameter servers own the weights and the optimiser state there; their shards are not saved.
   require(c.comm.mode != "ps", "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
-  require(!c.resilience.elastic,
-          "--checkpoint-dir does not work with --elastic yet (survivors keep the state in memory; see docs/reliability.md)");
 }
 
 int runModelsCommand() {

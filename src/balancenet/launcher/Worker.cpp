@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/FactorLinear.h"
@@ -30,9 +31,23 @@
 namespace balancenet::launcher {
 namespace {
 
+// The first row of splits.csv: the initial split for the launched group; for a later one, the
+// membership change, at the step it goes on from, after the rows already there.
+orchestrator::OrchestratorOptions splitLogStart(const elastic::Generation& g, int workersBefore) {
+  orchestrator::OrchestratorOptions o;
+  if (g.number == 0) return o;
+  o.continueLog = true;
+  o.firstStep = g.committed[g.sourceRank()];
+  const int workers = static_cast<int>(g.members.size());
+  o.firstNote = workersBefore > 0 ? fmt::format("membership change: {} -> {} workers", workersBefore, workers)
+                                  : fmt::format("membership change: {} workers", workers);
+  return o;
+}
+
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
                                                        const models::ModelInfo& model,
-                                                       orchestrator::NodeSampler sampler) {
+                                                       orchestrator::NodeSampler sampler,
+                                                       orchestrator::OrchestratorOptions options) {
   // The orchestrator's periodic gather is a barrier, which SSP exists to avoid: a fixed split instead.
   if (c.comm.staleness > 0) return std::make_unique<orchestrator::StaticAllocator>(c.split);
   orchestrator::PolicyOptions policy;
@@ -40,7 +55,6 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
   policy.seed = c.trainer.seed;
   policy.staticSplit = c.split;
   policy.bnoNormalize = c.orchestration.bnoNormalize;
-  orchestrator::OrchestratorOptions options;
   options.rebalanceEvery = c.orchestration.rebalanceEvery;
   options.globalBatch = c.trainer.globalBatch;
   options.flopsPerSample = static_cast<double>(model.flopsPerSample);
@@ -67,15 +81,18 @@ JobConfig forMembers(const JobConfig& c, const std::vector<int>& members) {
 }
 
 // Everything that hangs on one process group; built at start and again after a membership change.
+// The SyncBatchNorm layers and the allocator the trainer and the checkpoint writer use are the group's:
+// nothing outside keeps a pointer to a group that a re-form drops.
 class WorkerGroup : public elastic::GroupParts {
  public:
   WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model)
       : config_(c), rv_(rv), model_(model), gemmFlops_(metrics::measureGemmFlops()) {}
   ~WorkerGroup() override { release(); }
 
-  void build(std::unique_ptr<comm::Communicator> comm, const std::vector<int>& members) {
-    const JobConfig c = forMembers(config_, members);
+  void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
+    const JobConfig c = forMembers(config_, generation.members);
     comm_ = std::move(comm);
+    comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
     monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_));
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
@@ -83,9 +100,10 @@ class WorkerGroup : public elastic::GroupParts {
       return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.memoryAvailableBytes,
                                       snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
     };
-    allocator_ = makeAllocator(c, *comm_, model_.info, sampler);
+    allocator_ = makeAllocator(c, *comm_, model_.info, sampler, splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
+    workers_ = static_cast<int>(generation.members.size());
   }
 
   void release() override {
@@ -93,13 +111,14 @@ class WorkerGroup : public elastic::GroupParts {
     sync_.reset();  // its autograd hooks go with it
     allocator_.reset();
     monitor_.reset();
+    comm::useGroupForSyncBatchNorm(*model_.net, nullptr);
     comm_.reset();
   }
 
   void rebuild(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm,
                const elastic::Generation& generation) override {
     release();
-    build(std::move(comm), generation.members);
+    build(std::move(comm), generation);
     trainer.rewire(*comm_, *sync_, *allocator_);
   }
 
@@ -113,112 +132,167 @@ class WorkerGroup : public elastic::GroupParts {
   const comm::RendezvousOptions& rv_;
   models::BuiltModel& model_;
   const double gemmFlops_;
+  int workers_ = 0;  // in the group built last; 0: none yet
   std::unique_ptr<comm::Communicator> comm_;
   std::unique_ptr<monitor::NodeMonitor> monitor_;
   std::unique_ptr<orchestrator::Allocator> allocator_;
   std::unique_ptr<comm::GradientSync> sync_;
 };
 
-elastic::ElasticOptions elasticOptions(const ResilienceOptions& r, const LaunchOptions& launch) {
+elastic::ElasticOptions elasticOptions(const JobConfig& c) {
+  const auto& r = c.resilience;
   elastic::ElasticOptions o;
   o.elastic = r.elastic;
   o.minNodes = r.minNodes;
   o.maxNodes = r.maxNodes;
+  o.globalBatch = c.trainer.globalBatch;
   o.peerTimeout = r.peerTimeout;
-  o.joinTimeout = launch.rendezvousTimeout;
+  o.joinTimeout = c.launch.rendezvousTimeout;
   return o;
+}
+
+// This worker's way into the job: the group and the state it starts from (empty: the job's own start).
+struct JobEntry {
+  c10::intrusive_ptr<c10d::Store> store;
+  int member = 0;
+  std::unique_ptr<comm::Communicator> comm;  // null for a joiner until it is admitted
+  std::string joinState;
+};
+
+// The launched workers meet in generation 0; a joiner only connects to the store and waits there.
+JobEntry connectToJob(const JobConfig& c, const comm::RendezvousOptions& rv) {
+  JobEntry entry;
+  if (c.worker->joining) {
+    entry.store = comm::connectJobStore(rv);
+  } else {
+    entry.comm = comm::rendezvous(rv);
+    entry.store = entry.comm->sharedStore();
+  }
+  entry.member = c.worker->rank >= 0 ? c.worker->rank : elastic::Membership(entry.store, rv.opTimeout()).newMemberId();
+  return entry;
+}
+
+// Generation 0 for a launched worker; a joiner waits for its admission. False: the job finished first.
+bool takeOurPlace(const JobConfig& c, elastic::ElasticAgent& agent, JobEntry& entry) {
+  if (!c.worker->joining) {
+    agent.startLaunched(c.worker->worldSize);
+    return true;
+  }
+  spdlog::info("rank {} asks to join the job", entry.member);
+  entry.comm = agent.join(entry.joinState);
+  if (!entry.comm) spdlog::info("rank {}: the job finished before this worker could join", entry.member);
+  return entry.comm != nullptr;
+}
+
+struct TrainingData {
+  data::MnistDataset train, test;
+};
+
+TrainingData loadTrainingData(const JobConfig& c) {
+  TrainingData d{data::loadMnist(c.dataDir, /*train=*/true), data::loadMnist(c.dataDir, /*train=*/false)};
+  data::requireModelImageSize(d.train, c.dataDir);
+  data::requireModelImageSize(d.test, c.dataDir);
+  return d;
+}
+
+// `announce`: the first launched worker says what it built.
+models::BuiltModel buildWorkerModel(const JobConfig& c, bool announce) {
+  models::ModelOptions options = c.model;
+  // The layers' group is seated by WorkerGroup, which seats the new one after a membership change.
+  if (c.syncBatchNorm)
+    options.batchNorm = [](int64_t channels) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, nullptr)); };
+  if (capturesFactors(c.comm)) options.linear = comm::factorLinearFactory();
+  at::manual_seed(c.trainer.seed);
+  auto model = models::buildModel(options);
+  if (announce)
+    spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
+                 c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, c.worker->worldSize,
+                 c.split.str());
+  return model;
+}
+
+void explainGradientSync(const JobConfig& c, WorkerGroup& group) {
+  if (group.comm().rank() != 0 || !c.comm.explain) return;
+  auto text = group.sync().explain();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  spdlog::info("gradient synchronisation:\n{}", text);
+}
+
+// The trainer and the step boundaries it calls, which must outlive it.
+struct WiredTrainer {
+  std::unique_ptr<trainer::StepBoundary> fault;
+  std::unique_ptr<trainer::Trainer> trainer;
+};
+
+// Wires the trainer to the group and starts it from its state: a checkpoint (--resume), the state a
+// joiner received, or the launched model. Boundaries run in this order after each step: the checkpoint
+// (collective), membership (it may re-form the group, so nothing collective follows it), a fault.
+WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const TrainingData& data, WorkerGroup& group,
+                         elastic::ElasticAgent& agent, WorkerCheckpoints& checkpoints, const JobEntry& entry) {
+  const bool joining = c.worker->joining;
+  WiredTrainer wired;
+  // A restarted worker must not repeat its first incarnation's injected fault.
+  if (!joining) wired.fault = elastic::faultFromEnvironment(entry.member);
+  auto options = c.trainer;
+  options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
+  trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator(), {},
+                              &agent};
+  checkpoints.addTo(parts);
+  parts.boundaries.push_back(&agent);
+  if (wired.fault) parts.boundaries.push_back(wired.fault.get());
+  wired.trainer = std::make_unique<trainer::Trainer>(options, parts);
+  if (joining)
+    wired.trainer->restoreState(trainer::fromBytes(entry.joinState));
+  else
+    checkpoints.resumeIfAsked(*wired.trainer);
+  agent.attach(*wired.trainer, group);
+  return wired;
+}
+
+// Rank 0 writes what was asked for: the state_dict export, the raw parameters, the final accuracy.
+void writeOutputs(const JobConfig& c, models::Network& net, const trainer::Trainer& trainer,
+                  const metrics::RunSummary& summary) {
+  if (trainer.communicator().rank() != 0) return;
+  if (!c.exportPath.empty()) {
+    models::exportStateDict(net, c.exportPath);
+    spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
+  }
+  if (!c.saveParams.empty()) {
+    std::ostringstream out;
+    torch::save(trainer.parameters(), out);
+    writeFileAtomically(c.saveParams, out.str());
+  }
+  if (!summary.evals.empty())
+    spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
+                 summary.steps, summary.samplesPerSecond);
 }
 
 }  // namespace
 
 int runWorker(const JobConfig& c) {
-  const auto& id = *c.worker;
   at::set_num_threads(c.threads);
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
-
   const comm::RendezvousOptions rv = rendezvousOptions(c);
 
-  // The launched workers meet in generation 0; a joiner only connects to the store and waits there.
-  std::unique_ptr<comm::Communicator> comm;
-  c10::intrusive_ptr<c10d::Store> jobStore;
-  if (id.joining) {
-    jobStore = comm::connectJobStore(rv);
-  } else {
-    comm = comm::rendezvous(rv);
-    jobStore = comm->sharedStore();
-  }
-  const int member = id.rank >= 0 ? id.rank : elastic::Membership(jobStore, rv.opTimeout()).newMemberId();
-  elastic::ElasticAgent agent(elasticOptions(c.resilience, c.launch), jobStore, member,
+  JobEntry entry = connectToJob(c, rv);
+  elastic::ElasticAgent agent(elasticOptions(c), entry.store, entry.member,
                               [&rv](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int size) {
                                 return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface);
                               });
-  std::string joinState;
-  if (id.joining) {
-    spdlog::info("rank {} asks to join the job", member);
-    comm = agent.join(joinState);
-    if (!comm) {
-      spdlog::info("rank {}: the job finished before this worker could join", member);
-      return 0;
-    }
-  } else {
-    agent.startLaunched(id.worldSize);
-  }
+  if (!takeOurPlace(c, agent, entry)) return 0;
 
-  auto train = data::loadMnist(c.dataDir, /*train=*/true);
-  auto test = data::loadMnist(c.dataDir, /*train=*/false);
-  data::requireModelImageSize(train, c.dataDir);
-  data::requireModelImageSize(test, c.dataDir);
-
-  models::ModelOptions modelOptions = c.model;
-  comm::Communicator* launchedGroup = comm.get();  // --sync-bn excludes --elastic: this group stays
-  if (c.syncBatchNorm)
-    modelOptions.batchNorm = [launchedGroup](int64_t channels) {
-      return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, launchedGroup));
-    };
-  if (capturesFactors(c.comm)) modelOptions.linear = comm::factorLinearFactory();
-  at::manual_seed(c.trainer.seed);
-  auto model = models::buildModel(modelOptions);
-  if (comm->rank() == 0 && !id.joining)
-    spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
-                 c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, id.worldSize, c.split.str());
-
+  const TrainingData data = loadTrainingData(c);
+  auto model = buildWorkerModel(c, /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);
   WorkerGroup group(c, rv, model);
-  group.build(std::move(comm), agent.generation().members);
-  if (group.comm().rank() == 0 && c.comm.explain) {
-    auto text = group.sync().explain();
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    spdlog::info("gradient synchronisation:\n{}", text);
-  }
-  // --checkpoint-dir excludes --elastic (CommandLine): the group these refer to is never rebuilt.
-  WorkerCheckpoints checkpoints(c, group.comm(), *model.net, group.allocator());
-  auto options = c.trainer;
-  options.broadcastInitialModel = !id.joining;  // a joiner's model arrives with the state
-  // A restarted worker must not repeat its first incarnation's injected fault.
-  auto fault = id.joining ? nullptr : elastic::faultFromEnvironment(member);
-  std::vector<trainer::StepBoundary*> boundaries{&agent};
-  if (fault) boundaries.push_back(fault.get());
-  trainer::TrainerParts parts{*model.net, train, &test, group.comm(), group.sync(), group.allocator(), boundaries,
-                              &agent};
-  checkpoints.addTo(parts);
-  trainer::Trainer trainer(options, parts);
-  checkpoints.resumeIfAsked(trainer);
-  if (id.joining) trainer.restoreState(trainer::fromBytes(joinState));
-  agent.attach(trainer, group);
-  auto summary = trainer.run();
+  group.build(std::move(entry.comm), agent.generation());
+  explainGradientSync(c, group);
+
+  WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
+  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry);
+  const auto summary = wired.trainer->run();
   agent.finish();
-  const bool first = group.comm().rank() == 0;
-  if (first && !c.exportPath.empty()) {
-    models::exportStateDict(*model.net, c.exportPath);
-    spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
-  }
-  if (first && !c.saveParams.empty()) {
-    std::ostringstream out;
-    torch::save(trainer.parameters(), out);
-    writeFileAtomically(c.saveParams, out.str());
-  }
-  if (first && !summary.evals.empty())
-    spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
-                 summary.steps, summary.samplesPerSecond);
+
+  writeOutputs(c, *model.net, *wired.trainer, summary);
   group.stopMonitor();
   group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;

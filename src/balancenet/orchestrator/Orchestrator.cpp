@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -29,6 +31,13 @@ constexpr int kMaxWindow = 64;
 // decision: rank 0 writes it while the other ranks wait for the decision.
 constexpr double kLogWriteEveryMs = 10000;
 
+// The rows an earlier group of this job wrote (empty when there are none, e.g. on another machine).
+std::string existingLog(const std::string& runDir) {
+  if (runDir.empty()) return "";
+  std::ifstream in(runDir + "/splits.csv", std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm,
@@ -39,8 +48,10 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
       sampler_(std::move(sampler)),
       options_(std::move(options)),
       window_(std::min(kMaxWindow, std::max(1, options_.rebalanceEvery))) {
-  log_ = "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n";
-  if (comm_.rank() == 0) log(0, {}, {current_, "initial split"});
+  if (comm_.rank() != 0) return;
+  if (options_.continueLog) log_ = existingLog(options_.runDir);
+  if (log_.empty()) log_ = "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n";
+  log(options_.firstStep, {}, {current_, options_.firstNote});
 }
 
 Orchestrator::~Orchestrator() {
@@ -175,7 +186,7 @@ void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, cons
                         latency, note);
   }
   logUnwritten_ = true;
-  if (!(decision.split == current_) || step == 0 || sinceLogWritten_.elapsedMs() >= kLogWriteEveryMs) writeLog();
+  if (!(decision.split == current_) || !logWritten_ || sinceLogWritten_.elapsedMs() >= kLogWriteEveryMs) writeLog();
 }
 
 void Orchestrator::writeLog() {
@@ -183,6 +194,7 @@ void Orchestrator::writeLog() {
   ensureDirectory(options_.runDir);
   writeFileAtomically(options_.runDir + "/splits.csv", log_);
   logUnwritten_ = false;
+  logWritten_ = true;
   sinceLogWritten_.restart();
 }
 

@@ -32,6 +32,11 @@ struct OrchestratorOptions {
   double flopsPerSample = 0;  // forward FLOPs of one sample (model zoo)
   double memoryPerSampleBytes = 0;  // training memory of one more sample (model zoo); 0: no memory caps
   std::string runDir;         // splits.csv goes here (rank 0); empty: not written
+  // The first row of splits.csv: the initial split at step 0. A group re-formed after a membership
+  // change continues the file's rows instead (`continueLog`), from the step it goes on from.
+  int64_t firstStep = 0;
+  std::string firstNote = "initial split";
+  bool continueLog = false;
 };
 
 class Orchestrator : public Allocator {
@@ -66,6 +71,7 @@ class Orchestrator : public Allocator {
   int64_t nextStep_ = 0;                        // the step after the last one observed
   std::string log_;                             // splits.csv contents so far (rank 0)
   bool logUnwritten_ = false;                   // log_ has rows splits.csv does not have yet
+  bool logWritten_ = false;                     // splits.csv has been written once by this orchestrator
   Stopwatch sinceLogWritten_;
 };
 

@@ -81,7 +81,9 @@ class Trainer {
 
   int64_t stepsDone() const { return step_; }
   int64_t totalSteps() const { return options_.steps; }
+  // The current group's parts (another group's after a membership change): ask again each time.
   comm::Communicator& communicator() const { return parts_->comm; }
+  orchestrator::Allocator& allocator() const { return parts_->allocator; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).

@@ -1,11 +1,13 @@
 // The membership protocol over a shared HashStore, with members as threads: everybody gets the same
 // closed generation, a member without heartbeat is left out, joiners are admitted in order and within
-// the room left, and the stall report names the missing rank and its last step.
+// the room left (an admission racing the join request is kept; a refusal reaches the joiner), and the
+// stall report names the missing rank and its last step.
 #include <gtest/gtest.h>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -22,6 +24,17 @@ namespace {
 using namespace std::chrono_literals;
 
 c10::intrusive_ptr<c10d::Store> newStore() { return c10::make_intrusive<c10d::HashStore>(); }
+
+// A store that runs `onJoinRecord` right after a join record is written, inside requestJoin: rank 0
+// admitting the joiner at the earliest moment it can, deterministically.
+class AdmitOnJoinRecord : public c10d::HashStore {
+ public:
+  void set(const std::string& key, const std::vector<uint8_t>& value) override {
+    c10d::HashStore::set(key, value);
+    if (key.rfind("elastic/join/", 0) == 0 && onJoinRecord) std::exchange(onJoinRecord, nullptr)();
+  }
+  std::function<void()> onJoinRecord;
+};
 
 std::vector<Generation> formTogether(const c10::intrusive_ptr<c10d::Store>& store, const std::vector<int>& present,
                                      const std::vector<int>& candidates) {
@@ -86,6 +99,30 @@ TEST(Membership, JoinersAreAdmittedOldestFirstWithinTheRoomLeft) {
   EXPECT_EQ(plan->joiners, std::vector<int>{5});
   EXPECT_EQ(rank0.takePendingJoiners(4), std::vector<int>{3});
   EXPECT_TRUE(rank0.takePendingJoiners(4).empty());
+}
+
+TEST(Membership, AnAdmissionRightAfterTheJoinRequestIsKept) {
+  auto store = c10::make_intrusive<AdmitOnJoinRecord>();
+  Membership rank0(store, 20s), joiner(store, 20s);
+  store->onJoinRecord = [&] { rank0.announce(1, Plan{7, rank0.takePendingJoiners(1)}); };
+  joiner.requestJoin(5);
+  EXPECT_EQ(joiner.waitForAdmission(5, 500ms), 1);  // not reset to "waiting" by requestJoin's own writes
+}
+
+TEST(Membership, ARefusedJoinerIsToldWhyAtOnce) {
+  auto store = newStore();
+  Membership rank0(store, 20s), joiner(store, 20s);
+  joiner.requestJoin(4);
+  for (int m : rank0.takePendingJoiners(1)) rank0.refuse(m, "the job has 2 workers, one per sample of --global-batch 2");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    joiner.waitForAdmission(4, 20s);
+    ADD_FAILURE() << "admitted";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "rank 4 was refused: the job has 2 workers, one per sample of --global-batch 2");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
 TEST(Membership, AJoinerWaitingWhenTheJobEndsGoesHome) {

@@ -5,6 +5,7 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/report/GnuplotChart.h"
+#include "balancenet/report/RunCharts.h"
 #include "balancenet/report/RunResults.h"
 #include "testing/TempDir.h"
 
@@ -44,6 +45,17 @@ TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {
   EXPECT_EQ(run.ranks[1].rank, 1);
   EXPECT_DOUBLE_EQ(run.ranks[1].computeMs, 1);
   EXPECT_DOUBLE_EQ(run.ranks[1].waitMs, 0);
+}
+
+TEST(RunCharts, ASplitChartSpansAnElasticGroupThatShrank) {
+  RunResults run;
+  run.splits = {{0, {10, 10, 10}}, {15, {15, 15}}};  // splits.csv's membership change: 3 -> 2 workers
+  run.updateMsPerStep.assign(20, 1.0);
+  const auto chart = splitChart(run, "t");
+  ASSERT_EQ(chart.series.size(), 3u);
+  using Points = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(chart.series[0].points, (Points{{0, 10}, {15, 15}, {20, 15}}));
+  EXPECT_EQ(chart.series[2].points, (Points{{0, 10}, {15, 0}, {20, 0}}));  // no rank 2 after the re-form
 }
 
 TEST(RunResults, MissingOrMalformedRunIsAUsageError) {
