@@ -177,8 +177,11 @@ std::vector<HostileCase> flagCases() {
       {"PortOutOfRange", {"--master-port", "70000"}, {}, "--master-port"},
       {"NodeRankOutsideTheJob", {"--nnodes", "2", "--node-rank", "2", "--master-port", "{port}"}, {},
        "--node-rank 2 must be below --nnodes 2"},
-      {"SeveralMachinesWithoutPort", {"--nnodes", "2"}, {}, "a job over several machines needs --master-port"},
+      {"SeveralHostsWithoutPort", {"--nnodes", "2"}, {}, "a job over several hosts needs --master-port"},
       {"EmptyJobToken", {"--job-token", ""}, {}, "--job-token: must not be empty"},
+      {"ZeroWorkers", {"--nodes", "0"}, {}, "--workers must be at least 1, got 0"},
+      {"SlowdownBelowOne", {"--nodes", "2", "--slowdown", "0.5,1"}, {}, "--slowdown factors must be at least 1"},
+      {"MomentumOfOne", {"--momentum", "1"}, {}, "--momentum must be in [0, 1), got 1"},
   };
 }
 
@@ -193,6 +196,8 @@ std::vector<HostileCase> configCases() {
       {"ConfigNestedMap", config, {}, "config key 'optimizer': nested maps are not flags", 2,
        configFile("optimizer:\n  name: sgd\n")},
       {"ConfigBadValue", config, {}, "--width must be positive, got 0", 2, configFile("width: 0\n")},
+      {"ConfigKeyGivenTwice", config, {}, "config key 'global_batch' is given twice", 2,
+       configFile("global-batch: 32\nglobal_batch: 64\n")},
       {"ConfigNamingAnotherConfig", config, {}, "cannot name another config file", 2, configFile("config: other.yaml\n")},
       {"ConfigBinaryGarbage", config, {}, "bad.yaml", 2,
        [](Scene& s) {
