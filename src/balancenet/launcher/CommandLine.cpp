@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
