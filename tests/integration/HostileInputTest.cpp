@@ -159,9 +159,9 @@ std::vector<HostileCase> flagCases() {
        {}, "--sync-bn needs a zoo model"},
       {"GarbageTorchScriptFile", {"--model", "{dir}/garbage.pt"}, {}, "garbage.pt: not a readable TorchScript file", 2,
        [](Scene& s) { s.writeFile("garbage.pt", "not a zip archive"); }},
-      {"SplitOfWrongLength", {"--nodes", "2", "--split", "2,3,3"}, {}, "--split has 3 entries but the job has 2 nodes"},
+      {"SplitOfWrongLength", {"--nodes", "2", "--split", "2,3,3"}, {}, "--split has 3 entries but the job has 2 workers"},
       {"SplitNotSummingToGlobalBatch", {"--nodes", "2", "--split", "2,3"}, {}, "--split sums to 5 but --global-batch is 8"},
-      {"SplitWithEmptyWorker", {"--nodes", "2", "--split", "8,0"}, {}, "node 1 gets 0 samples"},
+      {"SplitWithEmptyWorker", {"--nodes", "2", "--split", "8,0"}, {}, "worker 1 gets 0 samples"},
       {"GlobalBatchSmallerThanWorkers", {"--nodes", "3", "--global-batch", "2"}, {},
        "--global-batch 2 is smaller than the 3 workers"},
       {"UnknownPolicy", {"--policy", "fastest"}, {}, "unknown --policy 'fastest'; choose one of: "},
@@ -169,16 +169,19 @@ std::vector<HostileCase> flagCases() {
       {"StalenessWithoutParameterServers", {"--staleness", "2"}, {}, "--staleness is for --comm ps"},
       {"NonPositiveBucketSize", {"--bucket-mb", "0"}, {}, "--bucket-mb must be positive"},
       {"EmulationListOfWrongLength", {"--nodes", "2", "--node-speed", "100,100,25"}, {},
-       "--node-speed has 3 values but the job has 2 nodes"},
+       "--node-speed has 3 values but the job has 2 workers"},
       {"BandwidthListOfWrongLength", {"--nodes", "2", "--net-bandwidth-mbps", "100"}, {},
-       "--net-bandwidth-mbps has 1 values but the job has 2 nodes"},
+       "--net-bandwidth-mbps has 1 values but the job has 2 workers"},
       {"NegativeLearningRate", {"--lr", "-1"}, {}, "--lr must be positive, got -1"},
       {"UnknownLogLevel", {"--log-level", "loud"}, {}, "--log-level must be one of"},
       {"PortOutOfRange", {"--master-port", "70000"}, {}, "--master-port"},
       {"NodeRankOutsideTheJob", {"--nnodes", "2", "--node-rank", "2", "--master-port", "{port}"}, {},
        "--node-rank 2 must be below --nnodes 2"},
-      {"SeveralMachinesWithoutPort", {"--nnodes", "2"}, {}, "a job over several machines needs --master-port"},
+      {"SeveralHostsWithoutPort", {"--nnodes", "2"}, {}, "a job over several hosts needs --master-port"},
       {"EmptyJobToken", {"--job-token", ""}, {}, "--job-token: must not be empty"},
+      {"ZeroWorkers", {"--nodes", "0"}, {}, "--workers must be at least 1, got 0"},
+      {"SlowdownBelowOne", {"--nodes", "2", "--slowdown", "0.5,1"}, {}, "--slowdown factors must be at least 1"},
+      {"MomentumOfOne", {"--momentum", "1"}, {}, "--momentum must be in [0, 1), got 1"},
   };
 }
 
@@ -193,6 +196,8 @@ std::vector<HostileCase> configCases() {
       {"ConfigNestedMap", config, {}, "config key 'optimizer': nested maps are not flags", 2,
        configFile("optimizer:\n  name: sgd\n")},
       {"ConfigBadValue", config, {}, "--width must be positive, got 0", 2, configFile("width: 0\n")},
+      {"ConfigKeyGivenTwice", config, {}, "config key 'global_batch' is given twice", 2,
+       configFile("global-batch: 32\nglobal_batch: 64\n")},
       {"ConfigNamingAnotherConfig", config, {}, "cannot name another config file", 2, configFile("config: other.yaml\n")},
       {"ConfigBinaryGarbage", config, {}, "bad.yaml", 2,
        [](Scene& s) {
@@ -313,7 +318,7 @@ std::vector<HostileCase> checkpointAndJoinCases() {
        "--store-file {dir}/gone/store: no such file (is the job running?", 2},
       // A ninth worker would get no sample: the job would end at its join with an invalid split.
       {"MoreMaxNodesThanSamples", {"--elastic", "--max-nodes", "9"}, {},
-       "--max-nodes 9 is more than --global-batch 8 (every worker needs at least one sample)", 2},
+       "--max-workers 9 is more than --global-batch 8 (every worker needs at least one sample)", 2},
   };
 }
 

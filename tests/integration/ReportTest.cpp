@@ -14,7 +14,7 @@ TEST_F(Report, PageLoadsInHeadlessChromiumWithTablesAndCharts) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "12", "--global-batch", "16"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto page = dir_.file("report.html");
-  auto rep = run({"report", dir_.file("run"), "--out", page});
+  auto rep = run({"report", dir_.file("run"), "-o", page});  // -o: the short form of --out
   ASSERT_EQ(rep.exitCode, 0) << rep.output;
   ASSERT_TRUE(std::filesystem::exists(page));
 

@@ -55,5 +55,16 @@ TEST_F(Supervision, InterruptStopsEveryWorker) {
   for (pid_t w : workers) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
 }
 
+// A batch system or `timeout` stops a job with SIGTERM: exit 128 + 15, as shells and torchrun report it
+// (130 would say Ctrl-C).
+TEST_F(Supervision, TerminateStopsEveryWorkerWithExitCode143) {
+  std::set<pid_t> workers;
+  auto r = longJob([](pid_t launcher, const std::vector<pid_t>&) { ::kill(launcher, SIGTERM); }, workers);
+  EXPECT_EQ(r.exitCode, 143) << r.output;
+  EXPECT_NE(r.output.find("interrupted"), std::string::npos) << r.output;
+  EXPECT_EQ(workers.size(), 3u);
+  for (pid_t w : workers) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
+}
+
 }  // namespace
 }  // namespace balancenet::testing

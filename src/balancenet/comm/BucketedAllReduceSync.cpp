@@ -41,7 +41,6 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
       capBytes = options_.bucketMb * kMb;
     }
   }
-  std::vector<std::string> layerNames;
   for (auto& bucket : buckets_) {
     int64_t numel = 0;
     for (int p : bucket.params) numel += params_[p].tensor.numel();

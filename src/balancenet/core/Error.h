@@ -17,6 +17,13 @@ class RuntimeFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A broken invariant of the program itself (a policy returned an impossible split, ...): a bug, never the
+// user's input. Exit code 1; the message says it is a bug so that it is reported, not "fixed" by changing flags.
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& what) : std::logic_error("internal error (a bug; please report it): " + what) {}
+};
+
 // torch/c10 errors carry a multi-line C++ backtrace; users get the first line only.
 std::string firstLine(const std::string& message);
 

@@ -1,5 +1,5 @@
 // The handler may run while any lock is held (by the failing thread or another): it only try_locks its
-// own, formats into a local buffer and uses write() and _exit().
+// own, formats into a fixed buffer on its stack (no allocation) and uses write() and _exit().
 #include "balancenet/core/FatalError.h"
 
 #include <unistd.h>
@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "balancenet/core/Error.h"
 
 namespace balancenet {
 namespace {
@@ -21,23 +20,40 @@ std::vector<std::pair<const FatalErrorContext*, std::string>>& contexts() {
   return stack;
 }
 
+// Appends `text` up to its first newline (torch's backtraces follow it) to the buffer, as room allows.
+void append(char* buffer, size_t capacity, size_t& used, const char* text) {
+  for (; *text && *text != '\n' && used + 1 < capacity; ++text) buffer[used++] = *text;
+}
+
 [[noreturn]] void onTerminate() {
-  std::string what = "unknown error";
+  // Formatted into a fixed buffer on the stack: the handler exists for failures such as std::bad_alloc,
+  // where an allocation here would throw again and abort with a core dump instead of the one line.
+  char line[1024];
+  size_t used = 0;
+  append(line, sizeof line, used, "balancenet: error: ");
+  bool named = false;
+  if (gContextMutex.try_lock()) {
+    if (!contexts().empty()) {
+      append(line, sizeof line, used, contexts().back().second.c_str());
+      append(line, sizeof line, used, " failed");
+      named = true;
+    }
+    gContextMutex.unlock();
+  }
+  if (!named) append(line, sizeof line, used, "unexpected failure");
+  append(line, sizeof line, used, ": ");
+  const char* what = "unknown error";
   if (auto error = std::current_exception()) {
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      what = firstLine(e.what());
+      what = e.what();
     } catch (...) {
     }
   }
-  std::string context = "unexpected failure";
-  if (gContextMutex.try_lock()) {
-    if (!contexts().empty()) context = contexts().back().second + " failed";
-    gContextMutex.unlock();
-  }
-  const std::string line = "balancenet: error: " + context + ": " + what + "\n";
-  [[maybe_unused]] auto written = ::write(STDERR_FILENO, line.data(), line.size());
+  append(line, sizeof line, used, what);
+  line[used++] = '\n';  // append leaves room for it
+  [[maybe_unused]] auto written = ::write(STDERR_FILENO, line, used);
   ::_exit(1);
 }
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "balancenet/core/EnvironmentVariables.h"
+
 namespace balancenet {
 namespace {
 
@@ -15,7 +17,7 @@ constexpr int kTrimThresholdBytes = 1 << 30;
 bool userTunesMalloc() {
   for (const auto& name : mallocEnvironmentVariables())
     if (std::getenv(name.c_str())) return true;
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const char* tunables = std::getenv(kGlibcTunablesVar);
   return tunables && std::string(tunables).find("glibc.malloc.") != std::string::npos;
 }
 

@@ -6,12 +6,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet {
 
 PrivateDirectory::PrivateDirectory(const std::string& stem) {
-  const char* tmp = std::getenv("TMPDIR");
+  const char* tmp = std::getenv(kTmpDirVar);
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + stem + "-XXXXXX";
   if (!::mkdtemp(pattern.data()))
     throw RuntimeFailure("cannot create a private directory " + pattern + ": " + std::strerror(errno));

@@ -9,6 +9,20 @@
 #include "balancenet/core/Error.h"
 
 namespace balancenet {
+namespace {
+
+// The first way `batches` breaks a split of globalBatch over worldSize workers, or "" if none.
+std::string splitProblem(const std::vector<int64_t>& batches, int worldSize, int64_t globalBatch, int64_t total) {
+  if (static_cast<int>(batches.size()) != worldSize)
+    return fmt::format("--split has {} entries but the job has {} workers", batches.size(), worldSize);
+  for (size_t r = 0; r < batches.size(); ++r)
+    if (batches[r] <= 0)
+      return fmt::format("--split: worker {} gets {} samples; every worker needs at least 1", r, batches[r]);
+  if (total != globalBatch) return fmt::format("--split sums to {} but --global-batch is {}", total, globalBatch);
+  return {};
+}
+
+}  // namespace
 
 int64_t Split::total() const { return std::accumulate(batches.begin(), batches.end(), int64_t{0}); }
 
@@ -44,17 +58,14 @@ Split Split::parse(const std::string& text, int worldSize, int64_t globalBatch) 
     if (used == 0 || used != item.size()) throw UsageError(fmt::format("--split: '{}' is not an integer", item));
     s.batches.push_back(v);
   }
-  s.validate(worldSize, globalBatch);
+  if (auto problem = splitProblem(s.batches, worldSize, globalBatch, s.total()); !problem.empty())
+    throw UsageError(problem);
   return s;
 }
 
 void Split::validate(int worldSize, int64_t globalBatch) const {
-  if (worldSize != this->worldSize())
-    throw UsageError(fmt::format("--split has {} entries but the job has {} nodes", batches.size(), worldSize));
-  for (size_t r = 0; r < batches.size(); ++r)
-    if (batches[r] <= 0) throw UsageError(fmt::format("--split: node {} gets {} samples; every node needs at least 1", r, batches[r]));
-  if (total() != globalBatch)
-    throw UsageError(fmt::format("--split sums to {} but --global-batch is {}", total(), globalBatch));
+  if (auto problem = splitProblem(batches, worldSize, globalBatch, total()); !problem.empty())
+    throw InternalError(fmt::format("split {} breaks its invariant: {}", str(), problem));
 }
 
 bool operator==(const Split& a, const Split& b) { return a.batches == b.batches; }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::elastic {

@@ -7,8 +7,6 @@
 
 namespace balancenet::elastic {
 
-constexpr const char* kFaultVar = "BALANCENET_FAULT";
-
 // The boundary that injects this member's fault, or null when the variable names none for it.
 // Throws UsageError on a malformed value.
 std::unique_ptr<trainer::StepBoundary> faultFromEnvironment(int member);

@@ -1,6 +1,8 @@
 // Parsing and lookup of per-node factor schedules.
 #include "balancenet/emulation/FactorSchedule.h"
 
+#include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -38,7 +40,7 @@ std::vector<double> FactorSchedule::perNode(const std::string& flag, const std::
   std::vector<double> values;
   for (const auto& item : splitOn(list, ',')) values.push_back(number(flag, item, allowZero));
   if (static_cast<int>(values.size()) != worldSize)
-    throw UsageError(fmt::format("{} has {} values but the job has {} nodes", flag, values.size(), worldSize));
+    throw UsageError(fmt::format("{} has {} values but the job has {} workers", flag, values.size(), worldSize));
   return values;
 }
 
@@ -66,6 +68,14 @@ FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string&
     s.changes_[step] = perNode(scheduleFlag, change.substr(eq + 1), worldSize);
   }
   return s;
+}
+
+double FactorSchedule::smallest() const {
+  double least = std::numeric_limits<double>::infinity();
+  for (double v : base_) least = std::min(least, v);
+  for (const auto& [step, values] : changes_)
+    for (double v : values) least = std::min(least, v);
+  return least;
 }
 
 double FactorSchedule::at(int64_t step, int rank) const {

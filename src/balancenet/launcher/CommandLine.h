@@ -4,7 +4,7 @@
 namespace balancenet::launcher {
 
 // The whole program: parses, dispatches, maps errors to one line and an exit code
-// (0 ok, 1 runtime failure, 2 bad input, 130 interrupted).
+// (0 ok, 1 runtime failure or internal error, 2 bad input, 128 + signal when interrupted: 130 Ctrl-C, 143 SIGTERM).
 int runCommandLine(int argc, char** argv);
 
 }  // namespace balancenet::launcher

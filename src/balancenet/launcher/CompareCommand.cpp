@@ -65,11 +65,11 @@ void drawCharts(const std::vector<report::ComparedRun>& runs, const std::string&
     auto& chart = updateCharts[run.model];
     chart.title = fmt::format("{}: weight-update time (mean of each 10 updates)", run.model);
     chart.xLabel = "weight update";
-    chart.yLabel = "ms (slowest node)";
+    chart.yLabel = "ms (slowest worker)";
     chart.series.push_back({run.policy, report::movingBlocks(run.results.updateMsPerStep, 10)});
 
     const auto split =
-        report::splitChart(run.results, fmt::format("{} / {}: samples per node over training", run.model, run.policy));
+        report::splitChart(run.results, fmt::format("{} / {}: samples per worker over training", run.model, run.policy));
     if (!split.series.empty())
       report::renderChart(split, fmt::format("{}/split_{}_{}.png", outDir, run.model, run.policy));
   }
@@ -122,8 +122,8 @@ void addCompareFlags(CLI::App& app, CompareOptions& o) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--out", o.outDir, "Directory for the runs, compare.csv/json and the PNG charts");
   app.allow_extras();
-  app.footer("Any other flag (--nodes, --node-speed, --slowdown, --global-batch, --width, ...) is passed to every "
-             "'balancenet train' run.\nExample: balancenet compare --models cnn --steps 200 --nodes 4 "
+  app.footer("Any other flag (--workers, --node-speed, --slowdown, --global-batch, --width, ...) is passed to every "
+             "'balancenet train' run.\nExample: balancenet compare --models cnn --steps 200 --workers 4 "
              "--node-speed 100,100,100,25 --global-batch 128");
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/comm/CommMode.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/models/ModelZoo.h"
@@ -45,9 +46,7 @@ struct EmulationOptions {
 
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
-  // allreduce (bucketed), flat (one message after backward), sfb (sufficient factors for the fully connected
-  // layers), hybrid (per fully connected layer, whichever moves fewer bytes), ps (parameter servers)
-  std::string mode = "allreduce";
+  comm::CommMode mode = comm::CommMode::AllReduce;  // --comm (see comm/CommMode.h)
   int servers = 0;                 // --ps K: parameter server processes beside the workers (mode ps)
   int staleness = 0;               // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;

@@ -33,8 +33,8 @@ extern char** environ;
 namespace balancenet::launcher {
 namespace {
 
-volatile std::sig_atomic_t gInterrupted = 0;
-void onInterrupt(int) { gInterrupted = 1; }
+volatile std::sig_atomic_t gStopSignal = 0;  // SIGINT or SIGTERM, once one arrived
+void onStopSignal(int signal) { gStopSignal = signal; }
 
 struct Child {
   std::string name;  // "rank 3" or "server 0": the output prefix
@@ -50,30 +50,11 @@ struct Child {
   int rank = -1;
 };
 
-// The launcher's environment without the variables that say who a child is, plus `own` ones.
-std::vector<std::string> childEnvironment(const JobConfig& c, int port, const std::vector<std::string>& own) {
+// What this launcher inherited, to pass on (without the variables that say who a process is).
+std::vector<std::string> inheritedEnvironment() {
   std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
-                             "BALANCENET_STORE_HOSTED=", "BALANCENET_PS_SERVER=", "BALANCENET_JOIN=",
-                             "BALANCENET_STORE_FILE=", "BALANCENET_JOB_TOKEN="})
-      if (kv.rfind(name, 0) == 0) kv.clear();
-    if (!kv.empty()) env.push_back(kv);
-  }
-  env.insert(env.end(), own.begin(), own.end());
-  env.push_back(fmt::format("MASTER_ADDR={}", c.launch.masterAddr));
-  if (port != 0) env.push_back(fmt::format("MASTER_PORT={}", port));  // 0: a file store, no port
-  env.push_back(fmt::format("{}=1", kStoreHostedVar));
-  if (!c.launch.storeFile.empty()) env.push_back(fmt::format("{}={}", kStoreFileVar, c.launch.storeFile));
-  // In the environment, not on the command line, where every user of the machine could read it.
-  if (!c.launch.jobToken.empty()) env.push_back(fmt::format("{}={}", kJobTokenVar, c.launch.jobToken));
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
   return env;
-}
-
-std::vector<std::string> workerEnvironment(const JobConfig& c, int rank, int localRank) {
-  return {fmt::format("RANK={}", rank), fmt::format("WORLD_SIZE={}", c.launch.worldSize()),
-          fmt::format("LOCAL_RANK={}", localRank), fmt::format("LOCAL_WORLD_SIZE={}", c.launch.nprocPerNode)};
 }
 
 Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<std::string> envStrings,
@@ -250,129 +231,193 @@ void announceJoinStore(const std::string& storeFile, const std::string& runDir) 
                storeFile, runDir, kJoinStoreFile);
 }
 
+// The job's store: a private file (one host), a TCP server (host 0), or nothing here but a check that
+// host 0's store admits this host. Lives as long as the workers.
+struct JobStore {
+  std::unique_ptr<PrivateDirectory> dir;
+  std::unique_ptr<comm::StoreServer> server;
+  int port = 0;  // what the children connect to; 0: the file
+};
+
+JobStore openJobStore(JobConfig& c) {
+  JobStore store;
+  comm::RendezvousOptions rv = rendezvousOptions(c);
+  store.port = c.launch.masterPort;
+  if (c.launch.nnodes == 1) {
+    // Every worker is on this host: they meet through a file only this user can reach, so the job
+    // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
+    if (c.launch.masterPort != 0)
+      spdlog::warn("--master-port {} is not used: the workers of a single-host job meet through a private store "
+                   "file", c.launch.masterPort);
+    store.dir = std::make_unique<PrivateDirectory>("balancenet-store");
+    c.launch.storeFile = rv.storeFile = store.dir->file("store");
+    store.server = std::make_unique<comm::StoreServer>(rv);
+    if (c.resilience.elastic) announceJoinStore(c.launch.storeFile, c.trainer.runDir);
+  } else if (c.launch.nodeRank == 0) {
+    store.server = std::make_unique<comm::StoreServer>(rv);
+    store.port = store.server->port();
+  } else {
+    comm::checkJobAdmission(rv);  // a wrong token or world size: one line here, before any worker starts
+  }
+  return store;
+}
+
+// Ctrl-C and SIGTERM stop the workers first (see Supervisor::stopForSignal).
+void catchStopSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = onStopSignal;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Starts this host's workers (and host 0's parameter servers) and watches them until the job ends:
+// each pass forwards their output, reaps the dead, and handles a death (an elastic job goes on without
+// it and may restart it; otherwise the job stops and the cause is named).
+class Supervisor {
+ public:
+  Supervisor(const JobConfig& c, int port) : c_(c), port_(port), restartsLeft_(c.resilience.maxRestarts) {
+    // Resolved once here so every worker writes to the same place and reports progress the same way.
+    extraArgs_ = {"--run-dir", c_.trainer.runDir, "--progress-seconds", fmt::format("{}", c_.trainer.progressSeconds)};
+  }
+
+  void startAll() {
+    for (int local = 0; local < c_.launch.nprocPerNode; ++local)
+      startWorker(c_.launch.nodeRank * c_.launch.nprocPerNode + local, /*joining=*/false);
+    // Parameter servers run beside host 0's workers, supervised like them.
+    for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
+      children_.push_back(spawn(c_, fmt::format("server {}", k), fmt::format("parameter server {}", k),
+                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k)),
+                                extraArgs_));
+      children_.back().worker = false;
+    }
+  }
+
+  // The launcher's exit code.
+  int superviseUntilDone() {
+    while (anyRunning(children_)) {
+      pumpOutput(children_, 100);
+      if (gStopSignal) return stopForSignal(gStopSignal);
+      Child* failure = reap(children_);
+      noteFinishedWorkers();
+      if (failure && survivable(*failure)) {
+        goOnWithout();
+        continue;
+      }
+      if (failure) return stopAfterFailure(failure);
+      stopStragglersAfterTheEnd();
+    }
+    std::cerr << "balancenet: done; results in " << c_.trainer.runDir << std::endl;
+    return 0;
+  }
+
+ private:
+  void startWorker(int rank, bool joining) {
+    const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
+    children_.push_back(spawn(c_, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
+                              childEnvironment(inheritedEnvironment(), c_.launch, port_,
+                                               workerIdentity(c_.launch, rank, local, joining)),
+                              extraArgs_));
+    children_.back().rank = rank;
+  }
+
+  // 128 + the signal, as shells and torchrun report it: 130 for Ctrl-C, 143 for SIGTERM.
+  int stopForSignal(int signal) {
+    const char* what = signal == SIGINT ? "Ctrl-C" : "SIGTERM";
+    std::cerr << fmt::format("balancenet: interrupted ({}); stopping the workers", what) << std::endl;
+    stopAll(children_);
+    return 128 + signal;
+  }
+
+  // A worker that exits 0 has completed the job (elastic: the others will too).
+  void noteFinishedWorkers() {
+    for (auto& child : children_)
+      if (!child.running && !failed(child.status)) {
+        child.reported = true;
+        if (c_.resilience.elastic && !finishedAt_) finishedAt_ = std::chrono::steady_clock::now();
+      }
+  }
+
+  // Elastic: a death is one line, not the end, while enough workers remain (bad input ends the job anyway).
+  bool survivable(const Child& failure) const {
+    const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
+    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= c_.resilience.minNodes;
+  }
+
+  // Names each new death, and starts the dead workers again while --max-restarts allows.
+  void goOnWithout() {
+    std::vector<int> restarts;
+    for (auto& child : children_) {
+      if (child.running || child.reported) continue;
+      child.reported = true;
+      std::cerr << fmt::format("balancenet: {} (pid {}) {}; the job goes on with {} workers (--elastic)", child.role,
+                               child.pid, describeExit(child.status), runningWorkers(children_))
+                << std::endl;
+      if (restartsLeft_ > 0 && !finishedAt_) {
+        --restartsLeft_;
+        restarts.push_back(child.rank);
+      }
+    }
+    for (int rank : restarts) {
+      startWorker(rank, /*joining=*/true);
+      std::cerr << fmt::format("balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
+                               "({} restarts left)",
+                               rank, children_.back().pid, restartsLeft_)
+                << std::endl;
+    }
+  }
+
+  // Stops the rest and names the cause in one line; exit code 2 when the cause was bad input, else 1.
+  int stopAfterFailure(Child* failure) {
+    const bool elastic = c_.resilience.elastic;
+    Child* cause = elastic ? failure : settleFailure(children_, failure);
+    // A worker still there after the others gave up on it is the stalled one.
+    const Child* stalled = nullptr;
+    for (const auto& child : children_)
+      if (!elastic && !WIFSIGNALED(cause->status) && child.running && child.worker) stalled = &child;
+    std::string why =
+        stalled ? fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", stalled->role, stalled->pid)
+                : fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
+    if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
+    const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
+    stopAll(children_);
+    std::cerr << "balancenet: error: " << why
+              << (elastic ? fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes) : "")
+              << "; stopped the other workers" << std::endl;
+    return causeBadInput ? 2 : 1;
+  }
+
+  // A worker dropped while stopped (SIGSTOP) would wait for ever once the others are done.
+  void stopStragglersAfterTheEnd() {
+    const auto grace = c_.resilience.peerTimeout + std::chrono::seconds(10);
+    if (!finishedAt_ || std::chrono::steady_clock::now() - *finishedAt_ <= grace) return;
+    for (auto& child : children_)
+      if (child.running)
+        std::cerr << fmt::format("balancenet: {} (pid {}) did not finish with the others; stopping it", child.role,
+                                 child.pid)
+                  << std::endl;
+    stopAll(children_);
+  }
+
+  const JobConfig& c_;
+  const int port_;
+  std::vector<std::string> extraArgs_;
+  std::vector<Child> children_;
+  int restartsLeft_;
+  std::optional<std::chrono::steady_clock::time_point> finishedAt_;  // elastic: a worker completed the job
+};
+
 }  // namespace
 
 int launchLocalWorkers(const JobConfig& config) {
   checkDatasetReadable(config.dataDir);
   if (config.launch.nodeRank == 0) preflightCheckpoints(config);  // rank 0, the one that writes them, runs here
   ensureDirectory(config.trainer.runDir);
-
-  JobConfig c = config;
-  comm::RendezvousOptions rv = rendezvousOptions(c);
-  std::unique_ptr<PrivateDirectory> storeDir;
-  std::unique_ptr<comm::StoreServer> store;
-  int port = c.launch.masterPort;
-  if (c.launch.nnodes == 1) {
-    // Every worker is on this machine: they meet through a file only this user can reach, so the job
-    // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
-    if (c.launch.masterPort != 0)
-      spdlog::warn("--master-port {} is not used: the workers of a single-machine job meet through a private store "
-                   "file", c.launch.masterPort);
-    storeDir = std::make_unique<PrivateDirectory>("balancenet-store");
-    c.launch.storeFile = rv.storeFile = storeDir->file("store");
-    store = std::make_unique<comm::StoreServer>(rv);
-    if (c.resilience.elastic) announceJoinStore(c.launch.storeFile, c.trainer.runDir);
-  } else if (c.launch.nodeRank == 0) {
-    store = std::make_unique<comm::StoreServer>(rv);
-    port = store->port();
-  } else {
-    comm::checkJobAdmission(rv);  // a wrong token or world size: one line here, before any worker starts
-  }
-  // Resolved once here so every worker writes to the same place and reports progress the same way.
-  std::vector<std::string> extra{"--run-dir", c.trainer.runDir, "--progress-seconds",
-                                 fmt::format("{}", c.trainer.progressSeconds)};
-
-  struct sigaction sa {};
-  sa.sa_handler = onInterrupt;
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-
-  std::vector<Child> children;
-  auto startWorker = [&](int rank, int local, bool joining) {
-    auto env = workerEnvironment(c, rank, local);
-    if (joining) env.push_back(fmt::format("{}=1", kJoinVar));
-    children.push_back(spawn(c, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
-                             childEnvironment(c, port, env), extra));
-    children.back().rank = rank;
-  };
-  for (int local = 0; local < c.launch.nprocPerNode; ++local)
-    startWorker(c.launch.nodeRank * c.launch.nprocPerNode + local, local, false);
-  // Parameter servers run beside node 0's workers, supervised like them.
-  for (int k = 0; c.launch.nodeRank == 0 && k < c.comm.servers; ++k) {
-    children.push_back(spawn(c, fmt::format("server {}", k), fmt::format("parameter server {}", k),
-                             childEnvironment(c, port, {fmt::format("{}={}", kServerVar, k)}), extra));
-    children.back().worker = false;
-  }
-
-  const auto& r = c.resilience;
-  int restartsLeft = r.maxRestarts;
-  std::optional<std::chrono::steady_clock::time_point> finishedAt;  // elastic: a worker completed the job
-  while (anyRunning(children)) {
-    pumpOutput(children, 100);
-    if (gInterrupted) {
-      std::cerr << "balancenet: interrupted; stopping the workers" << std::endl;
-      stopAll(children);
-      return 130;
-    }
-    Child* failure = reap(children);
-    for (auto& child : children)
-      if (!child.running && !failed(child.status)) {
-        child.reported = true;
-        if (r.elastic && !finishedAt) finishedAt = std::chrono::steady_clock::now();
-      }
-    // Elastic: a death is one line, not the end, while enough workers remain.
-    const bool badInput = failure && !WIFSIGNALED(failure->status) && WEXITSTATUS(failure->status) == 2;
-    if (r.elastic && failure && !badInput && runningWorkers(children) >= r.minNodes) {
-      std::vector<std::pair<int, int>> restarts;  // rank, local rank
-      for (auto& child : children) {
-        if (child.running || child.reported) continue;
-        child.reported = true;
-        std::cerr << fmt::format("balancenet: {} (pid {}) {}; the job goes on with {} workers (--elastic)",
-                                 child.role, child.pid, describeExit(child.status), runningWorkers(children))
-                  << std::endl;
-        if (restartsLeft > 0 && !finishedAt) {
-          --restartsLeft;
-          restarts.emplace_back(child.rank, child.rank - c.launch.nodeRank * c.launch.nprocPerNode);
-        }
-      }
-      for (auto [rank, local] : restarts) {
-        startWorker(rank, local, true);
-        std::cerr << fmt::format("balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
-                                 "({} restarts left)",
-                                 rank, children.back().pid, restartsLeft)
-                  << std::endl;
-      }
-      continue;
-    }
-    if (failure) {
-      Child* cause = r.elastic ? failure : settleFailure(children, failure);
-      // A worker still there after the others gave up on it is the stalled one.
-      const Child* stalled = nullptr;
-      for (const auto& child : children)
-        if (!r.elastic && !WIFSIGNALED(cause->status) && child.running && child.worker) stalled = &child;
-      std::string why =
-          stalled ? fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", stalled->role, stalled->pid)
-                  : fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
-      if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
-      const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
-      stopAll(children);
-      std::cerr << "balancenet: error: " << why
-                << (r.elastic ? fmt::format("; fewer than --min-nodes {} workers remain", r.minNodes) : "")
-                << "; stopped the other workers" << std::endl;
-      return causeBadInput ? 2 : 1;
-    }
-    // A worker dropped while stopped (SIGSTOP) would wait for ever once the others are done.
-    if (finishedAt && std::chrono::steady_clock::now() - *finishedAt > r.peerTimeout + std::chrono::seconds(10)) {
-      for (auto& child : children)
-        if (child.running)
-          std::cerr << fmt::format("balancenet: {} (pid {}) did not finish with the others; stopping it", child.role,
-                                   child.pid)
-                    << std::endl;
-      stopAll(children);
-    }
-  }
-  std::cerr << "balancenet: done; results in " << c.trainer.runDir << std::endl;
-  return 0;
+  JobConfig c = config;  // the store fills in c.launch.storeFile
+  JobStore store = openJobStore(c);
+  catchStopSignals();
+  Supervisor supervisor(c, store.port);
+  supervisor.startAll();
+  return supervisor.superviseUntilDone();
 }
 
 }  // namespace balancenet::launcher

@@ -19,7 +19,7 @@ void installLinkEmulation(comm::Communicator& comm, const EmulationOptions& e) {
   comm.setLinkModel(std::make_shared<emulation::EmulatedLink>(e.netDelayMs, bytesPerSecond));
 }
 
-bool capturesFactors(const CommOptions& comm) { return comm.mode == "sfb" || comm.mode == "hybrid"; }
+bool capturesFactors(const CommOptions& comm) { return comm::capturesFactors(comm.mode); }
 
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const JobConfig& c) {
@@ -27,15 +27,15 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
   buckets.bucketMb = c.comm.bucketMb;
   buckets.overlap = c.comm.overlap;
   std::unique_ptr<comm::GradientSync> sync;
-  if (c.comm.mode == "flat") {
+  if (c.comm.mode == comm::CommMode::Flat) {
     sync = std::make_unique<comm::FlatAllReduceSync>(comm);
   } else if (capturesFactors(c.comm)) {
     comm::FactorSyncOptions factors;
-    factors.hybrid = c.comm.mode == "hybrid";
+    factors.hybrid = c.comm.mode == comm::CommMode::Hybrid;
     factors.buckets = buckets;
     factors.initialBatches = c.split.batches;
     sync = std::make_unique<comm::SufficientFactorSync>(comm, net, factors);
-  } else if (c.comm.mode == "ps") {
+  } else if (c.comm.mode == comm::CommMode::ParameterServers) {
     const auto rv = rendezvousOptions(c);
     auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers, rv.timeout,
                                  rv.glooHost(), rv.iface);

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -46,12 +47,18 @@ std::vector<std::string> flagsFromFile(const std::string& path, const CLI::App& 
   if (!root.IsMap())
     throw CLI::ConfigError(fmt::format("--config {} must hold a map of flag names to values, e.g. 'steps: 500'", path));
   std::vector<std::string> flags;
+  std::map<const CLI::Option*, std::string> seen;  // yaml-cpp keeps a repeated key; the file would mean two values
   for (const auto& entry : root) {
-    const auto key = entry.first.as<std::string>();
+    // global_batch is global-batch: most YAML files spell keys with underscores.
+    auto key = entry.first.as<std::string>();
+    std::replace(key.begin(), key.end(), '_', '-');
     const CLI::Option* option = optionNamed(app, key);
     if (!option || key == "help" || key == "print-config")
       throw CLI::ConfigError(fmt::format("unknown key '{}' in --config {} (keys are train flags without '--')", key, path));
     if (key == "config") throw CLI::ConfigError(fmt::format("--config {} cannot name another config file", path));
+    if (auto [it, added] = seen.emplace(option, entry.first.as<std::string>()); !added)
+      throw CLI::ConfigError(fmt::format("config key '{}' is given twice in --config {} (also as '{}'); keep one",
+                                         entry.first.as<std::string>(), path, it->second));
     const auto value = valueOf(key, entry.second);
     if (option->get_expected_max() == 0) {  // a switch: true or false
       if (value != "true" && value != "false")

@@ -10,8 +10,9 @@ class App;
 namespace balancenet::launcher {
 
 // A config file is a flat YAML map whose keys are the subcommand's flag names without the dashes
-// (`global-batch: 256`); a sequence becomes the comma list the flag takes (`split: [100, 28]`), and a
-// switch takes true or false. When `args` (a whole command line) holds `--config FILE` after
+// (`global-batch: 256`, or `global_batch: 256`); a key given twice (in either spelling, or as an alias)
+// is an error; a sequence becomes the comma list the flag takes (`split: [100, 28]`), and a switch takes
+// true or false. When `args` (a whole command line) holds `--config FILE` after
 // `subcommand`, the file's entries are inserted as flags right after the subcommand name: every train
 // flag takes its last value, so flags given on the command line override the file. Unknown keys and
 // malformed files are CLI::ConfigError naming the key or the line.

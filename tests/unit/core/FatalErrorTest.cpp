@@ -3,8 +3,26 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <thread>
+
+// Out of memory on demand: once set, every operator new of this test binary fails.
+std::atomic<bool> gFailAllocations{false};
+
+void* operator new(std::size_t size) {
+  if (gFailAllocations) throw std::bad_alloc();
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+// GCC sees free() on what it takes for operator new's memory; here operator new is malloc.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace balancenet {
 namespace {
@@ -31,6 +49,22 @@ TEST(FatalErrorDeathTest, WithoutContextTheLineSaysItWasUnexpected) {
         std::thread([] { throw std::runtime_error("boom\nbacktrace frame #0"); }).join();
       },
       ::testing::ExitedWithCode(1), "^balancenet: error: unexpected failure: boom\n$");
+}
+
+// The handler is there for failures like running out of memory: it must not allocate (an allocation
+// there throws again and aborts with a core dump instead of the one line).
+TEST(FatalErrorDeathTest, OutOfMemoryIsStillOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        installFatalErrorHandler();
+        FatalErrorContext step("step 7 of rank 0");
+        std::thread([] {
+          gFailAllocations = true;
+          throw std::bad_alloc();
+        }).join();
+      },
+      ::testing::ExitedWithCode(1), "^balancenet: error: step 7 of rank 0 failed: std::bad_alloc\n$");
 }
 
 }  // namespace

@@ -33,12 +33,29 @@ void expectUsageError(const std::string& text, int world, int64_t batch, const s
 }
 
 TEST(Split, RejectsBadSplits) {
-  expectUsageError("100,100,40", 4, 240, "3 entries but the job has 4 nodes");
+  expectUsageError("100,100,40", 4, 240, "3 entries but the job has 4 workers");
   expectUsageError("100,100,40,10", 4, 256, "sums to 250 but --global-batch is 256");
-  expectUsageError("200,60,0,-4", 4, 256, "node 2 gets 0 samples");
+  expectUsageError("200,60,0,-4", 4, 256, "worker 2 gets 0 samples");
   expectUsageError("1,x,3", 3, 5, "'x' is not an integer");
   expectUsageError("1,2.5,3", 3, 6, "'2.5' is not an integer");
   expectUsageError("", 1, 5, "0 entries");
+}
+
+// A split the program computed (a policy's decision, an elastic re-form) that breaks the invariant is a
+// bug: it must not be reported as bad input ("--split ...", exit 2) for a flag the user never gave.
+TEST(Split, BrokenInvariantIsAnInternalErrorNotBadInput) {
+  const Split broken{{8, 0}};
+  try {
+    broken.validate(2, 8);
+    FAIL() << "accepted a split with an empty worker";
+  } catch (const UsageError& e) {
+    FAIL() << "reported as bad input: " << e.what();
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("a bug"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Split({{4, 4}}).validate(3, 8), InternalError);
+  EXPECT_THROW(Split({{4, 4}}).validate(2, 9), InternalError);
+  EXPECT_NO_THROW(Split({{4, 4}}).validate(2, 8));
 }
 
 }  // namespace

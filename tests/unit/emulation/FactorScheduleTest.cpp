@@ -30,13 +30,13 @@ TEST(FactorSchedule, RejectsMalformedInput) {
     FactorSchedule::parse("--node-speed", "100,100,25", "--speed-schedule", "", 4);
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "--node-speed has 3 values but the job has 4 nodes");
+    EXPECT_STREQ(e.what(), "--node-speed has 3 values but the job has 4 workers");
   }
   try {
     FactorSchedule::parse("--node-speed", "100,25", "--speed-schedule", "10=100", 2);
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "--speed-schedule has 1 values but the job has 2 nodes");
+    EXPECT_STREQ(e.what(), "--speed-schedule has 1 values but the job has 2 workers");
   }
 }
 

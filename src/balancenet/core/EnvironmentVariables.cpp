@@ -1,0 +1,38 @@
+// The table of environment variables, and the filter a launcher applies to what its children inherit.
+#include "balancenet/core/EnvironmentVariables.h"
+
+namespace balancenet {
+
+const std::vector<EnvironmentVariable>& environmentVariables() {
+  static const std::vector<EnvironmentVariable> table = {
+      {kRankVar, "this worker's rank; set: the process is a worker (torchrun's convention)", true},
+      {kWorldSizeVar, "workers in the job (with RANK)", true},
+      {kLocalRankVar, "this worker's index on its host", true},
+      {kLocalWorldSizeVar, "workers on this host (set for children; not read)", true},
+      {kMasterAddrVar, "address of the job's store (host 0)", true},
+      {kMasterPortVar, "port of the job's store", true},
+      {kJobTokenVar, "shared secret of a job over several hosts (preferred to --job-token)", true},
+      {kStoreHostedVar, "internal: 1 when the launcher hosts the store", true},
+      {kStoreFileVar, "internal: a single-host job's private store file", true},
+      {kJoinVar, "internal: 1 on a worker the launcher restarted (it joins)", true},
+      {kServerVar, "internal: this process is parameter server K", true},
+      {kFaultVar, "testing: RANK:STEP:kill|stop, a worker signals itself at a step", false},
+      {kTmpDirVar, "where a single-host job's private store directory is made (default /tmp)", false},
+      {kGlibcTunablesVar, "glibc.malloc.* tunables, or MALLOC_*_ variables: then balancenet leaves malloc as tuned",
+       false},
+  };
+  return table;
+}
+
+std::vector<std::string> withoutIdentityVariables(const std::vector<std::string>& inherited) {
+  std::vector<std::string> kept;
+  for (const auto& entry : inherited) {
+    const std::string name = entry.substr(0, entry.find('='));
+    bool identity = false;
+    for (const auto& v : environmentVariables()) identity = identity || (v.identity && name == v.name);
+    if (!identity) kept.push_back(entry);
+  }
+  return kept;
+}
+
+}  // namespace balancenet

@@ -1,0 +1,53 @@
+// TrainFlags: the flags of `balancenet train` (declared with CLI11), their validation into a JobConfig,
+// and parseTrainCommandLine, which does both without running anything (what the unit tests call).
+#pragma once
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "balancenet/launcher/JobConfig.h"
+
+namespace CLI {
+class App;
+}
+
+namespace balancenet::launcher {
+
+constexpr int kUnset = std::numeric_limits<int>::min();
+
+// Flags whose value needs checking or resolving before it goes into the JobConfig.
+struct RawFlags {
+  int workers = kUnset;  // --workers (alias --nodes)
+  int servers = kUnset, staleness = kUnset;
+  std::string policy;
+  std::string comm = "allreduce";
+  std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
+  bool noOverlap = false;
+  double rendezvousTimeoutS = 60;
+  double stallTimeoutS = 0, peerTimeoutS = 30;
+  std::string split;
+  std::string joinStoreFile;
+  std::string lrDecay = "constant";
+  double progressSeconds = -1;
+  bool threadsGiven = false;  // else a worker takes its share of the cores
+  bool printConfig = false;   // --print-config
+  std::string configPath;     // --config: read by expandConfigFile before parsing; declared for --help
+};
+
+// The defaults `balancenet train` starts from.
+JobConfig defaultJobConfig();
+
+// Declares every train flag on `train`, bound to `config` and `raw`.
+void addTrainFlags(CLI::App& train, JobConfig& config, RawFlags& raw);
+
+// After parsing: checks the flags' values and combinations against each other and against the
+// environment already read into config.worker / config.server, and fills in what follows from them.
+// Throws UsageError with a one-line message naming the flag.
+void validateTrainFlags(JobConfig& config, const RawFlags& raw);
+
+// `balancenet train ARGS` up to the point of running: ARGS (the words after "train"; --config FILE is
+// expanded) parsed, the environment read (RANK, MASTER_PORT, ...), everything validated. Throws
+// UsageError, a parse error included; --help is not handled here. config.argv is {"balancenet", "train", ARGS}.
+JobConfig parseTrainCommandLine(const std::vector<std::string>& args);
+
+}  // namespace balancenet::launcher

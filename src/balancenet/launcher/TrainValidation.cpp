@@ -1,0 +1,219 @@
+// Validation of the train flags: each value, and the combinations that cannot work, as one-line UsageErrors.
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "balancenet/comm/CommMode.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/launcher/TrainFlags.h"
+#include "balancenet/models/ScriptedNetwork.h"
+#include "balancenet/orchestrator/policies/PolicyRegistry.h"
+
+namespace balancenet::launcher {
+namespace {
+
+std::chrono::milliseconds fromSeconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw UsageError(message);
+}
+
+// --comm ps, --ps, --staleness; runs after the split and the policy are settled.
+void validateParameterServers(JobConfig& c, const RawFlags& raw) {
+  auto& p = c.comm;
+  if (p.mode != comm::CommMode::ParameterServers) {
+    require(raw.servers == kUnset, fmt::format("--ps is for --comm ps (got --comm {})", raw.comm));
+    require(raw.staleness == kUnset, fmt::format("--staleness is for --comm ps (got --comm {})", raw.comm));
+    return;
+  }
+  require(raw.servers != kUnset, "--comm ps needs --ps K, the number of parameter servers (K >= 1)");
+  require(raw.servers >= 1, fmt::format("--ps must be at least 1 with --comm ps, got {}", raw.servers));
+  p.servers = raw.servers;
+  p.staleness = raw.staleness == kUnset ? 0 : raw.staleness;
+  require(p.staleness >= 0, fmt::format("--staleness must not be negative, got {}", p.staleness));
+  require(!c.worker || c.worker->storeHostedByLauncher,
+          "--comm ps needs the balancenet launcher, which starts the servers: run 'balancenet train' without RANK set");
+  require(!c.server || *c.server < p.servers,
+          fmt::format("parameter server {} does not exist with --ps {}", c.server.value_or(0), p.servers));
+  if (p.staleness == 0) return;
+  const auto& policy = c.orchestration.policy;
+  // The orchestrator's periodic gather and synchronised BatchNorm are barriers among the workers.
+  require(policy == "equal" || policy == "static",
+          fmt::format("--staleness {} (SSP) needs a fixed split: --policy equal or static, not --policy {}",
+                      p.staleness, policy));
+  require(!c.syncBatchNorm, "--sync-bn synchronises every forward pass, which --staleness > 0 (SSP) must not");
+  if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
+}
+
+// --elastic and friends, --stall-timeout, --join.
+void validateResilience(JobConfig& c, const RawFlags& raw) {
+  auto& r = c.resilience;
+  // 0 is the documented default (the --rendezvous-timeout), so only a negative value is refused.
+  require(raw.stallTimeoutS >= 0, fmt::format("--stall-timeout must not be negative (0: --rendezvous-timeout), got {}",
+                                              raw.stallTimeoutS));
+  r.stallTimeout = raw.stallTimeoutS > 0 ? fromSeconds(raw.stallTimeoutS) : c.launch.rendezvousTimeout;
+  r.peerTimeout = fromSeconds(raw.peerTimeoutS);
+  const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  if (r.maxNodes == 0) r.maxNodes = world;
+  require(raw.joinStoreFile.empty() || r.join, "--store-file is only for --join (a launcher makes its job's own)");
+  if (!raw.joinStoreFile.empty()) {
+    // FileStore would create a missing file and wait there for a job that never comes.
+    std::error_code ec;
+    require(std::filesystem::is_regular_file(raw.joinStoreFile, ec),
+            fmt::format("--store-file {}: no such file (is the job running? its launcher writes the path to "
+                        "RUN_DIR/join-store)",
+                        raw.joinStoreFile));
+    c.launch.storeFile = raw.joinStoreFile;
+  }
+  if (!r.elastic) {
+    require(!r.join, "--join needs --elastic (a fixed job admits nobody)");
+    require(r.maxRestarts == 0, "--max-restarts needs --elastic (a fixed job cannot take a worker back)");
+    return;
+  }
+  require(r.minNodes <= world, fmt::format("--min-workers {} is more than the {} workers launched", r.minNodes, world));
+  require(r.maxNodes >= world, fmt::format("--max-workers {} is fewer than the {} workers launched", r.maxNodes, world));
+  require(r.maxNodes <= c.trainer.globalBatch,
+          fmt::format("--max-workers {} is more than --global-batch {} (every worker needs at least one sample)",
+                      r.maxNodes, c.trainer.globalBatch));
+  require(c.comm.mode == comm::CommMode::AllReduce || c.comm.mode == comm::CommMode::Flat,
+          fmt::format("--elastic works with --comm allreduce or flat, not --comm {}", raw.comm));
+  require(!c.worker || c.worker->storeHostedByLauncher || r.join,
+          "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
+          "hosts it)");
+  require(!r.join || c.launch.masterPort != 0 || !c.launch.storeFile.empty(),
+          "--join needs the running job's --store-file (one host) or --master-port and --master-addr (several)");
+  if (r.join && !c.worker) {
+    c.worker = WorkerIdentity{};
+    c.worker->rank = -1;  // a new member id comes from the job's store
+    c.worker->worldSize = world;
+    c.worker->storeHostedByLauncher = true;
+    c.worker->joining = true;
+  }
+}
+
+// --workers, --nnodes, --node-rank, --master-port, --rendezvous-timeout.
+void validateLaunch(JobConfig& c, const RawFlags& raw) {
+  auto& l = c.launch;
+  if (raw.workers != kUnset) {
+    require(raw.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.workers));
+    require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
+    l.nprocPerNode = raw.workers;
+  }
+  require(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
+  require(l.nnodes == 1 || c.worker || l.masterPort != 0,
+          "a job over several hosts needs --master-port (and --master-addr) known to all of them");
+  l.rendezvousTimeout = fromSeconds(raw.rendezvousTimeoutS);
+}
+
+// --model, --width, --dropout.
+void validateModel(const JobConfig& c) {
+  auto names = models::modelNames();
+  if (models::isScriptedModelPath(c.model.name)) {
+    require(!c.syncBatchNorm, "--sync-bn needs a zoo model: a TorchScript model's BatchNorm layers cannot be replaced");
+    models::ScriptedNetwork check(c.model.name);  // a bad file is one error here, not one per worker
+  } else if (std::find(names.begin(), names.end(), c.model.name) == names.end()) {
+    throw UsageError(fmt::format("unknown --model '{}'; choose one of: {} (or a TorchScript file, *.pt)", c.model.name,
+                                 fmt::join(names, ", ")));
+  }
+  require(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
+  require(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
+}
+
+// --steps, --global-batch, --split, --policy.
+void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
+  auto& t = c.trainer;
+  require(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
+  require(t.globalBatch >= world, fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 "
+                                             "sample",
+                                             t.globalBatch, world));
+  c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
+  // SSP needs a fixed split (see validateParameterServers): the default policy follows.
+  const bool stale = raw.staleness != kUnset && raw.staleness > 0;
+  auto& o = c.orchestration;
+  o.policy = !raw.policy.empty() ? raw.policy : (raw.split.empty() ? (stale ? "equal" : "balanced") : "static");
+  auto policies = orchestrator::policyNames();
+  if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
+    throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
+}
+
+// --slowdown, --node-speed (and their schedules), --net-delay-ms, --net-bandwidth-mbps.
+void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
+  auto& e = c.emulation;
+  e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);
+  e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, "--speed-schedule", raw.speedSchedule, world);
+  // A factor below 1 would ask for a faster worker; the emulation can only add time, so it would do nothing.
+  require(e.slowdown.empty() || e.slowdown.smallest() >= 1,
+          fmt::format("--slowdown factors must be at least 1 (1: full speed), got {}", e.slowdown.smallest()));
+  require(e.slowdown.empty() || e.nodeSpeed.empty(), "--slowdown and --node-speed exclude each other");
+  if (!raw.netDelayMs.empty())
+    e.netDelayMs = emulation::FactorSchedule::perNode("--net-delay-ms", raw.netDelayMs, world, /*allowZero=*/true);
+  if (!raw.netBandwidthMbps.empty())
+    e.netBandwidthMbps =
+        emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
+}
+
+// --comm, --bucket-mb, --no-overlap (the parameter servers' flags after the policy: see validateParameterServers).
+void validateComm(JobConfig& c, const RawFlags& raw) {
+  auto mode = comm::commModeNamed(raw.comm);
+  require(mode.has_value(), fmt::format("unknown --comm '{}'; choose one of: {}", raw.comm,
+                                        fmt::join(comm::commModeNames(), ", ")));
+  c.comm.mode = *mode;
+  require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
+  c.comm.overlap = !raw.noOverlap;
+}
+
+// The optimiser and the learning-rate schedule.
+void validateOptimisation(JobConfig& c, const RawFlags& raw) {
+  auto& t = c.trainer;
+  require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
+  require(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
+  require(t.lr.minLr >= 0 && t.lr.minLr <= t.lr.baseLr,
+          fmt::format("--lr-min must be in [0, --lr {}], got {}", t.lr.baseLr, t.lr.minLr));
+  require(t.lr.gamma > 0 && t.lr.gamma <= 1, fmt::format("--lr-gamma must be in (0, 1], got {}", t.lr.gamma));
+  require(t.lr.stepEvery >= 1, fmt::format("--lr-step-every must be at least 1, got {}", t.lr.stepEvery));
+  require(t.optimizer.momentum >= 0 && t.optimizer.momentum < 1,
+          fmt::format("--momentum must be in [0, 1), got {}", t.optimizer.momentum));
+  require(t.optimizer.weightDecay >= 0,
+          fmt::format("--weight-decay must not be negative, got {}", t.optimizer.weightDecay));
+  require(t.optimizer.name == "sgd" || t.optimizer.name == "adam",
+          fmt::format("--optimizer must be sgd or adam, got '{}'", t.optimizer.name));
+  t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
+  t.lr.totalSteps = t.steps;
+}
+
+// Checkpoint flags, after the others: their values and the combinations that cannot work.
+// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
+void validateCheckpoints(const JobConfig& c) {
+  const auto& o = c.checkpoint;
+  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
+  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
+  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+  // The parameter servers own the weights and the optimiser state there; their shards are not saved.
+  require(c.comm.mode != comm::CommMode::ParameterServers,
+          "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
+}
+
+}  // namespace
+
+void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
+  validateLaunch(c, raw);
+  validateComm(c, raw);
+  validateResilience(c, raw);
+  const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  validateModel(c);
+  validateAllocation(c, raw, world);
+  validateEmulation(c, raw, world);
+  validateParameterServers(c, raw);
+  validateOptimisation(c, raw);
+  require(c.trainer.evalEvery >= 0, "--eval-every must not be negative");
+  require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
+  // A worker not told otherwise takes its share of the host's cores.
+  if (c.worker && !raw.threadsGiven)
+    c.threads = std::max(1u, std::thread::hardware_concurrency() / std::max(1, c.launch.nprocPerNode));
+  c.trainer.modelName = c.model.name;
+  validateCheckpoints(c);
+}
+
+}  // namespace balancenet::launcher
