@@ -12,6 +12,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/ElasticAgent.h"
@@ -133,7 +134,8 @@ elastic::ElasticOptions elasticOptions(const ResilienceOptions& r, const LaunchO
 
 int runWorker(const JobConfig& c) {
   const auto& id = *c.worker;
-  at::set_num_threads(c.threads);
+  setIntraOpThreads(c.threads);
+  const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
 
   const comm::RendezvousOptions rv = rendezvousOptions(c);
@@ -193,6 +195,7 @@ int runWorker(const JobConfig& c) {
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net, group.allocator());
   auto options = c.trainer;
   options.broadcastInitialModel = !id.joining;  // a joiner's model arrives with the state
+  options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
   // A restarted worker must not repeat its first incarnation's injected fault.
   auto fault = id.joining ? nullptr : elastic::faultFromEnvironment(member);
   std::vector<trainer::StepBoundary*> boundaries{&agent};
