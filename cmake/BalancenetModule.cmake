@@ -17,7 +17,7 @@ target_precompile_headers(balancenet_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/balan
 # An optimised BLAS for balancenet's own binaries, whatever the system's libblas.so.3 alternative says:
 # libtorch needs libblas.so.3 and liblapack.so.3 by soname, and an RPATH (not RUNPATH, hence
 # --disable-new-dtags) on the executable applies to its libraries' lookups too, so they resolve in
-# Debian's OpenBLAS directory first (3x the reference BLAS's samples/s on cnn, docs/benchmarks.md).
+# Debian's OpenBLAS directory first (2.3x to 2.6x the reference BLAS's samples/s on cnn, docs/benchmarks.md).
 # scripts/setup.sh installs libopenblas0-pthread; without it the binaries use the system's BLAS.
 set(BALANCENET_BLAS_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread" CACHE PATH
     "Directory whose libblas.so.3 balancenet's binaries load first; empty: the system's")
