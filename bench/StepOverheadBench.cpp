@@ -10,6 +10,7 @@
 
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
@@ -44,7 +45,7 @@ models::ModelOptions model(const std::string& name) {
 }
 
 void rawLibtorch(benchmark::State& state, const std::string& name) {
-  at::set_num_threads(static_cast<int>(state.range(0)));
+  setIntraOpThreads(static_cast<int>(state.range(0)));
   at::manual_seed(1);
   auto built = models::buildModel(model(name));
   std::vector<at::Tensor> params;
@@ -65,7 +66,7 @@ void rawLibtorch(benchmark::State& state, const std::string& name) {
 }
 
 void balancenetStep(benchmark::State& state, const std::string& name) {
-  at::set_num_threads(static_cast<int>(state.range(0)));
+  setIntraOpThreads(static_cast<int>(state.range(0)));
   auto comm = comm::joinGroup(c10::make_intrusive<c10d::HashStore>(), 0, 1, std::chrono::seconds(30));
   at::manual_seed(1);
   auto built = models::buildModel(model(name));

@@ -1,5 +1,12 @@
 # One static library per module under src/balancenet/<name>, all sharing one precompiled header of the
 # heavy torch/c10d headers: compiled once, reused by every target (build time matters on 2 cores).
+# Measured (docs/benchmarks.md, "Build time"): loading that 490 MB header costs a translation unit about
+# 3 s, more than a file without torch takes in all, and parsing torch's headers is most of a torch
+# file's time. So a file that includes no torch, ATen or c10 header, directly or through the project's
+# own headers, skips the PCH; the torch files of a target are compiled in unity batches (one parse of
+# the headers per batch).
+option(BALANCENET_UNITY_BUILD "Compile each target's torch files in batches (faster cold builds)" ON)
+set(BALANCENET_UNITY_BATCH 6 CACHE STRING "Torch files per unity batch")
 
 add_library(balancenet_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
 target_link_libraries(balancenet_pch PUBLIC ${TORCH_LIBRARIES} spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)
@@ -7,12 +14,77 @@ target_include_directories(balancenet_pch PUBLIC ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(balancenet_pch PUBLIC -Wall -Wextra -Wno-unused-parameter)
 target_precompile_headers(balancenet_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/balancenet_pch.h)
 
+# An optimised BLAS for balancenet's own binaries, whatever the system's libblas.so.3 alternative says:
+# libtorch needs libblas.so.3 and liblapack.so.3 by soname, and an RPATH (not RUNPATH, hence
+# --disable-new-dtags) on the executable applies to its libraries' lookups too, so they resolve in
+# Debian's OpenBLAS directory first (2.3x to 2.6x the reference BLAS's samples/s on cnn, docs/benchmarks.md).
+# scripts/setup.sh installs libopenblas0-pthread; without it the binaries use the system's BLAS.
+set(BALANCENET_BLAS_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread" CACHE PATH
+    "Directory whose libblas.so.3 balancenet's binaries load first; empty: the system's")
+if(BALANCENET_BLAS_DIR AND EXISTS "${BALANCENET_BLAS_DIR}/libblas.so.3")
+  target_link_options(balancenet_pch INTERFACE "LINKER:--disable-new-dtags" "LINKER:-rpath,${BALANCENET_BLAS_DIR}")
+  message(STATUS "balancenet: BLAS from ${BALANCENET_BLAS_DIR}")
+else()
+  message(STATUS "balancenet: the system's BLAS (install libopenblas0-pthread for an optimised one)")
+endif()
+
+# _balancenet_uses_torch(<file> <out>): TRUE if <file> includes a torch, ATen or c10 header, directly or
+# through a quoted include found next to it, in src/ or in tests/. Answers are kept per file.
+function(_balancenet_uses_torch file out)
+  get_property(known GLOBAL PROPERTY "_bn_torch:${file}" SET)
+  if(known)
+    get_property(answer GLOBAL PROPERTY "_bn_torch:${file}")
+    set(${out} ${answer} PARENT_SCOPE)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY "_bn_torch:${file}" FALSE)  # a cycle ends here; include guards make it harmless
+  get_filename_component(dir "${file}" DIRECTORY)
+  file(STRINGS "${file}" lines REGEX "^[ \t]*#[ \t]*include")
+  set(answer FALSE)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "<(torch|ATen|c10)/")
+      set(answer TRUE)
+    elseif(line MATCHES "\"([^\"]+)\"")
+      set(name "${CMAKE_MATCH_1}")
+      foreach(base "${dir}" "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/tests")
+        if(EXISTS "${base}/${name}")
+          _balancenet_uses_torch("${base}/${name}" answer)
+          break()
+        endif()
+      endforeach()
+    endif()
+    if(answer)
+      break()
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY "_bn_torch:${file}" ${answer})
+  set(${out} ${answer} PARENT_SCOPE)
+endfunction()
+
+# The shared PCH for a target's torch files, unity batches of them, and neither for the others.
+function(_balancenet_compile_setup target)
+  target_precompile_headers(${target} REUSE_FROM balancenet_pch)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(sourceDir ${target} SOURCE_DIR)
+  foreach(source IN LISTS sources)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${sourceDir}")
+    _balancenet_uses_torch("${path}" torch)
+    if(NOT torch)
+      set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES
+                                  SKIP_PRECOMPILE_HEADERS ON SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endforeach()
+  if(BALANCENET_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${BALANCENET_UNITY_BATCH})
+  endif()
+endfunction()
+
 # balancenet_module(<name> SOURCES ... DEPS ...) -> target bn_<name>
 function(balancenet_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(bn_${name} STATIC ${ARG_SOURCES})
   target_link_libraries(bn_${name} PUBLIC balancenet_pch ${ARG_DEPS})
-  target_precompile_headers(bn_${name} REUSE_FROM balancenet_pch)
+  _balancenet_compile_setup(bn_${name})
 endfunction()
 
 # balancenet_executable(<name> SOURCES ... DEPS ...): an app, test or bench binary using the shared PCH.
@@ -20,5 +92,5 @@ function(balancenet_executable name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
-  target_precompile_headers(${name} REUSE_FROM balancenet_pch)
+  _balancenet_compile_setup(${name})
 endfunction()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs, builds, and trains the paper's CNN on Fashion-MNIST with 2 workers of unequal share.
+# Installs, builds the balancenet program alone (scripts/test.sh builds the tests), and trains the paper's
+# CNN on Fashion-MNIST with 2 workers of unequal share.
 # Extra arguments are passed to `balancenet train` (e.g. --steps 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+BUILD_TESTS=OFF BUILD_BENCH=OFF scripts/setup.sh
 exec build/apps/balancenet train --nodes 2 --model cnn --global-batch 128 --split 80,48 \
   --steps 800 --lr 0.05 --momentum 0.9 --warmup-steps 50 --lr-decay cosine --eval-every 200 "$@"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages only) and builds balancenet into build/.
-# Usage: scripts/setup.sh            (BUILD_DIR, BUILD_TYPE and JOBS may be set in the environment)
+# Usage: scripts/setup.sh            (BUILD_DIR, BUILD_TYPE and JOBS may be set in the environment;
+#        BUILD_TESTS=OFF BUILD_BENCH=OFF build the balancenet program alone, as scripts/demo.sh does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(build-essential cmake ccache pkg-config
+# libopenblas0-pthread: the optimised BLAS that balancenet's binaries load by their RPATH (cmake/
+# BalancenetModule.cmake); installing it also makes it the system's default libblas.so.3 (Debian's
+# alternatives), as for any program. ninja-build: a faster build than make's.
+PACKAGES=(build-essential cmake ccache pkg-config ninja-build libopenblas0-pthread
           libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
           zlib1g-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
           dataset-fashion-mnist gnuplot-nox)
@@ -27,5 +31,8 @@ fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
+GENERATOR=()  # an existing build directory keeps its generator (CMake refuses to change it)
+[ -f "$BUILD_DIR/CMakeCache.txt" ] || GENERATOR=(-G Ninja)
+cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" \
+  -DBUILD_TESTS="${BUILD_TESTS:-ON}" -DBUILD_BENCH="${BUILD_BENCH:-ON}" >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"

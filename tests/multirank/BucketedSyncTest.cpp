@@ -17,8 +17,6 @@
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) { return testing::comparisonModel(name); }
-
 trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) { return testing::sgdRun(steps, globalBatch, 11); }
 
 std::vector<at::Tensor> train(const std::string& model, const Split& split, comm::BucketOptions buckets,
@@ -29,13 +27,13 @@ std::vector<at::Tensor> train(const std::string& model, const Split& split, comm
   run.sync = [buckets](comm::Communicator& comm, models::Network& net) -> std::unique_ptr<comm::GradientSync> {
     return std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
   };
-  return testing::distributedTraining(small(model), sgd(4, split.total()), data, run);
+  return testing::distributedTraining(testing::comparisonModel(model), sgd(4, split.total()), data, run);
 }
 
 TEST(BucketedAllReduceSync, OverlappedAndNotMatchSingleProcessWithUnequalSplit) {
   const auto data = testing::syntheticDataset(200, 5);
   const Split split{{5, 1, 26}};
-  const auto reference = testing::referenceTraining(small("cnn"), sgd(4, split.total()), data);
+  const auto reference = testing::referenceTraining(testing::comparisonModel("cnn"), sgd(4, split.total()), data);
   comm::BucketOptions tiny;  // many buckets, so the in-order start and the hooks are exercised
   tiny.bucketMb = 0.01;
   tiny.firstBucketMb = 0.005;
@@ -52,7 +50,7 @@ TEST(BucketedAllReduceSync, OverlappedAndNotMatchSingleProcessWithUnequalSplit) 
 
 TEST(BucketedAllReduceSync, LayoutFollowsBackwardOrderWithASmallFirstBucket) {
   testing::runRanks(1, [](comm::Communicator& comm) {
-    auto built = models::buildModel(small("alexnet"));
+    auto built = models::buildModel(testing::comparisonModel("alexnet"));
     const auto params = comm::namedParameters(*built.net);
     comm::BucketOptions options;
     options.bucketMb = 0.5;
@@ -85,7 +83,7 @@ TEST(BucketedAllReduceSync, LayoutFollowsBackwardOrderWithASmallFirstBucket) {
 TEST(BucketedAllReduceSync, BucketsStartDuringBackwardAndSumLikeTheFlatSync) {
   testing::runRanks(2, [](comm::Communicator& comm) {
     at::manual_seed(3);  // same weights on both ranks; different data per rank below
-    auto built = models::buildModel(small("cnn"));
+    auto built = models::buildModel(testing::comparisonModel("cnn"));
     auto& net = *built.net;
     comm::BucketOptions options;
     options.bucketMb = 0.005;

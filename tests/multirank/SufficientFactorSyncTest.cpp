@@ -21,11 +21,9 @@
 namespace balancenet {
 namespace {
 
-models::ModelOptions small(const std::string& name) { return testing::comparisonModel(name); }
-
 // The model with its fully connected layers capturing factors (what the worker builds for sfb and hybrid).
 models::BuiltModel factored(const std::string& name) {
-  auto options = small(name);
+  auto options = testing::comparisonModel(name);
   options.linear = comm::factorLinearFactory();
   return models::buildModel(options);
 }
@@ -62,7 +60,7 @@ GradientCheck compareWithAllReduce(const std::string& model, bool hybrid, const 
       static std::mutex rngMutex;  // the thread ranks share the global RNG
       std::lock_guard<std::mutex> lock(rngMutex);
       at::manual_seed(5);
-      plain = models::buildModel(small(model));
+      plain = models::buildModel(testing::comparisonModel(model));
       at::manual_seed(5);
       withFactors = factored(model);
     }
@@ -149,8 +147,9 @@ double trainingDifference(const std::string& model, bool hybrid, const std::vect
     o.buckets.overlap = overlap;
     return std::make_unique<comm::SufficientFactorSync>(comm, net, o);
   };
-  const auto dist = testing::distributedTraining(small(model), options, data, run);
-  const double diff = testing::maxAbsDifference(dist, testing::referenceTraining(small(model), options, data));
+  const auto dist = testing::distributedTraining(testing::comparisonModel(model), options, data, run);
+  const double diff =
+      testing::maxAbsDifference(dist, testing::referenceTraining(testing::comparisonModel(model), options, data));
   std::printf("[%s %s%s] max |param difference| vs single process after %lld steps = %.3g\n", model.c_str(),
               hybrid ? "hybrid" : "sfb", overlap ? "" : " no-overlap", static_cast<long long>(steps), diff);
   return diff;

@@ -1,11 +1,10 @@
 // Wiring of one parameter server: the model's shapes give the shard, the job's store the group.
 #include "balancenet/launcher/ServerProcess.h"
 
-#include <ATen/Parallel.h>
-
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/ps/ParameterServer.h"
@@ -16,7 +15,7 @@ namespace balancenet::launcher {
 int runParameterServer(const JobConfig& c) {
   const int index = *c.server;
   const int workers = c.launch.worldSize();
-  at::set_num_threads(1);  // the optimiser on a shard is light; the cores belong to the workers
+  setIntraOpThreads(1);  // the optimiser on a shard is light; the cores belong to the workers
   keepFreedMemory();       // every push allocates and frees a shard-sized buffer
 
   // Only the shapes matter: the values come from worker 0 after the trainer's start-up broadcast.

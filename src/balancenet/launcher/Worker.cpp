@@ -13,6 +13,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/ElasticAgent.h"
@@ -228,13 +229,15 @@ struct WiredTrainer {
 // joiner received, or the launched model. Boundaries run in this order after each step: the checkpoint
 // (collective), membership (it may re-form the group, so nothing collective follows it), a fault.
 WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const TrainingData& data, WorkerGroup& group,
-                         elastic::ElasticAgent& agent, WorkerCheckpoints& checkpoints, const JobEntry& entry) {
+                         elastic::ElasticAgent& agent, WorkerCheckpoints& checkpoints, const JobEntry& entry,
+                         const metrics::GemmPeak& peak) {
   const bool joining = c.worker->joining;
   WiredTrainer wired;
   // A restarted worker must not repeat its first incarnation's injected fault.
   if (!joining) wired.fault = elastic::faultFromEnvironment(entry.member);
   auto options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
+  options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
   trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator(), {},
                               &agent};
   checkpoints.addTo(parts);
@@ -270,7 +273,8 @@ void writeOutputs(const JobConfig& c, models::Network& net, const trainer::Train
 }  // namespace
 
 int runWorker(const JobConfig& c) {
-  at::set_num_threads(c.threads);
+  setIntraOpThreads(c.threads);
+  const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
   const comm::RendezvousOptions rv = rendezvousOptions(c);
 
@@ -288,7 +292,7 @@ int runWorker(const JobConfig& c) {
   explainGradientSync(c, group);
 
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
-  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry);
+  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
   const auto summary = wired.trainer->run();
   agent.finish();
 

@@ -1,36 +1,80 @@
 // GemmProbe: at::mm into a preallocated output, so the timing is the kernel and not the allocator.
 #include "balancenet/metrics/GemmProbe.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include "balancenet/core/IntraOpThreads.h"
 
 namespace balancenet::metrics {
+namespace {
 
-double measureGemmFlops(double seconds) {
-  constexpr int64_t n = 256;
+constexpr int64_t kN = 256;  // large enough for the BLAS's peak (measured: 256..1024 within 3% with OpenBLAS)
+constexpr double kFlopsPerProduct = 2.0 * kN * kN * kN;
+
+struct Timing {
+  int64_t products = 0;
+  double seconds = 0;      // all products
+  double bestSeconds = 0;  // the fastest one
+};
+
+Timing timeProducts(double seconds) {
   constexpr int warmUp = 3;  // first calls pay for thread-pool start-up and cold caches
   at::NoGradGuard noGrad;
   // Constants, not at::rand: the probe must not advance the global generator, whose stream the
   // training's dropout masks come from (a run's randomness would depend on whether the probe ran).
-  const auto a = at::full({n, n}, 0.5f, at::kFloat);
-  const auto b = at::full({n, n}, 0.25f, at::kFloat);
-  auto c = at::empty({n, n}, at::kFloat);
+  const auto a = at::full({kN, kN}, 0.5f, at::kFloat);
+  const auto b = at::full({kN, kN}, 0.25f, at::kFloat);
+  auto c = at::empty({kN, kN}, at::kFloat);
   for (int i = 0; i < warmUp; ++i) at::mm_out(c, a, b);
 
   using Clock = std::chrono::steady_clock;
   const auto budget = std::chrono::duration<double>(std::max(seconds, 1e-3));
   const auto start = Clock::now();
-  int64_t products = 0;
+  Timing t;
+  t.bestSeconds = 1e30;
   std::chrono::duration<double> elapsed{0};
   do {
+    const auto before = Clock::now();
     at::mm_out(c, a, b);
-    ++products;
-    elapsed = Clock::now() - start;
+    const auto after = Clock::now();
+    ++t.products;
+    t.bestSeconds = std::min(t.bestSeconds, std::chrono::duration<double>(after - before).count());
+    elapsed = after - start;
   } while (elapsed < budget);
-  return 2.0 * static_cast<double>(n * n * n) * static_cast<double>(products) / elapsed.count();
+  t.seconds = elapsed.count();
+  return t;
+}
+
+int usableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+}  // namespace
+
+double measureGemmFlops(double seconds) {
+  const auto t = timeProducts(seconds);
+  return kFlopsPerProduct * static_cast<double>(t.products) / t.seconds;
+}
+
+GemmPeak measureGemmPeak(double secondsEach) {
+  const int entry = at::get_num_threads();
+  GemmPeak peak;
+  peak.threads = usableCores();
+  setIntraOpThreads(1);
+  peak.oneThread = kFlopsPerProduct / timeProducts(secondsEach).bestSeconds;
+  setIntraOpThreads(peak.threads);
+  peak.allThreads = kFlopsPerProduct / timeProducts(secondsEach).bestSeconds;
+  setIntraOpThreads(entry);
+  return peak;
 }
 
 }  // namespace balancenet::metrics

@@ -1,4 +1,5 @@
-// GemmProbe: a short float32 matrix-multiply benchmark, the prior for a node's ops/s before any step.
+// GemmProbe: a short float32 matrix-multiply benchmark, the prior for a node's ops/s before any step,
+// and the machine's sgemm peak that a run's achieved FLOP/s is compared with.
 #pragma once
 
 namespace balancenet::metrics {
@@ -8,5 +9,18 @@ namespace balancenet::metrics {
 // Blocks the calling thread for about `seconds` and uses the intra-op pool while it runs. Draws nothing
 // from the global random generator.
 double measureGemmFlops(double seconds = 0.2);
+
+// The best sgemm rate of this machine with the loaded BLAS: the fastest single product, not the mean,
+// so a moment of contention on a shared machine lowers it less.
+struct GemmPeak {
+  double oneThread = 0;   // FLOP/s with one intra-op thread
+  double allThreads = 0;  // FLOP/s with `threads` intra-op threads
+  int threads = 0;        // the hardware threads the process may use
+};
+
+// Measures one thread then all threads, about `secondsEach` each, and leaves the intra-op threads (ATen's
+// and the BLAS's, see setIntraOpThreads) at the count ATen had on entry. Several workers probing at once
+// on one machine share its cores: their allThreads figures are then each a fraction of the machine's.
+GemmPeak measureGemmPeak(double secondsEach = 0.05);
 
 }  // namespace balancenet::metrics

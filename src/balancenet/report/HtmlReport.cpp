@@ -96,20 +96,33 @@ std::string per100Table(const std::vector<RunResults>& runs) {
   return out + "</table>\n";
 }
 
-// Numbers and a stacked bar per rank: where each node's step time goes.
+// A rank's training GFLOP/s and its fraction of the machine's one-thread sgemm peak x threads
+// (summary.json's "workers"); "-" for runs written before it existed.
+std::string efficiencyCells(const RunResults& run, int rank) {
+  if (run.summary.contains("workers"))
+    for (const auto& w : run.summary["workers"])
+      if (w.value("rank", -1) == rank)
+        return fmt::format("<td>{:.1f}</td><td>{:.2f}</td>", w.value("achieved_gflops", 0.0),
+                           w.value("fraction_of_peak", 0.0));
+  return "<td>-</td><td>-</td>";
+}
+
+// Numbers and a stacked bar per rank: where each node's step time goes, and how near its peak it ran.
 std::string breakdownTable(const RunResults& run) {
   double longest = 1e-9;
   for (const auto& k : run.ranks) longest = std::max(longest, k.computeMs + k.commMs + k.waitMs);
   std::string out = fmt::format("<h3>{}</h3>\n<table class=\"breakdown\"><tr><th>rank</th><th>compute (ms)</th>"
-                                "<th>communication (ms)</th><th>waiting (ms)</th><th></th></tr>\n",
+                                "<th>communication (ms)</th><th>waiting (ms)</th><th>GFLOP/s</th>"
+                                "<th>of sgemm peak</th><th></th></tr>\n",
                                 escape(label(run)));
   for (const auto& k : run.ranks) {
     auto bar = [&](double ms, const char* cls) {
       return fmt::format("<span class=\"{}\" style=\"width:{:.1f}%\"></span>", cls, 100 * ms / longest);
     };
-    out += fmt::format("<tr><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td class=\"bar\">{}{}{}</td></tr>\n",
-                       k.rank, k.computeMs, k.commMs, k.waitMs, bar(k.computeMs, "compute"), bar(k.commMs, "comm"),
-                       bar(k.waitMs, "wait"));
+    out += fmt::format(
+        "<tr><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td>{}<td class=\"bar\">{}{}{}</td></tr>\n", k.rank,
+        k.computeMs, k.commMs, k.waitMs, efficiencyCells(run, k.rank), bar(k.computeMs, "compute"),
+        bar(k.commMs, "comm"), bar(k.waitMs, "wait"));
   }
   return out + "</table>\n";
 }

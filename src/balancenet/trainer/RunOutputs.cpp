@@ -6,12 +6,31 @@
 #include <algorithm>
 
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/metrics/StepTable.h"
 
 namespace balancenet::trainer {
 
-void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRecord>& mine,
-                     metrics::RunSummary& summary, const std::string& runDir) {
+namespace {
+
+// Every rank's probe result and threads, in rank order (the probes ran in each worker's own process).
+void gatherCapacities(comm::Communicator& comm, const metrics::WorkerCapacity& mine,
+                      std::vector<metrics::GemmPeak>& peaks, std::vector<int>& threads) {
+  const auto mineRow = at::tensor({mine.peak.oneThread, mine.peak.allThreads, double(mine.peak.threads),
+                                   double(mine.threads)}, at::kDouble);
+  for (const auto& row : comm.allgather(mineRow)) {
+    const double* v = row.data_ptr<double>();
+    peaks.push_back({v[0], v[1], static_cast<int>(v[2])});
+    threads.push_back(static_cast<int>(v[3]));
+  }
+}
+
+}  // namespace
+
+std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
+                                                       const std::vector<metrics::StepRecord>& mine,
+                                                       metrics::RunSummary& summary, const std::string& runDir,
+                                                       const metrics::WorkerCapacity& capacity) {
   // Ranks may hold different numbers of rows (an elastic job's joiners and survivors): the counts go
   // first, then every rank's rows padded to the longest.
   const int64_t rows = static_cast<int64_t>(mine.size());
@@ -33,10 +52,20 @@ void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRe
   metrics::StepTable table(std::move(all));
   summary.meanUpdateMs = table.meanUpdateMs();
   summary.updateMsPer100 = table.updateMsPerBlock(100);
-  if (comm.rank() != 0 || runDir.empty()) return;
+  std::vector<metrics::GemmPeak> peaks;
+  std::vector<int> threads;
+  gatherCapacities(comm, capacity, peaks, threads);
+  const auto efficiency =
+      metrics::workerEfficiency(table, peaks, threads, capacity.flopsPerSample, summary.trainSeconds);
+  if (capacity.peak.oneThread > 0) {
+    summary.extra["workers"] = metrics::toJson(efficiency);
+    summary.extra["blas"] = blasLibraryPath();
+  }
+  if (comm.rank() != 0 || runDir.empty()) return efficiency;
   ensureDirectory(runDir);
   writeFileAtomically(runDir + "/steps.csv", table.toCsv());
   writeFileAtomically(runDir + "/summary.json", summary.toJson().dump(2) + "\n");
+  return efficiency;
 }
 
 void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, const std::string& runDir) {

@@ -5,15 +5,19 @@
 
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/core/Timeline.h"
+#include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
 
 namespace balancenet::trainer {
 
-// Collective: every rank calls it with the same number of records. Fills the summary's step-derived
-// fields (mean and per-100 weight-update time) on every rank; rank 0 writes the files atomically.
-void writeRunOutputs(comm::Communicator& comm, const std::vector<metrics::StepRecord>& mine,
-                     metrics::RunSummary& summary, const std::string& runDir);
+// Collective: every rank calls it (records may differ in number). Fills the summary's step-derived
+// fields (mean and per-100 weight-update time, and "workers": each rank's achieved FLOP/s against its
+// peak) on every rank, and returns the per-rank efficiency; rank 0 writes the files atomically.
+std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
+                                                       const std::vector<metrics::StepRecord>& mine,
+                                                       metrics::RunSummary& summary, const std::string& runDir,
+                                                       const metrics::WorkerCapacity& capacity = {});
 
 // Collective. Rank 0 writes layers.csv (step,rank,layer,method,bytes_sent,bytes_received) from every
 // rank's rows; nothing is written when no rank has any (strategies without a per-layer breakdown).

@@ -193,8 +193,9 @@ metrics::RunSummary Trainer::run() {
       trainSeconds += watch.elapsedMs() / 1000.0;
       for (auto* boundary : parts_->boundaries) boundary->afterStep(*this);
       // Rank 0 may be another process after a membership change: the test is made every step.
-      if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 &&
-          (sinceProgress.elapsedMs() >= options_.progressSeconds * 1000 || step_ == options_.steps)) {
+      // The last line waits for the run's outputs, which bring every worker's efficiency.
+      if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 && step_ < options_.steps &&
+          sinceProgress.elapsedMs() >= options_.progressSeconds * 1000) {
         spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
                                               records.back().loss}));
         sinceProgress.restart();
@@ -222,7 +223,12 @@ metrics::RunSummary Trainer::run() {
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;
   summary.evals = evals;
-  writeRunOutputs(parts_->comm, records, summary, options_.runDir);
+  const auto efficiency = writeRunOutputs(parts_->comm, records, summary, options_.runDir, options_.capacity);
+  if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 && step_ > firstStep) {
+    auto line = metrics::formatProgress({step_, options_.steps, trainSeconds, samples, summary.finalLoss});
+    if (options_.capacity.peak.oneThread > 0) line += "  " + metrics::formatEfficiency(efficiency);
+    spdlog::info(line);
+  }
   writeLayerTraffic(parts_->comm, layerTrafficCsv_, options_.runDir);
   if (timeline_) writeTimeline(parts_->comm, *timeline_, options_.timelinePath);
   return summary;

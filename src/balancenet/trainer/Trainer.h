@@ -12,6 +12,7 @@
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
 #include "balancenet/models/Network.h"
@@ -35,6 +36,7 @@ struct TrainerOptions {
   std::string modelName;        // for the summary
   std::string timelinePath;     // rank 0 writes every rank's Chrome trace here; empty: no timeline
   bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
+  metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
 };
 
 class Trainer;

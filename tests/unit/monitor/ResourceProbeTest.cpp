@@ -54,5 +54,16 @@ TEST(GemmProbe, LeavesTheGlobalRandomStreamAlone) {
   EXPECT_TRUE(at::equal(at::rand({8}), expected));
 }
 
+TEST(GemmProbe, PeakMeasuresOneThreadAndAllAndRestoresTheThreads) {
+  at::set_num_threads(1);
+  const auto peak = measureGemmPeak(0.02);
+  EXPECT_EQ(at::get_num_threads(), 1);
+  EXPECT_GE(peak.threads, 1);
+  EXPECT_GT(peak.oneThread, 1e8);
+  EXPECT_LT(peak.oneThread, 1e13);
+  // The best product with every core is at least about the best with one (a busy machine may even it out).
+  EXPECT_GT(peak.allThreads, 0.5 * peak.oneThread);
+}
+
 }  // namespace
 }  // namespace balancenet::metrics

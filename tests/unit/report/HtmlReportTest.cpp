@@ -39,5 +39,18 @@ TEST(HtmlReport, TablesBarsAndInlineCharts) {
   EXPECT_EQ(images, 4u);
 }
 
+TEST(HtmlReport, EachRankShowsItsFractionOfTheSgemmPeak) {
+  testing::TempDir charts;
+  auto run = fakeRun("runs/a", "40,24");
+  run.summary["workers"] = {{{"rank", 0}, {"achieved_gflops", 61.94}, {"fraction_of_peak", 0.651}},
+                            {{"rank", 1}, {"achieved_gflops", 40.0}, {"fraction_of_peak", 0.42}}};
+  auto old = fakeRun("runs/b", "40,24");  // written before summary.json had "workers"
+  const auto page = htmlReport({run, old}, charts.path());
+  EXPECT_NE(page.find("<th>of sgemm peak</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>21.0</td><td>40.0</td><td>0.42</td>"), std::string::npos);  // rank 1, its own entry
+  EXPECT_NE(page.find("<td>1.0</td><td>61.9</td><td>0.65</td>"), std::string::npos);   // rank 0
+  EXPECT_NE(page.find("<td>21.0</td><td>-</td><td>-</td>"), std::string::npos);        // the old run
+}
+
 }  // namespace
 }  // namespace balancenet::report
