@@ -262,7 +262,7 @@ std::vector<HostileCase> rendezvousCases() {
       {"NobodyAtTheStorePort", {"--rendezvous-timeout", "2"}, byHand(1, 2),
        "cannot reach the rendezvous store at 127.0.0.1:{port} within 2 s", 1},
       {"StorePortThatNeverAnswers", {"--rendezvous-timeout", "2"}, byHand(1, 2),
-       "no job record in the store at 127.0.0.1:{port} within 2 s", 1,
+       "the job's store at 127.0.0.1:{port} stopped answering: no job record within 2 s", 1,
        [](Scene& s) { s.usePort(s.hold<SilentListener>().port()); }},
       {"StorePortAnsweringGarbage", {"--rendezvous-timeout", "2"}, byHand(1, 2),
        // c10d's client reads the replies on two threads; which one trips over the garbage first varies.

@@ -25,8 +25,11 @@ std::string waitAndGet(c10d::Store& store, const std::string& key, const JobPlac
     store.wait({key}, place.timeout);
     return text(store.get(key));
   } catch (const std::exception& e) {
-    throw RuntimeFailure(fmt::format("no {} in the store at {} within {} s (is it a balancenet job?): {}", what,
-                                     place.where, place.timeout.count() / 1000.0, firstLine(e.what())));
+    // The same phrase as a connection lost during set-up (Rendezvous.cpp): from here a stalled store, a
+    // host that gave up and a store of another program look alike.
+    throw RuntimeFailure(fmt::format("the job's store at {} stopped answering: no {} within {} s (is its host "
+                                     "still running, and is it a balancenet job?): {}",
+                                     place.where, what, place.timeout.count() / 1000.0, firstLine(e.what())));
   }
 }
 

@@ -69,6 +69,10 @@ void warnIfOpen(const RendezvousOptions& o, int port) {
                  port);
 }
 
+// One phrase for a store that went silent, whichever way node 1 finds out: its request timed out, or the
+// store's host gave up first and closed the connection under c10d's client thread (a race seen in tests).
+std::string storeStopped(const JobPlace& place) { return fmt::format("the job's store at {} stopped answering", place.where); }
+
 // The longest a whole rendezvous may take: arrival within the timeout, then Gloo's connections within it.
 std::chrono::milliseconds setupLimit(const RendezvousOptions& o) { return 2 * o.timeout + std::chrono::seconds(10); }
 
@@ -118,7 +122,8 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   if (o.rank < 0 || o.rank >= o.worldSize)
     throw UsageError(fmt::format("rank {} is outside the world of {} ranks", o.rank, o.worldSize));
   const JobPlace place = placeOf(o);
-  SetupWatchdog watchdog(setupLimit(o), fmt::format("the rendezvous of rank {} at {}", o.rank, place.where));
+  SetupWatchdog watchdog(setupLimit(o), fmt::format("the rendezvous of rank {} at {}", o.rank, place.where),
+                         storeStopped(place));
   auto root = openStore(o, o.hostStore);
   if (o.hostStore) {
     publishJob(root, place, o.worldSize);
@@ -133,13 +138,13 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
-  SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where);
+  SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where, storeStopped(placeOf(o)));
   return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, admit(openStore(o, false), placeOf(o)));
 }
 
 void checkJobAdmission(const RendezvousOptions& o) {
   const JobPlace place = placeOf(o);
-  SetupWatchdog watchdog(setupLimit(o), "checking the job's store at " + place.where);
+  SetupWatchdog watchdog(setupLimit(o), "checking the job's store at " + place.where, storeStopped(place));
   checkWorldSize(*admit(openStore(o, false), place), place, o.worldSize, std::nullopt);
 }
 

@@ -8,7 +8,8 @@
 
 namespace balancenet::comm {
 
-SetupWatchdog::SetupWatchdog(std::chrono::milliseconds limit, std::string what) : context_(what) {
+SetupWatchdog::SetupWatchdog(std::chrono::milliseconds limit, std::string what, std::string storeLost)
+    : context_(what, std::move(storeLost)) {
   const std::string message = fmt::format(
       "balancenet: error: {} did not finish within {} s: the rendezvous store stopped answering (did something "
       "other than balancenet connect to its port?)\n",

@@ -17,7 +17,9 @@ namespace balancenet::comm {
 // lives, `what` also names an exception escaping one of c10d's threads (see core/FatalError.h).
 class SetupWatchdog {
  public:
-  SetupWatchdog(std::chrono::milliseconds limit, std::string what);
+  // `storeLost`: what an exception on c10d's client thread means while this set-up runs (it only reads the
+  // store's replies, so: the connection to the store is gone or garbled).
+  SetupWatchdog(std::chrono::milliseconds limit, std::string what, std::string storeLost = {});
   ~SetupWatchdog();
   SetupWatchdog(const SetupWatchdog&) = delete;
   SetupWatchdog& operator=(const SetupWatchdog&) = delete;

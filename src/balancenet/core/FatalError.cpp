@@ -35,7 +35,6 @@ void append(char* buffer, size_t capacity, size_t& used, const char* text) {
   if (gContextMutex.try_lock()) {
     if (!contexts().empty()) {
       append(line, sizeof line, used, contexts().back().second.c_str());
-      append(line, sizeof line, used, " failed");
       named = true;
     }
     gContextMutex.unlock();
@@ -61,9 +60,11 @@ void append(char* buffer, size_t capacity, size_t& used, const char* text) {
 
 void installFatalErrorHandler() { std::set_terminate(onTerminate); }
 
-FatalErrorContext::FatalErrorContext(std::string what) {
+FatalErrorContext::FatalErrorContext(std::string what, std::string cause) {
+  // Composed here, not in the handler, which must not allocate.
+  std::string text = std::move(what) + " failed" + (cause.empty() ? "" : ": " + cause);
   std::lock_guard<std::mutex> lock(gContextMutex);
-  contexts().emplace_back(this, std::move(what));
+  contexts().emplace_back(this, std::move(text));
 }
 
 FatalErrorContext::~FatalErrorContext() {

@@ -6,14 +6,16 @@
 
 namespace balancenet {
 
-// std::terminate then prints "balancenet: error: <context>: <what>" (the innermost FatalErrorContext,
-// if any) and exits with code 1. Installed once by the program's entry point.
+// std::terminate then prints "balancenet: error: <what> failed[: <cause>]: <exception>" (the innermost
+// FatalErrorContext, if any) and exits with code 1. Installed once by the program's entry point.
 void installFatalErrorHandler();
 
-// Names what the process is doing while it lives, for that line ("the rendezvous of rank 1 at ...").
+// Names what the process is doing while it lives, for that line ("the rendezvous of rank 1 at ..."), and
+// what an exception on a foreign thread then means, when the context knows (`cause`: "the job's store at
+// ... stopped answering", since c10d's store client is the only foreign thread that throws during set-up).
 class FatalErrorContext {
  public:
-  explicit FatalErrorContext(std::string what);
+  explicit FatalErrorContext(std::string what, std::string cause = {});
   ~FatalErrorContext();
   FatalErrorContext(const FatalErrorContext&) = delete;
   FatalErrorContext& operator=(const FatalErrorContext&) = delete;

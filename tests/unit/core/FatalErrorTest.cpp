@@ -40,6 +40,21 @@ TEST(FatalErrorDeathTest, AnExceptionOnAForeignThreadIsOneLineAndExitCodeOne) {
       "than max_size\\(\\)\n$");
 }
 
+TEST(FatalErrorDeathTest, AContextThatKnowsTheCauseNamesIt) {
+  // c10d's store client thread throws when the store's host closes the connection mid-rendezvous.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        installFatalErrorHandler();
+        FatalErrorContext outer("checking the job's store at 127.0.0.1:29500",
+                                "the job's store at 127.0.0.1:29500 stopped answering");
+        std::thread([] { throw std::runtime_error("Connection reset by peer"); }).join();
+      },
+      ::testing::ExitedWithCode(1),
+      "^balancenet: error: checking the job's store at 127.0.0.1:29500 failed: the job's store at 127.0.0.1:29500 "
+      "stopped answering: Connection reset by peer\n$");
+}
+
 TEST(FatalErrorDeathTest, WithoutContextTheLineSaysItWasUnexpected) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
