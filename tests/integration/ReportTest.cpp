@@ -30,7 +30,7 @@ TEST_F(Report, PageLoadsInHeadlessChromiumWithTablesAndCharts) {
   // The page's own check ran in the browser: every chart decoded (throughput, update time, split).
   EXPECT_NE(dom.output.find("all 3 charts loaded"), std::string::npos) << dom.output.substr(0, 2000);
   EXPECT_NE(dom.output.find("<td>run (mlp)</td>"), std::string::npos);
-  EXPECT_NE(dom.output.find("Where each node's step goes"), std::string::npos);
+  EXPECT_NE(dom.output.find("Where each worker's step goes"), std::string::npos);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ std::vector<std::string> checkResumable(const StoredCheckpoint& stored, const Ru
   std::vector<std::string> warnings;
   if (c.run.worldSize != run.worldSize)
     warnings.push_back(fmt::format("{} was written by {} workers, this run has {}: the split starts from --split "
-                                   "(or equal) and the policy's node models start afresh",
+                                   "(or equal) and the policy's per-worker cost models start afresh",
                                    stored.path, c.run.worldSize, run.worldSize));
   if (c.run.globalBatch != run.globalBatch)
     warnings.push_back(fmt::format("{} was trained with --global-batch {}, this run uses {}", stored.path,

@@ -54,7 +54,7 @@ std::vector<FcDecision> decideFcLayers(const std::vector<FcLayerShape>& shapes, 
 }
 
 std::string decisionTable(const std::vector<FcDecision>& decisions, const std::vector<int64_t>& batches) {
-  std::string out = fmt::format("  {:<12} {:>12} {:>16} {:>16} {:>16}  {}\n", "layer", "M x N", "per-node K",
+  std::string out = fmt::format("  {:<12} {:>12} {:>16} {:>16} {:>16}  {}\n", "layer", "M x N", "per-worker K",
                                 "allreduce B", "sfb B (worst)", "choice");
   const auto split = fmt::format("{}", fmt::join(batches, ","));
   for (const auto& d : decisions)

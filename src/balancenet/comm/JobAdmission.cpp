@@ -52,7 +52,7 @@ c10::intrusive_ptr<c10d::Store> admit(const c10::intrusive_ptr<c10d::Store>& roo
 void checkWorldSize(c10d::Store& job, const JobPlace& place, int worldSize, std::optional<int> rank) {
   const std::string published = waitAndGet(job, kWorldSizeKey, place, "world size");
   if (published == std::to_string(worldSize)) return;
-  const std::string who = rank ? fmt::format("rank {}", *rank) : "a node";
+  const std::string who = rank ? fmt::format("rank {}", *rank) : "a host's launcher";
   if (rank)
     job.set(kAbortKey, bytes(fmt::format("rendezvous aborted: {} was started for {} workers, but this job has {}",
                                          who, worldSize, published)));

@@ -71,7 +71,7 @@ SufficientFactorSync::~SufficientFactorSync() {
 void SufficientFactorSync::decide(const std::vector<int64_t>& batches) {
   if (batches.empty()) return;
   if (static_cast<int>(batches.size()) != comm_.size())
-    throw RuntimeFailure(fmt::format("sufficient factors: split of {} nodes for {} ranks", batches.size(),
+    throw RuntimeFailure(fmt::format("sufficient factors: split of {} workers for {} ranks", batches.size(),
                                      comm_.size()));
   batches_ = batches;
   for (auto& d : decisions_) {

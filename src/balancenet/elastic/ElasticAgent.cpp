@@ -165,7 +165,7 @@ void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int
       return;
     }
     if (static_cast<int>(g.members.size()) < options_.minNodes)
-      throw RuntimeFailure(fmt::format("step {}: {} worker(s) left (rank(s) {}), fewer than --min-nodes {}: stopping",
+      throw RuntimeFailure(fmt::format("step {}: {} worker(s) left (rank(s) {}), fewer than --min-workers {}: stopping",
                                        committed, g.members.size(), g.memberList(), options_.minNodes));
     std::unique_ptr<comm::Communicator> comm;
     std::string state;

@@ -137,7 +137,7 @@ std::optional<int> Membership::waitForAdmission(int member, std::chrono::millise
   while (true) {
     if (std::chrono::steady_clock::now() > deadline)
       throw RuntimeFailure(fmt::format("rank {} was not admitted within {} s (no worker left to admit it, or the job "
-                                       "is at --max-nodes)",
+                                       "is at --max-workers)",
                                        member, waitAtMost.count() / 1000.0));
     const int generation = std::stoi(get(key));
     if (generation >= 0) return generation;

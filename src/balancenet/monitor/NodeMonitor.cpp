@@ -61,7 +61,7 @@ bool NodeMonitor::linkRound(bool wantStop) {
     ++snapshot_.probeRounds;
     return true;
   } catch (const std::exception& e) {
-    spdlog::debug("node monitor: link probing ends: {}", e.what());
+    spdlog::debug("monitor: link probing ends: {}", e.what());
     return false;
   }
 }
@@ -94,9 +94,9 @@ void NodeMonitor::run() {
       wake_.wait_until(lock, wakeAt, [this] { return stopRequested_; });
     }
   } catch (const std::exception& e) {
-    spdlog::debug("node monitor: sampling ends: {}", e.what());
+    spdlog::debug("monitor: sampling ends: {}", e.what());
   } catch (...) {
-    spdlog::debug("node monitor: sampling ends on an unknown error");
+    spdlog::debug("monitor: sampling ends on an unknown error");
   }
 }
 

@@ -65,8 +65,9 @@ std::string label(const RunResults& run) {
 
 std::string summaryTable(const std::vector<RunResults>& runs) {
   std::string out =
-      "<table><tr><th>run</th><th>nodes</th><th>steps</th><th>samples/s</th><th>mean weight update (ms)</th>"
-      "<th>exposed sync (ms)</th><th>MB sent per node-step</th><th>final test accuracy</th><th>final split</th></tr>\n";
+      "<table><tr><th>run</th><th>workers</th><th>steps</th><th>samples/s</th><th>mean weight update (ms)</th>"
+      "<th>exposed sync (ms)</th><th>MB sent per worker-step</th><th>final test accuracy</th>"
+      "<th>final split</th></tr>\n";
   for (const auto& r : runs) {
     const auto& s = r.summary;
     const bool hasAccuracy = s.contains("final_accuracy") && s["final_accuracy"].is_number();
@@ -152,7 +153,7 @@ window.addEventListener('load', () => {
 
 std::string htmlReport(const std::vector<RunResults>& runs, const std::string& chartDir) {
   Chart throughput{"samples per second (mean of each 10 steps)", "step", "samples/s", {}};
-  Chart update{"weight-update time (mean of each 10 steps, slowest node)", "step", "ms", {}};
+  Chart update{"weight-update time (mean of each 10 steps, slowest worker)", "step", "ms", {}};
   for (const auto& r : runs) {
     std::vector<double> rate;
     for (size_t i = 0; i < r.updateMsPerStep.size() && i < r.samplesPerStep.size(); ++i)
@@ -163,7 +164,7 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
   std::string charts = chartImage(throughput, chartDir + "/throughput.png") + chartImage(update, chartDir + "/update.png");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    const auto split = splitChart(r, fmt::format("{}: samples per node over training", label(r)));
+    const auto split = splitChart(r, fmt::format("{}: samples per worker over training", label(r)));
     if (!split.series.empty()) charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
   }
   std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>balancenet report</title>\n";
@@ -172,8 +173,8 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
   const auto per100 = per100Table(runs);
   if (!per100.empty()) page += "<h2>Mean weight-update time (ms) per 100 updates</h2>\n" + per100;
   page += "<h2>Charts</h2>\n" + (charts.empty() ? "<p>(gnuplot not available: no charts)</p>\n" : charts);
-  page += "<h2>Where each node's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
-          "the synchronisation beyond the fastest node's (waiting for slower peers).</p>\n";
+  page += "<h2>Where each worker's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
+          "the synchronisation beyond the fastest worker's (waiting for slower peers).</p>\n";
   for (const auto& r : runs) page += breakdownTable(r);
   page += kImageCheck;
   return page + "</body></html>\n";

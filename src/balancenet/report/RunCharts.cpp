@@ -14,7 +14,7 @@ Chart splitChart(const RunResults& run, const std::string& title) {
   size_t world = 0;
   for (const auto& change : run.splits) world = std::max(world, change.batches.size());
   for (size_t r = 0; r < world; ++r) {
-    Series s{fmt::format("node {}", r), {}, true};
+    Series s{fmt::format("rank {}", r), {}, true};
     for (const auto& change : run.splits)
       s.points.emplace_back(change.step, r < change.batches.size() ? change.batches[r] : 0);
     s.points.emplace_back(static_cast<double>(run.updateMsPerStep.size()), s.points.back().second);

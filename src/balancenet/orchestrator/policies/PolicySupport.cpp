@@ -13,9 +13,10 @@ namespace balancenet::orchestrator {
 
 int worldSizeOf(const PolicyInput& input) {
   const int n = input.nodes.empty() ? input.current.worldSize() : static_cast<int>(input.nodes.size());
-  if (n <= 0) throw UsageError("a policy needs at least one node");
+  if (n <= 0) throw UsageError("a policy needs at least one worker");
   if (input.globalBatch < n)
-    throw UsageError(fmt::format("--global-batch {} is smaller than the {} nodes; every node needs at least 1 sample",
+    throw UsageError(fmt::format("--global-batch {} is smaller than the {} workers; every worker needs at least 1 "
+                                 "sample",
                                  input.globalBatch, n));
   return n;
 }
