@@ -42,8 +42,8 @@ TEST_F(Balancing, SlowNodeGetsItsShareAfterWarmup) {
   // Node 1 computes 3x slower: the time-balancing split gives it less of the batch, until both take
   // about the same time. How much less is not fixed: the emulated slowdown multiplies the compute time
   // as measured, and CPU contention from outside the test (a busy machine) stretches the slow node's
-  // compute more than the fast node's (seen with the CPU busy: 1 to 9 of 64 samples, not 16). What the policy promises is
-  // equal step times, so that is what the test holds it to.
+  // compute more than the fast node's (seen with the CPU busy: 1 to 9 of 64 samples, not 16). What the policy promises
+  // is equal step times, so that is what the test holds it to.
   auto r = train({"--nodes", "2", "--model", "cnn", "--width", "0.5", "--dropout", "0", "--global-batch", "64",
                   "--steps", "60", "--slowdown", "1,3", "--policy", "balanced", "--rebalance-every", "5"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -80,9 +80,9 @@ TEST_F(Balancing, BnoReportsItsEffectiveGlobalBatch) {
 }
 
 TEST_F(Balancing, CompareWritesTablesAndCharts) {
-  auto r = run({"compare", "--models", "mlp", "--policies", "equal,balanced", "--steps", "20", "--out",
-                dir_.file("cmp"), "--nodes", "2", "--slowdown", "1,3", "--global-batch", "32", "--data-dir", dataDir_,
-                "--threads", "1"});
+  auto r =
+      run({"compare", "--models", "mlp", "--policies", "equal,balanced", "--steps", "20", "--out", dir_.file("cmp"),
+           "--nodes", "2", "--slowdown", "1,3", "--global-batch", "32", "--data-dir", dataDir_, "--threads", "1"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("balanced"), std::string::npos) << r.output;
   std::ifstream csv(dir_.file("cmp/compare.csv"));

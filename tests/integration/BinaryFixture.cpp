@@ -23,7 +23,8 @@ ProcessResult BinaryFixture::run(const std::vector<std::string>& args, ProcessOp
 
 std::vector<std::string> trainCommand(const std::string& dataDir, const std::string& runDir,
                                       const std::vector<std::string>& flags) {
-  std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir, "--run-dir", runDir, "--threads", "1"};
+  std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir,
+                                "--run-dir",       runDir,  "--threads",  "1"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return argv;
 }
@@ -57,7 +58,8 @@ void expectOneLineError(const ProcessResult& r, const std::string& fragment, int
   const std::string lastLine =
       end == std::string::npos ? "" : r.output.substr(start == std::string::npos ? 0 : start + 1, end - start);
   EXPECT_EQ(lastLine.rfind("balancenet: error: ", 0), 0u) << "the error is not the last line:\n" << r.output;
-  EXPECT_NE(errorLine.find(fragment), std::string::npos) << "error line: " << errorLine << "\nall output:\n" << r.output;
+  EXPECT_NE(errorLine.find(fragment), std::string::npos) << "error line: " << errorLine << "\nall output:\n"
+                                                         << r.output;
   EXPECT_EQ(r.output.find("frame #"), std::string::npos) << "a C++ backtrace leaked:\n" << r.output;
 }
 

@@ -41,9 +41,32 @@ class Checkpoints : public BinaryFixture {
   // optimiser state matters too. (A constant learning rate: a cosine schedule depends on --steps, so a run
   // of k steps is not the first half of one of 2k; the crash test below covers schedules.)
   std::vector<std::string> common(int64_t steps, const std::string& runDir, const std::string& dropout = "0") {
-    return {"--nodes", "2", "--model", "mlp", "--width", "0.25", "--dropout", dropout, "--global-batch", "32",
-            "--policy", "random", "--rebalance-every", "5", "--lr", "0.05", "--momentum", "0.9", "--weight-decay",
-            "1e-4", "--steps", std::to_string(steps), "--run-dir", dir_.file(runDir), "--eval-every", "0"};
+    return {"--nodes",
+            "2",
+            "--model",
+            "mlp",
+            "--width",
+            "0.25",
+            "--dropout",
+            dropout,
+            "--global-batch",
+            "32",
+            "--policy",
+            "random",
+            "--rebalance-every",
+            "5",
+            "--lr",
+            "0.05",
+            "--momentum",
+            "0.9",
+            "--weight-decay",
+            "1e-4",
+            "--steps",
+            std::to_string(steps),
+            "--run-dir",
+            dir_.file(runDir),
+            "--eval-every",
+            "0"};
   }
   ProcessResult trainWith(std::vector<std::string> flags, const std::vector<std::string>& more) {
     flags.insert(flags.end(), more.begin(), more.end());
@@ -60,7 +83,8 @@ class Checkpoints : public BinaryFixture {
     EXPECT_EQ(first.exitCode, 0) << first.output;
     // Checkpoints at 5, 10, 15 and the last step; the newest two kept.
     EXPECT_EQ(snapshot(ckpt).size(), 3u);  // two checkpoints and the manifest
-    EXPECT_TRUE(fs::exists(ckpt + "/step-" + std::string(8 - std::to_string(k).size(), '0') + std::to_string(k) + ".ckpt"));
+    EXPECT_TRUE(
+        fs::exists(ckpt + "/step-" + std::string(8 - std::to_string(k).size(), '0') + std::to_string(k) + ".ckpt"));
     const auto resumed = trainWith(common(2 * k, "resumed", dropout),
                                    {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
     EXPECT_EQ(resumed.exitCode, 0) << resumed.output;
@@ -70,7 +94,8 @@ class Checkpoints : public BinaryFixture {
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * k) << csv;
     EXPECT_NE(csv.find("\n" + std::to_string(k) + ",0,"), std::string::npos) << csv;
     if (straight.exitCode != 0 || resumed.exitCode != 0) return 1e9;
-    return maxAbsDifference(loadSavedParameters(dir_.file("straight.pt")), loadSavedParameters(dir_.file("resumed.pt")));
+    return maxAbsDifference(loadSavedParameters(dir_.file("straight.pt")),
+                            loadSavedParameters(dir_.file("resumed.pt")));
   }
 };
 
@@ -113,7 +138,8 @@ TEST_F(Checkpoints, ResumeAfterACrashEndsWhereTheUninterruptedRunDoes) {
       EXPECT_NO_THROW(checkpoint::decode(readFile(e.path().string()))) << name;
     }
   }
-  const auto resumed = trainWith(flags("resumed"), {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
+  const auto resumed =
+      trainWith(flags("resumed"), {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resumed from " + ckpt), std::string::npos) << resumed.output;
   const double diff =
@@ -127,10 +153,12 @@ TEST_F(Checkpoints, DamagedNewestCheckpointIsSkippedWithAWarning) {
   const auto first = trainWith(common(12, "first"), {"--checkpoint-dir", ckpt, "--checkpoint-every", "4"});
   ASSERT_EQ(first.exitCode, 0) << first.output;
   flipByteNearTheEnd(ckpt + "/step-00000012.ckpt");
-  const auto resumed = trainWith(common(14, "resumed"), {"--checkpoint-dir", ckpt, "--checkpoint-every", "4", "--resume"});
+  const auto resumed =
+      trainWith(common(14, "resumed"), {"--checkpoint-dir", ckpt, "--checkpoint-every", "4", "--resume"});
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("step-00000012.ckpt is damaged (payload checksum mismatch); trying the one before it"),
-            std::string::npos) << resumed.output;
+            std::string::npos)
+      << resumed.output;
   EXPECT_NE(resumed.output.find("resumed from " + ckpt + "/step-00000008.ckpt at step 8 of 14"), std::string::npos)
       << resumed.output;
   // The resumed run wrote step 12 again, whole, and its last step.

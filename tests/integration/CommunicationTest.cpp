@@ -42,9 +42,27 @@ TEST_F(Communication, TimelineLayersAndExplanation) {
 }
 
 TEST_F(Communication, CompareRunsVariantsSideBySide) {
-  auto r = run({"compare", "--models", "mlp", "--policies", "equal", "--steps", "4", "--out", dir_.file("cmp"),
-                "--variant", "overlap=--comm allreduce", "--variant", "no-overlap=--no-overlap", "--nodes", "2",
-                "--global-batch", "16", "--data-dir", dataDir_, "--threads", "1"});
+  auto r = run({"compare",
+                "--models",
+                "mlp",
+                "--policies",
+                "equal",
+                "--steps",
+                "4",
+                "--out",
+                dir_.file("cmp"),
+                "--variant",
+                "overlap=--comm allreduce",
+                "--variant",
+                "no-overlap=--no-overlap",
+                "--nodes",
+                "2",
+                "--global-batch",
+                "16",
+                "--data-dir",
+                dataDir_,
+                "--threads",
+                "1"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto csv = readFile(dir_.file("cmp/compare.csv"));
   EXPECT_NE(csv.find("mean_sync_ms,bytes_sent_per_step"), std::string::npos) << csv;

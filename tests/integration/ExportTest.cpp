@@ -6,8 +6,8 @@
 #include <iterator>
 
 #include <ATen/ATen.h>
-#include <nlohmann/json.hpp>
 #include <torch/serialize.h>
+#include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
 
@@ -31,7 +31,8 @@ TEST_F(Export, PyTorchLoadsTheTrainedWeightsIntoItsOwnModel) {
   ProcessOptions o;
   o.timeoutSeconds = 120;
   auto py = runProcess(
-      {"/usr/bin/python3", std::string(BALANCENET_SOURCE_DIR) + "/examples/load_in_pytorch.py", dir_.file("mlp.pt")}, o);
+      {"/usr/bin/python3", std::string(BALANCENET_SOURCE_DIR) + "/examples/load_in_pytorch.py", dir_.file("mlp.pt")},
+      o);
   ASSERT_EQ(py.exitCode, 0) << py.output;
   const auto loaded = nlohmann::json::parse(py.output.substr(py.output.find('{')));
   ASSERT_EQ(loaded.size(), state.size());
@@ -56,9 +57,10 @@ TEST_F(Export, ATrainedTorchScriptModelGoesBackIntoItsPythonClass) {
   EXPECT_EQ(state.size(), 4u);
 
   if (!pythonTorchInstalled()) GTEST_SKIP() << "python3-torch is not installed: the Python side was not checked";
-  const std::string script = "import sys, torch; sys.path.insert(0, '" + std::string(BALANCENET_SOURCE_DIR) +
-                             "/examples'); from script_model import TinyCnn; m = TinyCnn(); "
-                             "m.load_state_dict(torch.load(sys.argv[1])); print('loaded', sum(1 for _ in m.parameters()))";
+  const std::string script =
+      "import sys, torch; sys.path.insert(0, '" + std::string(BALANCENET_SOURCE_DIR) +
+      "/examples'); from script_model import TinyCnn; m = TinyCnn(); "
+      "m.load_state_dict(torch.load(sys.argv[1])); print('loaded', sum(1 for _ in m.parameters()))";
   ProcessOptions o;
   o.timeoutSeconds = 120;
   auto py = runProcess({"/usr/bin/python3", "-c", script, dir_.file("tiny.pt")}, o);

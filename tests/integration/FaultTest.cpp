@@ -71,10 +71,28 @@ class Faults : public BinaryFixture {
  protected:
   // A small exact run: no dropout, so any split gives the same parameters (up to summation order).
   std::vector<std::string> job(int nodes, int steps, const std::string& run) {
-    return {"--nodes", std::to_string(nodes), "--model", "mlp", "--width", "0.25", "--dropout", "0",
-            "--global-batch", std::to_string(kGlobalBatch), "--steps", std::to_string(steps), "--lr", "0.05",
-            "--momentum", "0.9", "--progress-seconds", "0", "--run-dir", dir_.file(run),
-            "--save-params", dir_.file(run + ".params")};
+    return {"--nodes",
+            std::to_string(nodes),
+            "--model",
+            "mlp",
+            "--width",
+            "0.25",
+            "--dropout",
+            "0",
+            "--global-batch",
+            std::to_string(kGlobalBatch),
+            "--steps",
+            std::to_string(steps),
+            "--lr",
+            "0.05",
+            "--momentum",
+            "0.9",
+            "--progress-seconds",
+            "0",
+            "--run-dir",
+            dir_.file(run),
+            "--save-params",
+            dir_.file(run + ".params")};
   }
 
   // Runs the launcher, remembering every worker it ever had; `act` may act on them while it runs.
@@ -143,7 +161,8 @@ TEST_F(Faults, ElasticJobSurvivesAKilledWorkerWithEverySampleTrained) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_FALSE(r.timedOut);
   EXPECT_NE(r.output.find("worker rank 1 (pid"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("was killed by signal 9 (Killed); the job goes on with 2 workers"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("was killed by signal 9 (Killed); the job goes on with 2 workers"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("lost rank(s) 1"), std::string::npos) << r.output;
 
   const auto s = summary("killed");
@@ -167,19 +186,17 @@ TEST_F(Faults, ElasticJobSurvivesAKilledWorkerWithEverySampleTrained) {
   const auto splits = splitRows(csv);
   ASSERT_FALSE(splits.empty()) << csv;
   EXPECT_EQ(splits.front().step, 0) << csv;
-  EXPECT_EQ(std::count_if(splits.begin(), splits.end(), [](const SplitRow& r) { return r.note == "initial split"; }),
-            3)
+  EXPECT_EQ(std::count_if(splits.begin(), splits.end(), [](const SplitRow& r) { return r.note == "initial split"; }), 3)
       << csv;
-  const auto change = std::find_if(splits.begin(), splits.end(), [](const SplitRow& r) {
-    return r.note == "membership change: 3 -> 2 workers";
-  });
+  const auto change = std::find_if(splits.begin(), splits.end(),
+                                   [](const SplitRow& r) { return r.note == "membership change: 3 -> 2 workers"; });
   ASSERT_NE(change, splits.end()) << csv;
   EXPECT_EQ(change->step, 15) << csv;  // killed after step 15: the survivors' committed state
   EXPECT_EQ(std::count_if(splits.begin(), splits.end(), [&](const SplitRow& r) { return r.note == change->note; }), 2)
       << csv;
-  EXPECT_TRUE(std::is_sorted(splits.begin(), splits.end(),
-                             [](const SplitRow& a, const SplitRow& b) { return a.step < b.step; }))
-      << csv;
+  EXPECT_TRUE(std::is_sorted(splits.begin(), splits.end(), [](const SplitRow& a, const SplitRow& b) {
+    return a.step < b.step;
+  })) << csv;
   EXPECT_GE(splits.back().step, 35) << csv;  // the decisions after the re-form
   expectNoOrphans();
 }
@@ -187,7 +204,8 @@ TEST_F(Faults, ElasticJobSurvivesAKilledWorkerWithEverySampleTrained) {
 TEST_F(Faults, ElasticJobWithCheckpointsSurvivesAKillAndResumesFromTheReformedGroupsCheckpoint) {
   const std::string ckpt = dir_.file("ckpt");
   auto flags = job(3, 30, "killed");
-  flags.insert(flags.end(), {"--elastic", "--peer-timeout", "20", "--checkpoint-dir", ckpt, "--checkpoint-every", "10"});
+  flags.insert(flags.end(),
+               {"--elastic", "--peer-timeout", "20", "--checkpoint-dir", ckpt, "--checkpoint-every", "10"});
   auto r = launch(flags, {{"BALANCENET_FAULT", "1:15:kill"}});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("lost rank(s) 1"), std::string::npos) << r.output;
@@ -252,7 +270,8 @@ TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
   const int steps = 60;
   auto flags = job(3, steps, "run");
   // Paced steps (at least 50 ms each) leave the restarted process time to start and join.
-  flags.insert(flags.end(), {"--elastic", "--max-restarts", "1", "--peer-timeout", "20", "--node-speed", "200,200,200"});
+  flags.insert(flags.end(),
+               {"--elastic", "--max-restarts", "1", "--peer-timeout", "20", "--node-speed", "200,200,200"});
   auto r = launch(flags, {{"BALANCENET_FAULT", "1:10:kill"}});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("restarted worker rank 1"), std::string::npos) << r.output;
@@ -263,7 +282,7 @@ TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
   EXPECT_EQ(static_cast<int>(rows.size()), steps);
   EXPECT_EQ(rows.at(0), 2);          // the first incarnation's rows went with it
   EXPECT_EQ(rows.at(steps - 1), 3);  // the restarted worker's rows start at its join
-  EXPECT_EQ(workers_.size(), 4u);  // three launched, one restarted
+  EXPECT_EQ(workers_.size(), 4u);    // three launched, one restarted
   expectNoOrphans();
 }
 

@@ -28,9 +28,9 @@ pid_t serverProcess(pid_t launcher, int index) {
 
 class ParameterServerProcess : public BinaryFixture {
  protected:
-  const std::vector<std::string> common_{"--model", "mlp", "--width", "0.25", "--dropout", "0", "--global-batch", "24",
-                                         "--steps", "5", "--lr", "0.05", "--momentum", "0.9", "--weight-decay", "5e-4",
-                                         "--progress-seconds", "0"};
+  const std::vector<std::string> common_{
+      "--model", "mlp",  "--width",    "0.25", "--dropout",      "0",    "--global-batch",     "24", "--steps", "5",
+      "--lr",    "0.05", "--momentum", "0.9",  "--weight-decay", "5e-4", "--progress-seconds", "0"};
   ProcessResult trainWith(std::vector<std::string> flags, ProcessOptions options = {}) {
     flags.insert(flags.begin(), common_.begin(), common_.end());
     return train(flags, options);

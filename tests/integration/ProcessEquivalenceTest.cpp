@@ -16,12 +16,11 @@ namespace {
 class ProcessEquivalence : public BinaryFixture {
  protected:
   struct Comparison {
-    ProcessResult multi;  // its run dir is "run"
+    ProcessResult multi;                                             // its run dir is "run"
     double maxDifference = std::numeric_limits<double>::infinity();  // of the final parameters
   };
   // Trains `common` + `multiFlags`, then `common` on one node (run dir "run1"), and compares what they learned.
-  Comparison compareWithOneProcess(const std::vector<std::string>& common,
-                                   const std::vector<std::string>& multiFlags) {
+  Comparison compareWithOneProcess(const std::vector<std::string>& common, const std::vector<std::string>& multiFlags) {
     auto multi = common;
     multi.insert(multi.end(), multiFlags.begin(), multiFlags.end());
     multi.insert(multi.end(), {"--save-params", dir_.file("multi.pt")});
@@ -32,15 +31,17 @@ class ProcessEquivalence : public BinaryFixture {
     const auto r1 = train(single);
     EXPECT_EQ(r1.exitCode, 0) << r1.output;
     if (c.multi.exitCode == 0 && r1.exitCode == 0)
-      c.maxDifference = maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), loadSavedParameters(dir_.file("single.pt")));
+      c.maxDifference =
+          maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), loadSavedParameters(dir_.file("single.pt")));
     return c;
   }
 };
 
 TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
-  const std::vector<std::string> common{"--model", "cnn", "--width", "0.25", "--dropout", "0", "--global-batch", "32",
-                                        "--steps", "6", "--lr", "0.05", "--momentum", "0.9", "--weight-decay", "5e-4",
-                                        "--warmup-steps", "2", "--lr-decay", "cosine"};
+  const std::vector<std::string> common{"--model",        "cnn",   "--width",        "0.25", "--dropout",      "0",
+                                        "--global-batch", "32",    "--steps",        "6",    "--lr",           "0.05",
+                                        "--momentum",     "0.9",   "--weight-decay", "5e-4", "--warmup-steps", "2",
+                                        "--lr-decay",     "cosine"};
   const auto c = compareWithOneProcess(common, {"--nodes", "3", "--split", "1,24,7"});
   const auto& r = c.multi;
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -67,8 +68,8 @@ TEST_F(ProcessEquivalence, ThreeUnequalWorkersMatchOneProcess) {
 // Hybrid: the decision table is printed at start, the wide layers travel as sufficient factors (layers.csv
 // says so) and the parameters are still those of one process.
 TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheirChoice) {
-  const std::vector<std::string> common{"--model", "mlp", "--width", "0.25", "--global-batch", "32", "--steps", "3",
-                                        "--lr", "0.05", "--momentum", "0.9"};
+  const std::vector<std::string> common{"--model", "mlp", "--width", "0.25", "--global-batch", "32",
+                                        "--steps", "3",   "--lr",    "0.05", "--momentum",     "0.9"};
   const auto c =
       compareWithOneProcess(common, {"--nodes", "3", "--split", "1,24,7", "--comm", "hybrid", "--explain-comm"});
   const auto& r = c.multi;
@@ -87,8 +88,8 @@ TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheir
 TEST_F(ProcessEquivalence, TorchScriptModelMatchesOneProcess) {
   // tests/fixtures/tiny_cnn.pt: examples/script_model.py (torch.jit.script of a conv + linear model).
   const std::string model = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";
-  const std::vector<std::string> common{"--model", model, "--global-batch", "16", "--steps", "4", "--lr", "0.05",
-                                        "--momentum", "0.9", "--comm", "hybrid"};
+  const std::vector<std::string> common{"--model", model,  "--global-batch", "16",  "--steps", "4",
+                                        "--lr",    "0.05", "--momentum",     "0.9", "--comm",  "hybrid"};
   const auto c = compareWithOneProcess(common, {"--nodes", "2", "--split", "3,13"});
   ASSERT_EQ(c.multi.exitCode, 0) << c.multi.output;
   std::printf("2 processes, TorchScript model (split 3,13) vs 1 process: max |param difference| = %.3g\n",
@@ -107,7 +108,9 @@ TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
   for (int rank = 0; rank < 2; ++rank)
     workers.emplace_back([&, rank] {
       ProcessOptions o;
-      o.env = {{"RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
+      o.env = {{"RANK", std::to_string(rank)},
+               {"WORLD_SIZE", "2"},
+               {"MASTER_ADDR", "127.0.0.1"},
                {"MASTER_PORT", std::to_string(port)}};
       o.timeoutSeconds = 120;
       results[rank] = train({"--model", "mlp", "--global-batch", "16", "--split", "3,13", "--steps", "3"}, o);

@@ -26,8 +26,8 @@ struct TcpSocket {
   bool ipv6 = false;
   bool listening = false;
   bool loopback() const {
-    if (!ipv6) return address.size() == 8 && address.substr(6, 2) == "7F";  // 127.x.x.x
-    return address == "00000000000000000000000001000000" ||                  // ::1
+    if (!ipv6) return address.size() == 8 && address.substr(6, 2) == "7F";                          // 127.x.x.x
+    return address == "00000000000000000000000001000000" ||                                         // ::1
            (address.substr(0, 24) == "0000000000000000FFFF0000" && address.substr(30, 2) == "7F");  // ::ffff:127.x
   }
 };
@@ -62,9 +62,20 @@ class RendezvousSecurity : public BinaryFixture {
  protected:
   // Node `rank` of a two-machine job, both on this machine, meeting at `port` over the TCP store.
   std::vector<std::string> nodeCommand(int rank, int port, const std::vector<std::string>& more = {}) {
-    std::vector<std::string> flags{"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-port",
-                                   std::to_string(port), "--model", "mlp", "--global-batch", "16", "--steps", "3",
-                                   "--progress-seconds", "0"};
+    std::vector<std::string> flags{"--nnodes",
+                                   "2",
+                                   "--node-rank",
+                                   std::to_string(rank),
+                                   "--master-port",
+                                   std::to_string(port),
+                                   "--model",
+                                   "mlp",
+                                   "--global-batch",
+                                   "16",
+                                   "--steps",
+                                   "3",
+                                   "--progress-seconds",
+                                   "0"};
     flags.insert(flags.end(), more.begin(), more.end());
     return trainCommand(dataDir_, dir_.file("run-node" + std::to_string(rank)), flags);
   }
@@ -155,7 +166,8 @@ TEST_P(StrangerOnTheStorePort, LeavesTheJobUnharmed) {
   EXPECT_EQ(first.exitCode, 0) << first.output;
   EXPECT_EQ(node1.exitCode, 0) << node1.output;
   EXPECT_NE(first.output.find("admits any process that reaches it"), std::string::npos)
-      << "a job without a token must say that it is open:\n" << first.output;
+      << "a job without a token must say that it is open:\n"
+      << first.output;
 }
 
 // A c10d 1.13 store message: one byte of query type (0 is SET), then a length-prefixed key.
@@ -166,13 +178,13 @@ std::vector<uint8_t> halfASetMessage() {
   return m;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Garbage, StrangerOnTheStorePort,
-    ::testing::Values(Garbage{"HttpRequest", bytesOf("GET / HTTP/1.1\r\nHost: balancenet\r\n\r\n")},
-                      Garbage{"RandomBytes", randomBytes(4096, 2024)},
-                      Garbage{"ZeroBytes", std::vector<uint8_t>(4096, 0)},
-                      Garbage{"HalfAMessageThenHangUp", halfASetMessage()}),
-    [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Garbage, StrangerOnTheStorePort,
+                         ::testing::Values(Garbage{"HttpRequest",
+                                                   bytesOf("GET / HTTP/1.1\r\nHost: balancenet\r\n\r\n")},
+                                           Garbage{"RandomBytes", randomBytes(4096, 2024)},
+                                           Garbage{"ZeroBytes", std::vector<uint8_t>(4096, 0)},
+                                           Garbage{"HalfAMessageThenHangUp", halfASetMessage()}),
+                         [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
 
 TEST_F(RendezvousSecurity, StrangerStallingTheStoreFailsTheJobWithOneLineEach) {
   // Half a message, held open: c10d's store serves one request at a time and waits for the rest forever.
@@ -195,7 +207,9 @@ TEST_F(RendezvousSecurity, SecondWorkerWithTheSameRankIsRefused) {
   const int port = freePort();
   auto worker = [&](int rank) {
     ProcessOptions o;
-    o.env = {{"RANK", std::to_string(rank)}, {"WORLD_SIZE", "3"}, {"MASTER_ADDR", "127.0.0.1"},
+    o.env = {{"RANK", std::to_string(rank)},
+             {"WORLD_SIZE", "3"},
+             {"MASTER_ADDR", "127.0.0.1"},
              {"MASTER_PORT", std::to_string(port)}};
     o.timeoutSeconds = 40;
     return std::make_unique<BackgroundRun>(
@@ -208,7 +222,8 @@ TEST_F(RendezvousSecurity, SecondWorkerWithTheSameRankIsRefused) {
   for (const auto* r : {&first->finish(), &second->finish()})
     if (r->output.find("rank 1 has already joined") != std::string::npos) refused = refused ? nullptr : r;
   ASSERT_NE(refused, nullptr) << "exactly one of the two rank-1 workers must be refused:\n"
-                              << first->finish().output << "\n---\n" << second->finish().output;
+                              << first->finish().output << "\n---\n"
+                              << second->finish().output;
   expectOneLineError(*refused, "rank 1 has already joined the job at 127.0.0.1:" + std::to_string(port), 2);
   // Rank 2 never comes: the others stop at the rendezvous timeout, named.
   expectOneLineError(rank0->finish(), "rank(s) 2 of 3 never arrived", 1);

@@ -23,9 +23,10 @@ TEST_F(Report, PageLoadsInHeadlessChromiumWithTablesAndCharts) {
   ProcessOptions o;
   o.timeoutSeconds = 90;
   o.env["HOME"] = dir_.path();  // Chromium writes its profile under HOME
-  auto dom = runProcess({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                         "--user-data-dir=" + dir_.file("chromium"), "--dump-dom", "file://" + page},
-                        o);
+  auto dom =
+      runProcess({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                  "--user-data-dir=" + dir_.file("chromium"), "--dump-dom", "file://" + page},
+                 o);
   ASSERT_EQ(dom.exitCode, 0) << dom.output;
   // The page's own check ran in the browser: every chart decoded (throughput, update time, split).
   EXPECT_NE(dom.output.find("all 3 charts loaded"), std::string::npos) << dom.output.substr(0, 2000);

@@ -29,17 +29,20 @@ class Supervision : public BinaryFixture {
         act(launcher, workers);
       }
     };
-    return train({"--nodes", "3", "--model", "mlp", "--global-batch", "30", "--steps", "100000", "--progress-seconds", "0"}, o);
+    return train(
+        {"--nodes", "3", "--model", "mlp", "--global-batch", "30", "--steps", "100000", "--progress-seconds", "0"}, o);
   }
 };
 
 TEST_F(Supervision, KilledWorkerStopsTheJobAndIsNamed) {
   std::set<pid_t> workers;
   pid_t victim = -1;
-  auto r = longJob([&](pid_t, const std::vector<pid_t>& ws) {
-    victim = ws[1];
-    ::kill(victim, SIGKILL);
-  }, workers);
+  auto r = longJob(
+      [&](pid_t, const std::vector<pid_t>& ws) {
+        victim = ws[1];
+        ::kill(victim, SIGKILL);
+      },
+      workers);
   ASSERT_NE(victim, -1) << "workers never came up:\n" << r.output;
   expectOneLineError(r, fmt::format("(pid {}) was killed by signal 9", victim), 1);
   EXPECT_LT(r.seconds, 60);

@@ -64,7 +64,8 @@ TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
     }
   });
   for (int r = 1; r < 3; ++r)
-    for (size_t s = 0; s < splitsByRank[0].size(); ++s) EXPECT_EQ(splitsByRank[r][s], splitsByRank[0][s]) << "step " << s;
+    for (size_t s = 0; s < splitsByRank[0].size(); ++s)
+      EXPECT_EQ(splitsByRank[r][s], splitsByRank[0][s]) << "step " << s;
   EXPECT_EQ(splitsByRank[0][3].batches, (std::vector<int64_t>{10, 10, 10}));
   EXPECT_EQ(splitsByRank[0][4].batches, (std::vector<int64_t>{10, 10, 11}));  // decided at step 4
   EXPECT_EQ(splitsByRank[0][8].batches, (std::vector<int64_t>{10, 10, 12}));  // and again at step 8
@@ -76,7 +77,7 @@ TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
   EXPECT_EQ(seen[1].current.total(), 31);
   ASSERT_EQ(first.nodes.size(), 3u);
   EXPECT_DOUBLE_EQ(first.nodes[2].computeMs, 30.0);
-  EXPECT_EQ(first.nodes[2].recent.size(), 3u);  // steps 1-3: step 0 (warm-up) is not a measurement
+  EXPECT_EQ(first.nodes[2].recent.size(), 3u);    // steps 1-3: step 0 (warm-up) is not a measurement
   EXPECT_DOUBLE_EQ(first.nodes[0].waitMs, 20.0);  // 30 ms in the sync vs the least, rank 2's 10 ms
   EXPECT_DOUBLE_EQ(first.nodes[2].waitMs, 0.0);
   EXPECT_DOUBLE_EQ(first.nodes[1].memoryUsedBytes, 2e6);

@@ -116,8 +116,8 @@ TEST_P(ParameterServerBsp, UnequalSplitMatchesSingleProcess) {
   const auto reports = servers.join();
   auto ref = testing::referenceTraining(model, options, train);
   const double diff = testing::maxAbsDifference(dist, ref);
-  std::printf("[%s] %d servers, split %s: max |param difference| vs single process = %.3g\n", c.name.c_str(),
-              c.servers, split.str().c_str(), diff);
+  std::printf("[%s] %d servers, split %s: max |param difference| vs single process = %.3g\n", c.name.c_str(), c.servers,
+              split.str().c_str(), diff);
   EXPECT_LT(diff, 1e-5);
   for (const auto& r : reports) {
     EXPECT_EQ(r.pushes, options.steps * split.worldSize());
@@ -142,21 +142,24 @@ TEST(ParameterServer, BspSumsGradientsAndScalars) {
   ServerThreads servers(store, kWorkers, kServers, 7, server);
   std::vector<std::vector<at::Tensor>> params(kWorkers);
   std::vector<double> losses(kWorkers);
-  testing::runRanks(kWorkers, [&](comm::Communicator& comm) {
-    const int r = comm.rank();
-    comm::ParameterList list{{"a.weight", at::ones({2, 2})}, {"b.bias", at::ones({3})}};
-    auto sync = workerSync(comm, list, kServers, 0);
-    std::vector<at::Tensor> grads{at::full({2, 2}, r + 1.0), at::full({3}, 10.0 * (r + 1))};
-    auto scalars = at::full({1}, r + 1.0, at::kFloat);
-    const auto stats = sync->synchronize(grads, scalars, {0, 1, 0, {}, kLr, nullptr});
-    EXPECT_TRUE(sync->updatesParameters());
-    EXPECT_EQ(stats.layers.size(), 2u);
-    EXPECT_EQ(stats.layers[0].method, "ps");
-    EXPECT_EQ(stats.layers[0].bytesSent, 16);
-    EXPECT_GT(stats.bytesReceived, 7 * 4);
-    params[r] = {list[0].tensor.clone(), list[1].tensor.clone()};
-    losses[r] = scalars.item<double>();
-  }, store);
+  testing::runRanks(
+      kWorkers,
+      [&](comm::Communicator& comm) {
+        const int r = comm.rank();
+        comm::ParameterList list{{"a.weight", at::ones({2, 2})}, {"b.bias", at::ones({3})}};
+        auto sync = workerSync(comm, list, kServers, 0);
+        std::vector<at::Tensor> grads{at::full({2, 2}, r + 1.0), at::full({3}, 10.0 * (r + 1))};
+        auto scalars = at::full({1}, r + 1.0, at::kFloat);
+        const auto stats = sync->synchronize(grads, scalars, {0, 1, 0, {}, kLr, nullptr});
+        EXPECT_TRUE(sync->updatesParameters());
+        EXPECT_EQ(stats.layers.size(), 2u);
+        EXPECT_EQ(stats.layers[0].method, "ps");
+        EXPECT_EQ(stats.layers[0].bytesSent, 16);
+        EXPECT_GT(stats.bytesReceived, 7 * 4);
+        params[r] = {list[0].tensor.clone(), list[1].tensor.clone()};
+        losses[r] = scalars.item<double>();
+      },
+      store);
   servers.join();
   for (int r = 0; r < kWorkers; ++r) {
     EXPECT_DOUBLE_EQ(losses[r], 6.0) << "rank " << r;
@@ -177,20 +180,23 @@ TEST(ParameterServer, SspBoundsTheLeadAndLosesNoPush) {
   ServerThreads servers(store, kWorkers, kServers, 5, server);
   std::vector<int64_t> gaps(kWorkers);
   std::vector<at::Tensor> finals(kWorkers);
-  testing::runRanks(kWorkers, [&](comm::Communicator& comm) {
-    const int r = comm.rank();
-    comm::ParameterList list{{"w", at::zeros({5})}};
-    auto sync = workerSync(comm, list, kServers, kStaleness);
-    auto* worker = dynamic_cast<ps::PsWorkerSync*>(sync.get());
-    for (int64_t step = 0; step < kSteps; ++step) {
-      if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      std::vector<at::Tensor> grads{at::full({5}, r + 1.0)};
-      auto scalars = at::zeros({1});
-      sync->synchronize(grads, scalars, {step, 1, 0, {1, 1}, 0.1, nullptr});
-    }
-    gaps[r] = worker->largestClockGap();
-    finals[r] = list[0].tensor.clone();
-  }, store);
+  testing::runRanks(
+      kWorkers,
+      [&](comm::Communicator& comm) {
+        const int r = comm.rank();
+        comm::ParameterList list{{"w", at::zeros({5})}};
+        auto sync = workerSync(comm, list, kServers, kStaleness);
+        auto* worker = dynamic_cast<ps::PsWorkerSync*>(sync.get());
+        for (int64_t step = 0; step < kSteps; ++step) {
+          if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+          std::vector<at::Tensor> grads{at::full({5}, r + 1.0)};
+          auto scalars = at::zeros({1});
+          sync->synchronize(grads, scalars, {step, 1, 0, {1, 1}, 0.1, nullptr});
+        }
+        gaps[r] = worker->largestClockGap();
+        finals[r] = list[0].tensor.clone();
+      },
+      store);
   const auto reports = servers.join();
   std::printf("SSP staleness %d: worker 0 led by up to %lld step(s), worker 1 by %lld; servers saw %lld and %lld\n",
               kStaleness, static_cast<long long>(gaps[0]), static_cast<long long>(gaps[1]),
@@ -224,9 +230,9 @@ TEST(ParameterServer, SspTrainingWithSlowWorkerLearns) {
   testing::DistributedRun run{2, [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
   run.store = store;
   run.sync = [&](comm::Communicator& comm, models::Network& net) -> std::unique_ptr<comm::GradientSync> {
-    return std::make_unique<emulation::StragglerSync>(workerSync(comm, comm::namedParameters(net), kServers,
-                                                                 kStaleness),
-                                                      emulation::StragglerSync::Mode::Relative, slowdown, comm.rank());
+    return std::make_unique<emulation::StragglerSync>(
+        workerSync(comm, comm::namedParameters(net), kServers, kStaleness), emulation::StragglerSync::Mode::Relative,
+        slowdown, comm.rank());
   };
   auto dist = testing::distributedTraining(model, options, train, run);  // fails if ranks disagree
   const auto reports = servers.join();

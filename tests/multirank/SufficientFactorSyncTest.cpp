@@ -44,7 +44,7 @@ std::vector<at::Tensor> gradsOf(models::Network& net) {
 }
 
 struct GradientCheck {
-  double maxDifference = 0;              // over ranks and parameters
+  double maxDifference = 0;                 // over ranks and parameters
   std::vector<comm::FcDecision> decisions;  // rank 0's
 };
 
@@ -90,8 +90,8 @@ GradientCheck compareWithAllReduce(const std::string& model, bool hybrid, const 
     EXPECT_EQ(scalars.item<float>(), float(split.worldSize()));
     const int64_t k = split.batches[comm.rank()], others = split.total() - k;
     for (const auto& d : sync.decisions()) {
-      auto row = std::find_if(stats.layers.begin(), stats.layers.end(),
-                              [&](auto& l) { return l.layer == d.shape.layer; });
+      auto row =
+          std::find_if(stats.layers.begin(), stats.layers.end(), [&](auto& l) { return l.layer == d.shape.layer; });
       ASSERT_NE(row, stats.layers.end()) << d.shape.layer;
       EXPECT_EQ(row->method, d.sfb ? "sfb" : "allreduce");
       const int64_t rowBytes = (d.shape.out + d.shape.in) * 4;

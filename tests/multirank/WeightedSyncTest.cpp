@@ -39,18 +39,18 @@ TEST_P(WeightedSyncTest, UnequalSplitMatchesSingleProcess) {
       {split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }});
   auto ref = testing::referenceTraining(model, options, train);
   const double diff = testing::maxAbsDifference(dist, ref);
-  std::printf("[%s] split %s: max |param difference| vs single process = %.3g\n", c.name.c_str(), split.str().c_str(), diff);
+  std::printf("[%s] split %s: max |param difference| vs single process = %.3g\n", c.name.c_str(), split.str().c_str(),
+              diff);
   EXPECT_LT(diff, 2e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Splits, WeightedSyncTest,
-    ::testing::Values(Case{"mlp_sgd_2", "mlp", {63, 1}, "sgd", 0.0},
-                      Case{"mlp_sgd_wd_3", "mlp", {1, 40, 23}, "sgd", 5e-4},
-                      Case{"mlp_adam_4", "mlp", {10, 20, 30, 4}, "adam", 1e-4},
-                      Case{"cnn_sgd_wd_3", "cnn", {5, 1, 26}, "sgd", 5e-4},
-                      Case{"cnn_adam_2", "cnn", {1, 31}, "adam", 0.0}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Splits, WeightedSyncTest,
+                         ::testing::Values(Case{"mlp_sgd_2", "mlp", {63, 1}, "sgd", 0.0},
+                                           Case{"mlp_sgd_wd_3", "mlp", {1, 40, 23}, "sgd", 5e-4},
+                                           Case{"mlp_adam_4", "mlp", {10, 20, 30, 4}, "adam", 1e-4},
+                                           Case{"cnn_sgd_wd_3", "cnn", {5, 1, 26}, "sgd", 5e-4},
+                                           Case{"cnn_adam_2", "cnn", {1, 31}, "adam", 0.0}),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(WeightedSync, SplitChangingEveryStepMatchesSingleProcess) {
   const auto train = testing::syntheticDataset(200, 4);

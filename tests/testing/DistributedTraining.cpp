@@ -15,30 +15,33 @@ namespace balancenet::testing {
 std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                             const data::MnistDataset& train, const DistributedRun& run) {
   std::vector<std::vector<at::Tensor>> results(run.world), params(run.world);
-  runRanks(run.world, [&](comm::Communicator& comm) {
-    models::ModelOptions mine = model;
-    mine.linear = run.linear;
-    if (run.syncBatchNorm)
-      mine.batchNorm = [&comm](int64_t c) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(c, &comm)); };
-    models::BuiltModel built;
-    {
-      // The global RNG is shared by the thread ranks: seed and build under one lock.
-      static std::mutex rngMutex;
-      std::lock_guard<std::mutex> lock(rngMutex);
-      at::manual_seed(options.seed + 1000 * comm.rank());
-      built = models::buildModel(mine);
-    }
-    auto alloc = run.allocator();
-    std::unique_ptr<comm::GradientSync> sync =
-        run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
-    trainer::Trainer t(options, {*built.net, train, nullptr, comm, *sync, *alloc});
-    for (int64_t s = 0; s < options.steps; ++s) t.step();
-    std::vector<at::Tensor> out;
-    for (auto& p : built.net->parameters()) out.push_back(p.detach().clone());
-    params[comm.rank()] = out;
-    for (auto& b : built.net->buffers()) out.push_back(b.detach().clone());
-    results[comm.rank()] = out;
-  }, run.store);
+  runRanks(
+      run.world,
+      [&](comm::Communicator& comm) {
+        models::ModelOptions mine = model;
+        mine.linear = run.linear;
+        if (run.syncBatchNorm)
+          mine.batchNorm = [&comm](int64_t c) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(c, &comm)); };
+        models::BuiltModel built;
+        {
+          // The global RNG is shared by the thread ranks: seed and build under one lock.
+          static std::mutex rngMutex;
+          std::lock_guard<std::mutex> lock(rngMutex);
+          at::manual_seed(options.seed + 1000 * comm.rank());
+          built = models::buildModel(mine);
+        }
+        auto alloc = run.allocator();
+        std::unique_ptr<comm::GradientSync> sync =
+            run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
+        trainer::Trainer t(options, {*built.net, train, nullptr, comm, *sync, *alloc});
+        for (int64_t s = 0; s < options.steps; ++s) t.step();
+        std::vector<at::Tensor> out;
+        for (auto& p : built.net->parameters()) out.push_back(p.detach().clone());
+        params[comm.rank()] = out;
+        for (auto& b : built.net->buffers()) out.push_back(b.detach().clone());
+        results[comm.rank()] = out;
+      },
+      run.store);
   for (int r = 1; r < run.world; ++r) EXPECT_LT(maxAbsDifference(params[0], params[r]), 1e-6) << "rank " << r;
   return results[0];
 }

@@ -28,8 +28,10 @@ data::MnistDataset syntheticDataset(int64_t n, uint64_t seed) {
   std::vector<uint8_t> pixels, labels;
   fill(n, seed, pixels, labels);
   data::MnistDataset d;
-  d.images = (at::tensor(std::vector<int64_t>(pixels.begin(), pixels.end())).to(at::kFloat).view({n, 1, 28, 28}) / 255.0 -
-              data::kPixelMean) / data::kPixelStd;
+  d.images =
+      (at::tensor(std::vector<int64_t>(pixels.begin(), pixels.end())).to(at::kFloat).view({n, 1, 28, 28}) / 255.0 -
+       data::kPixelMean) /
+      data::kPixelStd;
   d.labels = at::tensor(std::vector<int64_t>(labels.begin(), labels.end()));
   return d;
 }

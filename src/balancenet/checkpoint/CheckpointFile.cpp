@@ -72,10 +72,12 @@ std::string encode(const Checkpoint& c) {
 
 Checkpoint decode(const std::string& bytes) {
   auto fail = [](const std::string& why) { throw CorruptCheckpoint(why); };
-  if (bytes.size() < kPreamble) fail(fmt::format("truncated: {} bytes, shorter than the {}-byte preamble", bytes.size(), kPreamble));
+  if (bytes.size() < kPreamble)
+    fail(fmt::format("truncated: {} bytes, shorter than the {}-byte preamble", bytes.size(), kPreamble));
   if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) fail("not a balancenet checkpoint (wrong magic)");
   const auto version = get<uint32_t>(bytes, 8);
-  if (version != kFormatVersion) fail(fmt::format("format version {}, this balancenet reads {}", version, kFormatVersion));
+  if (version != kFormatVersion)
+    fail(fmt::format("format version {}, this balancenet reads {}", version, kFormatVersion));
   const uint64_t headerSize = get<uint32_t>(bytes, 12);
   const uint64_t payloadSize = get<uint64_t>(bytes, 20);
   if (headerSize > bytes.size() || payloadSize > bytes.size() || kPreamble + headerSize + payloadSize != bytes.size())
@@ -101,10 +103,14 @@ Checkpoint decode(const std::string& bytes) {
       if (size > bytes.size() - offset) fail(fmt::format("section {} runs past the end", name));
       std::string content = bytes.substr(offset, size);
       offset += size;
-      if (name == "training") c.training = std::move(content);
-      else if (name == "allocator") c.allocator = std::move(content);
-      else if (name == fmt::format("rng/{}", c.rng.size())) c.rng.push_back(std::move(content));
-      else fail(fmt::format("unknown section {}", name));
+      if (name == "training")
+        c.training = std::move(content);
+      else if (name == "allocator")
+        c.allocator = std::move(content);
+      else if (name == fmt::format("rng/{}", c.rng.size()))
+        c.rng.push_back(std::move(content));
+      else
+        fail(fmt::format("unknown section {}", name));
     }
     if (offset != bytes.size()) fail("sections do not fill the payload");
   } catch (const nlohmann::json::exception& e) {

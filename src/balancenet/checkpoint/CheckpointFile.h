@@ -28,10 +28,10 @@ struct RunIdentity {
 
 struct Checkpoint {
   RunIdentity run;
-  int64_t step = 0;                // steps completed
-  std::string training;            // trainer::toBytes of rank 0's TrainingState
-  std::string allocator;           // Allocator::saveState of rank 0 (split, fitted node models); may be empty
-  std::vector<std::string> rng;    // each rank's CPU generator state, in rank order
+  int64_t step = 0;              // steps completed
+  std::string training;          // trainer::toBytes of rank 0's TrainingState
+  std::string allocator;         // Allocator::saveState of rank 0 (split, fitted node models); may be empty
+  std::vector<std::string> rng;  // each rank's CPU generator state, in rank order
 };
 
 // A file that is not a whole, intact checkpoint of a known format.

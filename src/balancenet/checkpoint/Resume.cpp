@@ -21,13 +21,16 @@ std::vector<std::string> checkResumable(const StoredCheckpoint& stored, const Ru
     throw UsageError(fmt::format("--resume: {} was trained with --optimizer {}, this run uses {}", stored.path,
                                  c.run.optimizer, run.optimizer));
   if (c.step >= steps)
-    throw UsageError(fmt::format("--resume: {} is at step {}, already at --steps {} (the total): raise --steps to "
-                                 "train further", stored.path, c.step, steps));
+    throw UsageError(
+        fmt::format("--resume: {} is at step {}, already at --steps {} (the total): raise --steps to "
+                    "train further",
+                    stored.path, c.step, steps));
   std::vector<std::string> warnings;
   if (c.run.worldSize != run.worldSize)
-    warnings.push_back(fmt::format("{} was written by {} workers, this run has {}: the split starts from --split "
-                                   "(or equal) and the policy's per-worker cost models start afresh",
-                                   stored.path, c.run.worldSize, run.worldSize));
+    warnings.push_back(
+        fmt::format("{} was written by {} workers, this run has {}: the split starts from --split "
+                    "(or equal) and the policy's per-worker cost models start afresh",
+                    stored.path, c.run.worldSize, run.worldSize));
   if (c.run.globalBatch != run.globalBatch)
     warnings.push_back(fmt::format("{} was trained with --global-batch {}, this run uses {}", stored.path,
                                    c.run.globalBatch, run.globalBatch));
@@ -53,9 +56,10 @@ StoredCheckpoint findResumable(const CheckpointStore& store, const RunIdentity& 
 void requireNoCheckpoints(const CheckpointStore& store) {
   const auto files = store.files();
   if (!files.empty())
-    throw UsageError(fmt::format("--checkpoint-dir {} already holds checkpoints (newest {}): add --resume to "
-                                 "continue from them, or choose another directory",
-                                 store.dir(), files.front()));
+    throw UsageError(
+        fmt::format("--checkpoint-dir {} already holds checkpoints (newest {}): add --resume to "
+                    "continue from them, or choose another directory",
+                    store.dir(), files.front()));
 }
 
 int64_t resume(trainer::Trainer& trainer, orchestrator::Allocator& allocator, const CheckpointStore& store,
@@ -90,8 +94,7 @@ int64_t resume(trainer::Trainer& trainer, orchestrator::Allocator& allocator, co
   state.rng = rank < static_cast<int>(c.rng.size()) ? randomStateFromBytes(c.rng[rank]) : at::Tensor();
   trainer.restoreState(state);
   if (c.run.worldSize == comm.size()) allocator.loadState(c.allocator);
-  if (rank == 0)
-    spdlog::info("resumed from {} at step {} of {}", path, c.step, trainer.totalSteps());
+  if (rank == 0) spdlog::info("resumed from {} at step {} of {}", path, c.step, trainer.totalSteps());
   return c.step;
 }
 

@@ -85,9 +85,10 @@ void BucketedAllReduceSync::onGradient(int param, const at::Tensor& grad) {
   if (!armed_) return;
   auto& bucket = buckets_[bucketOf_[param]];
   if (bucket.started)
-    throw RuntimeFailure(fmt::format("gradient of {} arrived after its bucket was sent (two backward passes in one "
-                                     "step?); use --no-overlap",
-                                     params_[param].name));
+    throw RuntimeFailure(
+        fmt::format("gradient of {} arrived after its bucket was sent (two backward passes in one "
+                    "step?); use --no-overlap",
+                    params_[param].name));
   size_t slot = 0;
   while (bucket.params[slot] != param) ++slot;
   auto target = bucket.buffer.narrow(0, bucket.offsets[slot], grad.numel()).view(grad.sizes());
@@ -117,8 +118,8 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
                                              const SyncContext& context) {
   Stopwatch watch;
   if (grads.size() != params_.size())
-    throw RuntimeFailure(fmt::format("bucketed sync built for {} parameters, given {} gradients", params_.size(),
-                                     grads.size()));
+    throw RuntimeFailure(
+        fmt::format("bucketed sync built for {} parameters, given {} gradients", params_.size(), grads.size()));
   if (!armed_) beginStep(context);  // no overlap: everything is packed here
   armed_ = false;
   // Gradients no hook delivered (overlap off, or a parameter backward did not reach) are packed now.

@@ -54,11 +54,11 @@ class BucketedAllReduceSync : public GradientSync {
   ParameterList params_;
   BucketOptions options_;
   std::vector<Bucket> buckets_;
-  std::vector<int> bucketOf_;       // parameter -> bucket
-  std::vector<bool> arrived_;       // parameter -> gradient copied this step
+  std::vector<int> bucketOf_;  // parameter -> bucket
+  std::vector<bool> arrived_;  // parameter -> gradient copied this step
   std::vector<unsigned> hookIds_;
   size_t nextToStart_ = 0;
-  bool armed_ = false;              // between beginStep() and synchronize()
+  bool armed_ = false;  // between beginStep() and synchronize()
   Timeline* timeline_ = nullptr;
   int startedEarly_ = 0;
   std::vector<LayerTraffic> traffic_;  // per layer, the same every step

@@ -19,8 +19,8 @@ namespace balancenet::comm {
 namespace {
 
 [[noreturn]] void rethrowAsFailure(const char* what, int rank, const std::exception& e) {
-  throw RuntimeFailure(fmt::format("{} failed on rank {} (a peer died or the network broke): {}", what, rank,
-                                   firstLine(e.what())));
+  throw RuntimeFailure(
+      fmt::format("{} failed on rank {} (a peer died or the network broke): {}", what, rank, firstLine(e.what())));
 }
 
 int64_t bytesOf(const std::vector<at::Tensor>& tensors) {
@@ -43,9 +43,8 @@ PendingWork::PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::
   if (!completedNs_) return;
   try {
     auto done = completedNs_;
-    work_->getFuture()->addCallback([done](c10::ivalue::Future&) {
-      done->store(LinkModel::Clock::now().time_since_epoch().count());
-    });
+    work_->getFuture()->addCallback(
+        [done](c10::ivalue::Future&) { done->store(LinkModel::Clock::now().time_since_epoch().count()); });
   } catch (const std::exception&) {
     completedNs_.reset();  // no future after all: finishedAt() falls back to when wait() returned
   }
@@ -66,8 +65,8 @@ void PendingWork::wait() {
   }
   work_.reset();
   const int64_t completed = completedNs_ ? completedNs_->load() : 0;
-  const auto realEnd = completed > 0 ? LinkModel::Clock::time_point(LinkModel::Clock::duration(completed))
-                                     : LinkModel::Clock::now();
+  const auto realEnd =
+      completed > 0 ? LinkModel::Clock::time_point(LinkModel::Clock::duration(completed)) : LinkModel::Clock::now();
   std::this_thread::sleep_until(deliveredAt_);
   finishedAt_ = std::max(realEnd, deliveredAt_);
 }
@@ -128,7 +127,9 @@ void Communicator::broadcast(std::vector<at::Tensor>& tensors, int root) {
     for (auto& t : tensors)
       if (t.scalar_type() == dtype) same.push_back(t.reshape({-1}));
     std::vector<at::Tensor> flat{at::cat(same)};
-    startOperation("broadcast", rank_, deliveredAt(bytesOf(flat)), [&] { return group_->broadcast(flat, opts); }).wait();
+    startOperation("broadcast", rank_, deliveredAt(bytesOf(flat)), [&] {
+      return group_->broadcast(flat, opts);
+    }).wait();
     int64_t offset = 0;
     for (auto& t : tensors) {
       if (t.scalar_type() != dtype) continue;
@@ -177,15 +178,17 @@ void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag
 
 PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
-  return startOperation("send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); },
-                        /*hasFuture=*/false);
+  return startOperation(
+      "send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); },
+      /*hasFuture=*/false);
 }
 
 PendingWork Communicator::recvAsync(at::Tensor t, int src, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
   // The sender's link pays for the message; receiving adds nothing of its own.
-  return startOperation("recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); },
-                        /*hasFuture=*/false);
+  return startOperation(
+      "recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); },
+      /*hasFuture=*/false);
 }
 
 int Communicator::recvFromAny(at::Tensor& t, int tag) {

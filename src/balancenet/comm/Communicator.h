@@ -30,8 +30,8 @@ class PendingWork {
   // `hasFuture`: the work supports getFuture() (Gloo's collectives do; its send and recv do not, and
   // asking them throws a c10::Error whose symbolised backtrace costs milliseconds). Without one, the
   // operation's end is taken as when wait() returned.
-  PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt, std::string what,
-              int rank, bool hasFuture = true);
+  PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt, std::string what, int rank,
+              bool hasFuture = true);
   PendingWork(PendingWork&&) noexcept;
   PendingWork& operator=(PendingWork&&) noexcept;
   ~PendingWork();

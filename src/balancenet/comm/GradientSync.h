@@ -46,21 +46,21 @@ std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std:
                                          const std::function<int64_t(int64_t)>& wireBytes);
 
 struct SyncStats {
-  double elapsedMs = 0;          // wall time inside synchronize(), waiting for slower peers included
-  int64_t bytesSent = 0;         // payload this rank put on the wire (per message, not per hop)
-  int64_t bytesReceived = 0;     // payload this rank took off the wire
-  double emulatedComputeMs = 0;  // part of elapsedMs that a wrapper spent emulating slower compute
+  double elapsedMs = 0;                // wall time inside synchronize(), waiting for slower peers included
+  int64_t bytesSent = 0;               // payload this rank put on the wire (per message, not per hop)
+  int64_t bytesReceived = 0;           // payload this rank took off the wire
+  double emulatedComputeMs = 0;        // part of elapsedMs that a wrapper spent emulating slower compute
   std::vector<LayerTraffic> layers{};  // optional per-layer breakdown of the two byte counts
 };
 
 // What a strategy may want to know about the step it synchronises (cost models, emulation).
 struct SyncContext {
   int64_t step = 0;
-  int64_t localBatch = 0;  // this rank's samples in the step
-  double computeMs = 0;    // this rank's real forward+backward time (0 in beginStep)
+  int64_t localBatch = 0;          // this rank's samples in the step
+  double computeMs = 0;            // this rank's real forward+backward time (0 in beginStep)
   std::vector<int64_t> batches{};  // every rank's samples in the step (the split); may be empty in tests
-  double lr = 0;                 // the learning rate of the step (servers that update parameters need it)
-  Timeline* timeline = nullptr;  // where strategies record their events; null: not recorded
+  double lr = 0;                   // the learning rate of the step (servers that update parameters need it)
+  Timeline* timeline = nullptr;    // where strategies record their events; null: not recorded
 };
 
 // Contract: on entry to synchronize() each rank's gradients are its share of the global-batch

@@ -27,9 +27,10 @@ std::string waitAndGet(c10d::Store& store, const std::string& key, const JobPlac
   } catch (const std::exception& e) {
     // The same phrase as a connection lost during set-up (Rendezvous.cpp): from here a stalled store, a
     // host that gave up and a store of another program look alike.
-    throw RuntimeFailure(fmt::format("the job's store at {} stopped answering: no {} within {} s (is its host "
-                                     "still running, and is it a balancenet job?): {}",
-                                     place.where, what, place.timeout.count() / 1000.0, firstLine(e.what())));
+    throw RuntimeFailure(
+        fmt::format("the job's store at {} stopped answering: no {} within {} s (is its host "
+                    "still running, and is it a balancenet job?): {}",
+                    place.where, what, place.timeout.count() / 1000.0, firstLine(e.what())));
   }
 }
 
@@ -43,9 +44,10 @@ void publishJob(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& pla
 c10::intrusive_ptr<c10d::Store> admit(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& place) {
   const std::string record = waitAndGet(*root, kTokenRecordKey, place, "job record");
   if (!tokenMatches(record, place.token))
-    throw UsageError(fmt::format("job token does not match the job at {}{}: give every process the job's "
-                                 "--job-token (or BALANCENET_JOB_TOKEN)",
-                                 place.where, place.token.empty() ? " (this process has none)" : ""));
+    throw UsageError(
+        fmt::format("job token does not match the job at {}{}: give every process the job's "
+                    "--job-token (or BALANCENET_JOB_TOKEN)",
+                    place.where, place.token.empty() ? " (this process has none)" : ""));
   return c10::make_intrusive<c10d::PrefixStore>(jobKeyPrefix(place.token), root);
 }
 
@@ -54,18 +56,20 @@ void checkWorldSize(c10d::Store& job, const JobPlace& place, int worldSize, std:
   if (published == std::to_string(worldSize)) return;
   const std::string who = rank ? fmt::format("rank {}", *rank) : "a host's launcher";
   if (rank)
-    job.set(kAbortKey, bytes(fmt::format("rendezvous aborted: {} was started for {} workers, but this job has {}",
-                                         who, worldSize, published)));
-  throw UsageError(fmt::format("world size mismatch: this process was started for {} workers (WORLD_SIZE, or "
-                               "--nnodes x --nproc-per-node) but the job at {} has {}",
-                               worldSize, place.where, published));
+    job.set(kAbortKey, bytes(fmt::format("rendezvous aborted: {} was started for {} workers, but this job has {}", who,
+                                         worldSize, published)));
+  throw UsageError(
+      fmt::format("world size mismatch: this process was started for {} workers (WORLD_SIZE, or "
+                  "--nnodes x --nproc-per-node) but the job at {} has {}",
+                  worldSize, place.where, published));
 }
 
 void claimRank(c10d::Store& job, const JobPlace& place, int rank) {
   if (job.add(fmt::format("claimed/{}", rank), 1) == 1) return;
-  throw UsageError(fmt::format("rank {} has already joined the job at {}: two workers were started with RANK={}, "
-                               "or a second job uses the same --master-port",
-                               rank, place.where, rank));
+  throw UsageError(
+      fmt::format("rank {} has already joined the job at {}: two workers were started with RANK={}, "
+                  "or a second job uses the same --master-port",
+                  rank, place.where, rank));
 }
 
 void throwIfAborted(c10d::Store& job) {

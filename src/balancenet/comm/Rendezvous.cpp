@@ -63,15 +63,18 @@ JobPlace placeOf(const RendezvousOptions& o) {
 // c10d's TCPStore server listens on every interface: without a token any process that reaches the port joins.
 void warnIfOpen(const RendezvousOptions& o, int port) {
   if (o.storeFile.empty() && o.jobToken.empty())
-    spdlog::warn("the rendezvous store on port {} listens on every interface and admits any process that reaches "
-                 "it; on a shared network give the job a --job-token (or BALANCENET_JOB_TOKEN), see "
-                 "docs/reliability.md",
-                 port);
+    spdlog::warn(
+        "the rendezvous store on port {} listens on every interface and admits any process that reaches "
+        "it; on a shared network give the job a --job-token (or BALANCENET_JOB_TOKEN), see "
+        "docs/reliability.md",
+        port);
 }
 
 // One phrase for a store that went silent, whichever way node 1 finds out: its request timed out, or the
 // store's host gave up first and closed the connection under c10d's client thread (a race seen in tests).
-std::string storeStopped(const JobPlace& place) { return fmt::format("the job's store at {} stopped answering", place.where); }
+std::string storeStopped(const JobPlace& place) {
+  return fmt::format("the job's store at {} stopped answering", place.where);
+}
 
 // The longest a whole rendezvous may take: arrival within the timeout, then Gloo's connections within it.
 std::chrono::milliseconds setupLimit(const RendezvousOptions& o) { return 2 * o.timeout + std::chrono::seconds(10); }

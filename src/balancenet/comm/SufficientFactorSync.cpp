@@ -71,8 +71,8 @@ SufficientFactorSync::~SufficientFactorSync() {
 void SufficientFactorSync::decide(const std::vector<int64_t>& batches) {
   if (batches.empty()) return;
   if (static_cast<int>(batches.size()) != comm_.size())
-    throw RuntimeFailure(fmt::format("sufficient factors: split of {} workers for {} ranks", batches.size(),
-                                     comm_.size()));
+    throw RuntimeFailure(
+        fmt::format("sufficient factors: split of {} workers for {} ranks", batches.size(), comm_.size()));
   batches_ = batches;
   for (auto& d : decisions_) {
     d = decideFcLayer(d.shape, batches_);
@@ -95,9 +95,10 @@ void SufficientFactorSync::beginStep(const SyncContext& context) {
 void SufficientFactorSync::onFactors(size_t l, const at::Tensor& v, const at::Tensor& u) {
   auto& layer = layers_[l];
   if (layer.started || layer.u.defined())
-    throw RuntimeFailure(fmt::format("factors of {} arrived twice in one step (two backward passes?); sfb and "
-                                     "hybrid need one backward per step",
-                                     decisions_[l].shape.layer));
+    throw RuntimeFailure(
+        fmt::format("factors of {} arrived twice in one step (two backward passes?); sfb and "
+                    "hybrid need one backward per step",
+                    decisions_[l].shape.layer));
   layer.v = v.reshape({-1, v.size(-1)});
   layer.u = u.reshape({-1, u.size(-1)});
   if (!armed_ || batches_.empty()) return;  // without the split, synchronize() reports the error
@@ -115,8 +116,8 @@ void SufficientFactorSync::start(size_t l) {
     layer.v = at::zeros({rows, n});
   }
   if (layer.u.size(0) != rows)
-    throw RuntimeFailure(fmt::format("{}: {} factor rows captured for a local batch of {}", d.shape.layer,
-                                     layer.u.size(0), rows));
+    throw RuntimeFailure(
+        fmt::format("{}: {} factor rows captured for a local batch of {}", d.shape.layer, layer.u.size(0), rows));
   layer.started = true;
   if (!d.sfb) {
     const auto weight = layer.u.t().mm(layer.v).reshape({-1});
@@ -191,10 +192,10 @@ SyncStats SufficientFactorSync::synchronize(const std::vector<at::Tensor>& grads
 }
 
 std::string SufficientFactorSync::explain() const {
-  std::string out = fmt::format("{} for {} fully connected layer(s), bytes per rank and step (sent + received):\n",
-                                options_.hybrid ? "hybrid: all-reduce or sufficient factors by bytes" :
-                                                  "sufficient factors (sfb)",
-                                layers_.size());
+  std::string out =
+      fmt::format("{} for {} fully connected layer(s), bytes per rank and step (sent + received):\n",
+                  options_.hybrid ? "hybrid: all-reduce or sufficient factors by bytes" : "sufficient factors (sfb)",
+                  layers_.size());
   out += batches_.empty() ? "  (decided at the first step, from its split)\n" : decisionTable(decisions_, batches_);
   return out + "other parameters: " + (restParams_.empty() ? std::string("none\n") : rest_->explain());
 }

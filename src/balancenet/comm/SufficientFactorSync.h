@@ -14,7 +14,7 @@
 namespace balancenet::comm {
 
 struct FactorSyncOptions {
-  bool hybrid = false;  // false: every FactorLinear layer by SFB; true: per layer, FactorCostModel decides
+  bool hybrid = false;    // false: every FactorLinear layer by SFB; true: per layer, FactorCostModel decides
   BucketOptions buckets;  // for all other parameters, and whether factors leave during backward (overlap)
   // The split explain() describes before the first step (the first beginStep() re-decides anyway).
   std::vector<int64_t> initialBatches;
@@ -47,10 +47,10 @@ class SufficientFactorSync : public GradientSync {
  private:
   struct Layer {
     FactorLinear module{nullptr};
-    int weight = -1;  // index into the model's parameter list
-    int bias = -1;    // -1: no bias
-    at::Tensor v, u;  // this step's factors, once backward produced them
-    at::Tensor send;  // what this rank contributes (padded factors, or its local gradient)
+    int weight = -1;                   // index into the model's parameter list
+    int bias = -1;                     // -1: no bias
+    at::Tensor v, u;                   // this step's factors, once backward produced them
+    at::Tensor send;                   // what this rank contributes (padded factors, or its local gradient)
     std::vector<at::Tensor> gathered;  // SFB: every rank's padded factors
     PendingWork work;
     bool started = false;
@@ -70,7 +70,7 @@ class SufficientFactorSync : public GradientSync {
   std::unique_ptr<BucketedAllReduceSync> rest_;
   std::vector<int> restParams_;  // model parameter index of each of rest_'s parameters
   size_t parameterCount_ = 0;
-  bool armed_ = false;           // between beginStep() and synchronize(), with overlap
+  bool armed_ = false;  // between beginStep() and synchronize(), with overlap
   int startedEarly_ = 0;
   Timeline* timeline_ = nullptr;
 };

@@ -84,8 +84,7 @@ void SyncBatchNorm2dImpl::reset() {
 }
 
 at::Tensor SyncBatchNorm2dImpl::forward(const at::Tensor& x) {
-  if (!is_training())
-    return at::batch_norm(x, weight, bias, running_mean, running_var, false, momentum_, eps_, false);
+  if (!is_training()) return at::batch_norm(x, weight, bias, running_mean, running_var, false, momentum_, eps_, false);
   if (!comm_) throw RuntimeFailure("SyncBatchNorm2d trained without a group (useGroupForSyncBatchNorm not called)");
   {
     at::NoGradGuard noGrad;

@@ -21,7 +21,8 @@ class RuntimeFailure : public std::runtime_error {
 // user's input. Exit code 1; the message says it is a bug so that it is reported, not "fixed" by changing flags.
 class InternalError : public std::logic_error {
  public:
-  explicit InternalError(const std::string& what) : std::logic_error("internal error (a bug; please report it): " + what) {}
+  explicit InternalError(const std::string& what)
+      : std::logic_error("internal error (a bug; please report it): " + what) {}
 };
 
 // torch/c10 errors carry a multi-line C++ backtrace; users get the first line only.

@@ -24,8 +24,8 @@ bool userTunesMalloc() {
 }  // namespace
 
 const std::vector<std::string>& mallocEnvironmentVariables() {
-  static const std::vector<std::string> names = {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                                                 "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"};
+  static const std::vector<std::string> names = {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+                                                 "MALLOC_MMAP_MAX_"};
   return names;
 }
 

@@ -15,7 +15,9 @@ inline uint64_t splitmix64(uint64_t x) {
 
 // A generator for the pair (seed, salt); mixing the salt through a second splitmix64 keeps pairs from
 // colliding through the XOR.
-inline std::mt19937_64 seededGenerator(uint64_t seed, uint64_t salt) { return std::mt19937_64(splitmix64(seed ^ splitmix64(salt))); }
+inline std::mt19937_64 seededGenerator(uint64_t seed, uint64_t salt) {
+  return std::mt19937_64(splitmix64(seed ^ splitmix64(salt)));
+}
 
 // Uniform in [0, bound) by rejection: std::uniform_int_distribution's algorithm is
 // implementation-defined, mt19937_64's output sequence is not. Rejecting draws below 2^64 mod bound

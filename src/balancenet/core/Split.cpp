@@ -26,9 +26,7 @@ std::string splitProblem(const std::vector<int64_t>& batches, int worldSize, int
 
 int64_t Split::total() const { return std::accumulate(batches.begin(), batches.end(), int64_t{0}); }
 
-int64_t Split::offsetOf(int rank) const {
-  return std::accumulate(batches.begin(), batches.begin() + rank, int64_t{0});
-}
+int64_t Split::offsetOf(int rank) const { return std::accumulate(batches.begin(), batches.begin() + rank, int64_t{0}); }
 
 std::string Split::str() const {
   std::string out;
@@ -38,7 +36,8 @@ std::string Split::str() const {
 
 Split Split::equal(int64_t globalBatch, int worldSize) {
   Split s;
-  for (int r = 0; r < worldSize; ++r) s.batches.push_back(globalBatch / worldSize + (r < globalBatch % worldSize ? 1 : 0));
+  for (int r = 0; r < worldSize; ++r)
+    s.batches.push_back(globalBatch / worldSize + (r < globalBatch % worldSize ? 1 : 0));
   s.validate(worldSize, globalBatch);
   return s;
 }

@@ -30,15 +30,22 @@ size_t Timeline::size() const {
 
 std::string Timeline::eventsJson() const {
   nlohmann::json out = nlohmann::json::array();
-  out.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank_}, {"args", {{"name", "rank " + std::to_string(rank_)}}}});
+  out.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", rank_}, {"args", {{"name", "rank " + std::to_string(rank_)}}}});
   out.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", rank_}, {"args", {{"sort_index", rank_}}}});
   const char* laneNames[] = {"compute", "communication"};
   for (int lane : {kCompute, kCommunication})
-    out.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank_}, {"tid", lane}, {"args", {{"name", laneNames[lane]}}}});
+    out.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", rank_}, {"tid", lane}, {"args", {{"name", laneNames[lane]}}}});
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& e : events_)
-    out.push_back({{"name", e.name}, {"cat", e.category}, {"ph", "X"}, {"pid", rank_}, {"tid", e.lane},
-                   {"ts", e.startUs}, {"dur", e.durationUs}});
+    out.push_back({{"name", e.name},
+                   {"cat", e.category},
+                   {"ph", "X"},
+                   {"pid", rank_},
+                   {"tid", e.lane},
+                   {"ts", e.startUs},
+                   {"dur", e.durationUs}});
   return out.dump();
 }
 

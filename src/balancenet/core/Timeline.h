@@ -18,8 +18,7 @@ class Timeline {
   explicit Timeline(int rank) : rank_(rank) {}
 
   // Thread-safe: hooks and communication threads record too.
-  void record(const std::string& name, const char* category, int lane, Clock::time_point start,
-              Clock::time_point end);
+  void record(const std::string& name, const char* category, int lane, Clock::time_point start, Clock::time_point end);
   size_t size() const;
 
   // The trace events of this rank as a JSON array (timestamps in microseconds of the steady clock,
@@ -32,7 +31,10 @@ class Timeline {
   class Span {
    public:
     Span(Timeline* timeline, std::string name, const char* category, int lane = kCompute)
-        : timeline_(timeline), name_(timeline ? std::move(name) : std::string()), category_(category), lane_(lane),
+        : timeline_(timeline),
+          name_(timeline ? std::move(name) : std::string()),
+          category_(category),
+          lane_(lane),
           start_(timeline ? Clock::now() : Clock::time_point()) {}
     ~Span() {
       if (timeline_) timeline_->record(name_, category_, lane_, start_, Clock::now());

@@ -42,9 +42,7 @@ std::string payloadNoun(int rank) {
   return "data";
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw UsageError(path + ": " + what);
-}
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw UsageError(path + ": " + what); }
 
 // gzread takes an unsigned count; read in int-sized pieces. Returns bytes read; stops early at EOF.
 int64_t readBytes(gzFile f, uint8_t* out, int64_t count, const std::string& path) {
@@ -106,18 +104,18 @@ IdxArray readIdx(const std::string& path, int expectedRank) {
     fail(path, fmt::format("bad magic {}, expected 0x{:08X} ({}): not an IDX file", magicText, expectedMagic,
                            describe(expectedRank)));
   if (magicBytes[2] != kUbyteType)
-    fail(path, fmt::format("bad magic {}: element type 0x{:02X} is not 0x08 (unsigned byte) as {} needs",
-                           magicText, magicBytes[2], describe(expectedRank)));
+    fail(path, fmt::format("bad magic {}: element type 0x{:02X} is not 0x08 (unsigned byte) as {} needs", magicText,
+                           magicBytes[2], describe(expectedRank)));
   if (magicBytes[3] != expectedRank)
-    fail(path, fmt::format("bad magic {}, expected 0x{:08X} ({}): it has {} dims, not {}", magicText,
-                           expectedMagic, describe(expectedRank), magicBytes[3], expectedRank));
+    fail(path, fmt::format("bad magic {}, expected 0x{:08X} ({}): it has {} dims, not {}", magicText, expectedMagic,
+                           describe(expectedRank), magicBytes[3], expectedRank));
 
   IdxArray out;
   std::vector<uint8_t> dimBytes(4 * static_cast<size_t>(expectedRank));
   got = readBytes(f, dimBytes.data(), static_cast<int64_t>(dimBytes.size()), path);
   if (got < static_cast<int64_t>(dimBytes.size()))
-    fail(path, fmt::format("truncated header: expected {} bytes of dims, found {}{}", dimBytes.size(), got,
-                           gzipProblem(f)));
+    fail(path,
+         fmt::format("truncated header: expected {} bytes of dims, found {}{}", dimBytes.size(), got, gzipProblem(f)));
   for (int d = 0; d < expectedRank; ++d) out.dims.push_back(bigEndian32(&dimBytes[4 * static_cast<size_t>(d)]));
   int64_t payload = 1;
   for (size_t d = 0; d < out.dims.size(); ++d) {

@@ -53,8 +53,8 @@ MnistDataset loadMnist(const std::string& dir, bool train) {
   const int64_t n = images.dims[0];
   if (labels.dims[0] != n)
     throw UsageError(fmt::format("--data-dir {}: {} has {} images but {} has {} labels", dir,
-                                 fs::path(imagePath).filename().string(), n,
-                                 fs::path(labelPath).filename().string(), labels.dims[0]));
+                                 fs::path(imagePath).filename().string(), n, fs::path(labelPath).filename().string(),
+                                 labels.dims[0]));
   auto bad = std::find_if(labels.data.begin(), labels.data.end(), [](uint8_t l) { return l >= kNumClasses; });
   if (bad != labels.data.end())
     throw UsageError(fmt::format("{}: label {} of sample {} is out of range 0..{}", labelPath, int{*bad},

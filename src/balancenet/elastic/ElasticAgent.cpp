@@ -113,8 +113,8 @@ void ElasticAgent::admitJoiners(int next, int64_t step) {
   const int size = static_cast<int>(generation_.members.size());
   if (size >= options_.globalBatch) {
     // A split gives each worker at least one sample: one more would end the job with an invalid split.
-    const auto reason = fmt::format("the job has {} workers, one per sample of --global-batch {}", size,
-                                    options_.globalBatch);
+    const auto reason =
+        fmt::format("the job has {} workers, one per sample of --global-batch {}", size, options_.globalBatch);
     for (int m : membership_.takePendingJoiners(std::numeric_limits<int>::max())) {
       membership_.refuse(m, reason);
       spdlog::warn("step {}: rank {} refused: {}", step, m, reason);
@@ -137,8 +137,8 @@ void ElasticAgent::recover(trainer::Trainer& trainer, const std::exception& fail
   failuresAtSameStep_ = step == lastFailureStep_ ? failuresAtSameStep_ + 1 : 1;
   lastFailureStep_ = step;
   if (failuresAtSameStep_ > kMaxFailuresAtOneStep)
-    throw RuntimeFailure(fmt::format("step {}: the group failed {} times at this step: {}", step,
-                                     failuresAtSameStep_, firstLine(failure.what())));
+    throw RuntimeFailure(fmt::format("step {}: the group failed {} times at this step: {}", step, failuresAtSameStep_,
+                                     firstLine(failure.what())));
   spdlog::warn("step {}: a collective failed ({}); re-forming the group", step, firstLine(failure.what()));
   // Dropping our end of the group first releases peers still blocked in it.
   parts_->release();
@@ -185,8 +185,8 @@ void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int
   }
 }
 
-void ElasticAgent::adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm,
-                         const std::string& state, const Generation& before) {
+void ElasticAgent::adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm, const std::string& state,
+                         const Generation& before) {
   auto restored = trainer::fromBytes(state);
   parts_->rebuild(trainer, std::move(comm), generation_);
   trainer.restoreState(restored);

@@ -22,8 +22,8 @@ struct ElasticOptions {
   int minNodes = 1;
   int maxNodes = 1;
   int64_t globalBatch = std::numeric_limits<int64_t>::max();  // every member needs a sample: joiners beyond are refused
-  std::chrono::milliseconds peerTimeout{30000};  // also the longest a generation waits for its members
-  std::chrono::milliseconds joinTimeout{60000};  // how long a joiner waits for its generation to form
+  std::chrono::milliseconds peerTimeout{30000};               // also the longest a generation waits for its members
+  std::chrono::milliseconds joinTimeout{60000};               // how long a joiner waits for its generation to form
 };
 
 // What the worker owns on the group: dropped before a re-form, built again over the new group.

@@ -21,8 +21,8 @@ constexpr std::chrono::milliseconds kHeartbeatEvery{200};
 
 // What the store last heard from one member.
 struct Beat {
-  int64_t step = 0;          // the step it was in (steps completed)
-  double secondsAgo = 0;     // since its last beat (wall clocks: hosts of one job are assumed in sync)
+  int64_t step = 0;       // the step it was in (steps completed)
+  double secondsAgo = 0;  // since its last beat (wall clocks: hosts of one job are assumed in sync)
 };
 
 // Writes `elastic/hb/<member>` = "<step> <unix ms>" from its own thread until destroyed. A store

@@ -88,8 +88,8 @@ Generation Membership::form(int number, int member, int64_t committed, const std
     if (store_->check({closedKey})) return parseClosed(number, get(closedKey));
     const bool late = std::chrono::steady_clock::now() - start > (mayClose ? peerTimeout_ : waitAtMost);
     if (!mayClose && late)
-      throw RuntimeFailure(fmt::format("generation {} of the job did not form within {} s", number,
-                                       waitAtMost.count() / 1000.0));
+      throw RuntimeFailure(
+          fmt::format("generation {} of the job did not form within {} s", number, waitAtMost.count() / 1000.0));
     if (!mayClose && finished()) throw RuntimeFailure("the job finished before this worker could join");
     if (mayClose) {
       std::vector<std::string> registered;
@@ -136,9 +136,10 @@ std::optional<int> Membership::waitForAdmission(int member, std::chrono::millise
   const auto deadline = std::chrono::steady_clock::now() + waitAtMost;
   while (true) {
     if (std::chrono::steady_clock::now() > deadline)
-      throw RuntimeFailure(fmt::format("rank {} was not admitted within {} s (no worker left to admit it, or the job "
-                                       "is at --max-workers)",
-                                       member, waitAtMost.count() / 1000.0));
+      throw RuntimeFailure(
+          fmt::format("rank {} was not admitted within {} s (no worker left to admit it, or the job "
+                      "is at --max-workers)",
+                      member, waitAtMost.count() / 1000.0));
     const int generation = std::stoi(get(key));
     if (generation >= 0) return generation;
     if (generation == kRefused)

@@ -48,15 +48,15 @@ FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string&
                                      const std::string& changes, int worldSize) {
   FactorSchedule s;
   if (base.empty()) {
-    if (!changes.empty()) throw UsageError(fmt::format("{} needs {} for the values before the first change", scheduleFlag, flag));
+    if (!changes.empty())
+      throw UsageError(fmt::format("{} needs {} for the values before the first change", scheduleFlag, flag));
     return s;
   }
   s.base_ = perNode(flag, base, worldSize);
   for (const auto& change : splitOn(changes, ';')) {
     if (change.empty()) continue;
     auto eq = change.find('=');
-    if (eq == std::string::npos)
-      throw UsageError(fmt::format("{}: '{}' is not STEP=v1,v2,...", scheduleFlag, change));
+    if (eq == std::string::npos) throw UsageError(fmt::format("{}: '{}' is not STEP=v1,v2,...", scheduleFlag, change));
     int64_t step = 0;
     try {
       size_t used = 0;

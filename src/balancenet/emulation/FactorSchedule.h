@@ -18,7 +18,7 @@ class FactorSchedule {
   static std::vector<double> perNode(const std::string& flag, const std::string& list, int worldSize,
                                      bool allowZero = false);
   bool empty() const { return base_.empty(); }
-  double smallest() const;  // over every worker and every change; empty: +infinity
+  double smallest() const;                  // over every worker and every change; empty: +infinity
   double at(int64_t step, int rank) const;  // the value in force at `step`
   // The values of `nodes` only, in that order (a node beyond the list takes node % size's): after an
   // elastic re-form rank r is the worker launched as nodes[r] and keeps that worker's emulated speed.

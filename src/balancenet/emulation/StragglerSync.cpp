@@ -23,9 +23,10 @@ comm::SyncStats StragglerSync::synchronize(const std::vector<at::Tensor>& grads,
     const double paceMs = 1000.0 * context.localBatch / factor;
     sleepMs = paceMs - context.computeMs;
     if (sleepMs < 0 && context.step - lastWarningStep_ >= 100 && context.step >= 5) {
-      spdlog::warn("rank {}: real compute {:.0f} ms exceeds the pace {:.0f} ms ({} samples at {} samples/s) at step {}: "
-                   "this worker is slower than asked",
-                   rank_, context.computeMs, paceMs, context.localBatch, factor, context.step);
+      spdlog::warn(
+          "rank {}: real compute {:.0f} ms exceeds the pace {:.0f} ms ({} samples at {} samples/s) at step {}: "
+          "this worker is slower than asked",
+          rank_, context.computeMs, paceMs, context.localBatch, factor, context.step);
       lastWarningStep_ = context.step;
     }
   }

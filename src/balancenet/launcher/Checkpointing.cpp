@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/Resume.h"
-#include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/comm/FactorLinear.h"
+#include "balancenet/launcher/SyncFactory.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -58,8 +58,9 @@ void WorkerCheckpoints::resumeIfAsked(trainer::Trainer& trainer) {
   // The launcher has printed the warnings already; a job without one prints them here.
   const bool launcherChecked = config_.worker && config_.worker->storeHostedByLauncher;
   checkpoint::resume(trainer, trainer.allocator(), *store_, run_,
-                     launcherChecked ? checkpoint::CheckpointStore::Warn([](const std::string& m) { spdlog::debug("{}", m); })
-                                     : checkpoint::CheckpointStore::Warn(warn));
+                     launcherChecked
+                         ? checkpoint::CheckpointStore::Warn([](const std::string& m) { spdlog::debug("{}", m); })
+                         : checkpoint::CheckpointStore::Warn(warn));
 }
 
 }  // namespace balancenet::launcher

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <optional>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/FatalError.h"
@@ -35,14 +35,15 @@ std::string defaultRunDir() {
 }
 
 int runModelsCommand() {
-  std::cout << fmt::format("{:<10} {:>14} {:>16} {:>16}  {}\n", "model", "parameters", "MFLOPs/sample", "train MB/sample",
-                           "batch norm");
+  std::cout << fmt::format("{:<10} {:>14} {:>16} {:>16}  {}\n", "model", "parameters", "MFLOPs/sample",
+                           "train MB/sample", "batch norm");
   for (const auto& name : models::modelNames()) {
     models::ModelOptions o;
     o.name = name;
     auto info = models::buildModel(o).info;
-    std::cout << fmt::format("{:<10} {:>14} {:>16.2f} {:>16.2f}  {}\n", name, info.parameters, info.flopsPerSample / 1e6,
-                             info.memoryPerSampleBytes / 1e6, info.hasBatchNorm ? "yes" : "no");
+    std::cout << fmt::format("{:<10} {:>14} {:>16.2f} {:>16.2f}  {}\n", name, info.parameters,
+                             info.flopsPerSample / 1e6, info.memoryPerSampleBytes / 1e6,
+                             info.hasBatchNorm ? "yes" : "no");
   }
   std::cout << "(forward FLOPs per 28x28x1 sample at --width 1; training costs about 3x)\n";
   return 0;

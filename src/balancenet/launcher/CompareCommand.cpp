@@ -7,12 +7,12 @@
 
 #include <ctime>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
@@ -68,12 +68,13 @@ void drawCharts(const std::vector<report::ComparedRun>& runs, const std::string&
     chart.yLabel = "ms (slowest worker)";
     chart.series.push_back({run.policy, report::movingBlocks(run.results.updateMsPerStep, 10)});
 
-    const auto split =
-        report::splitChart(run.results, fmt::format("{} / {}: samples per worker over training", run.model, run.policy));
+    const auto split = report::splitChart(
+        run.results, fmt::format("{} / {}: samples per worker over training", run.model, run.policy));
     if (!split.series.empty())
       report::renderChart(split, fmt::format("{}/split_{}_{}.png", outDir, run.model, run.policy));
   }
-  for (const auto& [model, chart] : updateCharts) report::renderChart(chart, fmt::format("{}/update_time_{}.png", outDir, model));
+  for (const auto& [model, chart] : updateCharts)
+    report::renderChart(chart, fmt::format("{}/update_time_{}.png", outDir, model));
 }
 
 struct Variant {
@@ -111,20 +112,26 @@ double defaultCompareWidth(const std::string& model) {
 
 void addCompareFlags(CLI::App& app, CompareOptions& o) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--policies", o.policies, "Policies to compare, comma separated")->delimiter(',')->capture_default_str();
+  app.add_option("--policies", o.policies, "Policies to compare, comma separated")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--models", o.models, "Models to compare, comma separated")->delimiter(',')->capture_default_str();
-  app.add_option("--steps", o.steps, "Weight updates per run (the paper: 2400)")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--steps", o.steps, "Weight updates per run (the paper: 2400)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--target-accuracy", o.targetAccuracy, "Test accuracy for the time-to-accuracy column")
-      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--variant", o.variants,
                  "NAME=FLAGS: one more run per model and policy with these train flags, e.g. "
                  "--variant 'overlap=--comm allreduce' --variant 'no-overlap=--no-overlap' (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--out", o.outDir, "Directory for the runs, compare.csv/json and the PNG charts");
   app.allow_extras();
-  app.footer("Any other flag (--workers, --node-speed, --slowdown, --global-batch, --width, ...) is passed to every "
-             "'balancenet train' run.\nExample: balancenet compare --models cnn --steps 200 --workers 4 "
-             "--node-speed 100,100,100,25 --global-batch 128");
+  app.footer(
+      "Any other flag (--workers, --node-speed, --slowdown, --global-batch, --width, ...) is passed to every "
+      "'balancenet train' run.\nExample: balancenet compare --models cnn --steps 200 --workers 4 "
+      "--node-speed 100,100,100,25 --global-batch 128");
 }
 
 int runCompare(CompareOptions o, const std::string& self) {
@@ -145,9 +152,19 @@ int runCompare(CompareOptions o, const std::string& self) {
         const std::string label = runLabel(policy, variant, o.policies.size());
         const std::string dir = fmt::format("{}/{}/{}", o.outDir, model, label);
         ensureDirectory(dir);
-        std::vector<std::string> args{"train", "--model", model, "--policy", policy, "--steps", std::to_string(o.steps),
-                                      "--run-dir", dir, "--progress-seconds", "0"};
-        if (!hasFlag(o.trainFlags, "--width")) args.insert(args.end(), {"--width", fmt::format("{}", defaultCompareWidth(model))});
+        std::vector<std::string> args{"train",
+                                      "--model",
+                                      model,
+                                      "--policy",
+                                      policy,
+                                      "--steps",
+                                      std::to_string(o.steps),
+                                      "--run-dir",
+                                      dir,
+                                      "--progress-seconds",
+                                      "0"};
+        if (!hasFlag(o.trainFlags, "--width"))
+          args.insert(args.end(), {"--width", fmt::format("{}", defaultCompareWidth(model))});
         if (!hasFlag(o.trainFlags, "--eval-every"))
           args.insert(args.end(), {"--eval-every", std::to_string(std::max<int64_t>(1, o.steps / 10))});
         args.insert(args.end(), o.trainFlags.begin(), o.trainFlags.end());

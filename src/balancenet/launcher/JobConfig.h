@@ -33,36 +33,37 @@ struct WorkerIdentity {
   int worldSize = 1;
   int localRank = 0;
   bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
-  bool joining = false;  // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
+  bool joining =
+      false;  // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
 };
 
 // Heterogeneity emulation: applied by wrappers around the gradient sync; no policy reads it.
 struct EmulationOptions {
-  emulation::FactorSchedule slowdown;   // --slowdown (+ --slowdown-schedule): relative factors
-  emulation::FactorSchedule nodeSpeed;  // --node-speed (+ --speed-schedule): paces in samples/s
-  std::vector<double> netDelayMs;       // --net-delay-ms: per node latency of every message
-  std::vector<double> netBandwidthMbps; // --net-bandwidth-mbps: per node link speed (megabit/s)
+  emulation::FactorSchedule slowdown;    // --slowdown (+ --slowdown-schedule): relative factors
+  emulation::FactorSchedule nodeSpeed;   // --node-speed (+ --speed-schedule): paces in samples/s
+  std::vector<double> netDelayMs;        // --net-delay-ms: per node latency of every message
+  std::vector<double> netBandwidthMbps;  // --net-bandwidth-mbps: per node link speed (megabit/s)
 };
 
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
   comm::CommMode mode = comm::CommMode::AllReduce;  // --comm (see comm/CommMode.h)
-  int servers = 0;                 // --ps K: parameter server processes beside the workers (mode ps)
-  int staleness = 0;               // --staleness: 0 BSP, s > 0 SSP (mode ps)
+  int servers = 0;                                  // --ps K: parameter server processes beside the workers (mode ps)
+  int staleness = 0;                                // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
-  bool overlap = true;             // --no-overlap turns it off
-  bool explain = false;            // --explain-comm: rank 0 prints how each layer is synchronised
+  bool overlap = true;   // --no-overlap turns it off
+  bool explain = false;  // --explain-comm: rank 0 prints how each layer is synchronised
 };
 
 // Surviving what shared clusters do (see docs/reliability.md).
 struct ResilienceOptions {
-  bool elastic = false;   // --elastic: a dead worker is dropped and training goes on
-  int minNodes = 1;       // --min-nodes: fewer survivors stop the job
-  int maxNodes = 0;       // --max-nodes: joiners beyond it wait (0: the launched world)
-  std::chrono::milliseconds peerTimeout{30000};   // --peer-timeout: a collective's wait under --elastic
-  std::chrono::milliseconds stallTimeout{0};      // --stall-timeout: a collective's wait otherwise (0: rendezvous)
-  int maxRestarts = 0;    // --max-restarts: the launcher starts a dead worker again (it rejoins), this often
-  bool join = false;      // --join: this process joins a running elastic job as a new worker
+  bool elastic = false;                          // --elastic: a dead worker is dropped and training goes on
+  int minNodes = 1;                              // --min-nodes: fewer survivors stop the job
+  int maxNodes = 0;                              // --max-nodes: joiners beyond it wait (0: the launched world)
+  std::chrono::milliseconds peerTimeout{30000};  // --peer-timeout: a collective's wait under --elastic
+  std::chrono::milliseconds stallTimeout{0};     // --stall-timeout: a collective's wait otherwise (0: rendezvous)
+  int maxRestarts = 0;  // --max-restarts: the launcher starts a dead worker again (it rejoins), this often
+  bool join = false;    // --join: this process joins a running elastic job as a new worker
 };
 
 struct OrchestrationOptions {
@@ -86,16 +87,16 @@ struct JobConfig {
   models::ModelOptions model;
   std::string dataDir;
   bool syncBatchNorm = false;
-  Split split;               // the initial allocation
+  Split split;  // the initial allocation
   OrchestrationOptions orchestration;
   EmulationOptions emulation;
   CommOptions comm;
   ResilienceOptions resilience;
   trainer::TrainerOptions trainer;
-  int threads = 1;           // intra-op threads per worker
+  int threads = 1;  // intra-op threads per worker
   std::string logLevel = "info";
-  std::string saveParams;    // rank 0 writes the final parameters here (torch::save format)
-  std::string exportPath;    // rank 0 writes the final state_dict here (Python's torch.load reads it)
+  std::string saveParams;  // rank 0 writes the final parameters here (torch::save format)
+  std::string exportPath;  // rank 0 writes the final state_dict here (Python's torch.load reads it)
   CheckpointOptions checkpoint;
   std::vector<std::string> argv;  // as given, to start workers with
 };

@@ -141,7 +141,8 @@ void pumpOutput(std::vector<Child>& children, int timeoutMs) {
 }
 
 std::string describeExit(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   return fmt::format("exited with code {}", WEXITSTATUS(status));
 }
 
@@ -226,9 +227,10 @@ constexpr const char* kJoinStoreFile = "join-store";
 // A worker started later with --join finds a single-machine elastic job through its store file.
 void announceJoinStore(const std::string& storeFile, const std::string& runDir) {
   writeFileAtomically(runDir + "/" + kJoinStoreFile, storeFile + "\n");
-  spdlog::info("more workers can join this job: balancenet train --join --store-file {} (and the job's flags; "
-               "the path is also in {}/{})",
-               storeFile, runDir, kJoinStoreFile);
+  spdlog::info(
+      "more workers can join this job: balancenet train --join --store-file {} (and the job's flags; "
+      "the path is also in {}/{})",
+      storeFile, runDir, kJoinStoreFile);
 }
 
 // The job's store: a private file (one host), a TCP server (host 0), or nothing here but a check that
@@ -247,8 +249,10 @@ JobStore openJobStore(JobConfig& c) {
     // Every worker is on this host: they meet through a file only this user can reach, so the job
     // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
     if (c.launch.masterPort != 0)
-      spdlog::warn("--master-port {} is not used: the workers of a single-host job meet through a private store "
-                   "file", c.launch.masterPort);
+      spdlog::warn(
+          "--master-port {} is not used: the workers of a single-host job meet through a private store "
+          "file",
+          c.launch.masterPort);
     store.dir = std::make_unique<PrivateDirectory>("balancenet-store");
     c.launch.storeFile = rv.storeFile = store.dir->file("store");
     store.server = std::make_unique<comm::StoreServer>(rv);
@@ -313,10 +317,10 @@ class Supervisor {
  private:
   void startWorker(int rank, bool joining) {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
-    children_.push_back(spawn(c_, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
-                              childEnvironment(inheritedEnvironment(), c_.launch, port_,
-                                               workerIdentity(c_.launch, rank, local, joining)),
-                              extraArgs_));
+    children_.push_back(spawn(
+        c_, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
+        childEnvironment(inheritedEnvironment(), c_.launch, port_, workerIdentity(c_.launch, rank, local, joining)),
+        extraArgs_));
     children_.back().rank = rank;
   }
 
@@ -359,9 +363,10 @@ class Supervisor {
     }
     for (int rank : restarts) {
       startWorker(rank, /*joining=*/true);
-      std::cerr << fmt::format("balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
-                               "({} restarts left)",
-                               rank, children_.back().pid, restartsLeft_)
+      std::cerr << fmt::format(
+                       "balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
+                       "({} restarts left)",
+                       rank, children_.back().pid, restartsLeft_)
                 << std::endl;
     }
   }

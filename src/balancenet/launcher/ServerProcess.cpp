@@ -16,7 +16,7 @@ int runParameterServer(const JobConfig& c) {
   const int index = *c.server;
   const int workers = c.launch.worldSize();
   setIntraOpThreads(1);  // the optimiser on a shard is light; the cores belong to the workers
-  keepFreedMemory();       // every push allocates and frees a shard-sized buffer
+  keepFreedMemory();     // every push allocates and frees a shard-sized buffer
 
   // Only the shapes matter: the values come from worker 0 after the trainer's start-up broadcast.
   auto model = models::buildModel(c.model);

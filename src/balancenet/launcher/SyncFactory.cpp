@@ -40,8 +40,8 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers, rv.timeout,
                                  rv.glooHost(), rv.iface);
     installLinkEmulation(*group, c.emulation);  // pushes and pulls cross the emulated links too
-    sync = std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(),
-                                              c.comm.staleness);
+    sync =
+        std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), c.comm.staleness);
   } else {
     sync = std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
   }

@@ -1,8 +1,8 @@
 // The flags of `balancenet train`: names follow torchrun where they overlap; --help is the reference for users.
 #include "balancenet/launcher/TrainFlags.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/EnvironmentVariables.h"
@@ -50,7 +50,8 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "Workers (training processes) to run on this host (same as --nproc-per-node with --nnodes 1; "
                  "--nodes is an alias)")
       ->default_str("");  // unset unless given: --print-config leaves it out
-  app.add_option("--nnodes,--hosts", c.launch.nnodes, "Hosts (machines) in the job (torchrun's spelling; alias --hosts)")
+  app.add_option("--nnodes,--hosts", c.launch.nnodes,
+                 "Hosts (machines) in the job (torchrun's spelling; alias --hosts)")
       ->check(CLI::PositiveNumber);
   app.add_option("--node-rank,--host-rank", c.launch.nodeRank,
                  "This host's index in [0, --nnodes) (torchrun's spelling; alias --host-rank)")
@@ -59,10 +60,12 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--master-addr", c.launch.masterAddr, "Address of host 0, where the rendezvous store listens")
       ->capture_default_str();
   app.add_option("--master-port", c.launch.masterPort, "Store port; 0 picks a free one (single-host jobs only)")
-      ->check(CLI::Range(0, 65535))->capture_default_str();
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
   app.add_option("--rendezvous-timeout", raw.rendezvousTimeoutS,
                  "Seconds to wait for all workers to arrive, and for any collective, before failing")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
 }
 
@@ -78,18 +81,21 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                "fewer workers; new workers (--max-restarts, --join) are admitted at the next step boundary");
   app.add_option("--min-workers,--min-nodes", r.minNodes,
                  "With --elastic: stop the job when fewer workers remain (--min-nodes is an alias)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--max-workers,--max-nodes", r.maxNodes,
                  "With --elastic: admit joiners up to this many workers (default: the launched number; --max-nodes "
                  "is an alias)");
   app.add_option("--peer-timeout", raw.peerTimeoutS,
                  "With --elastic: seconds a collective waits for a silent (stopped, unreachable) peer before it "
                  "is dropped; a killed peer is noticed at once")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--max-restarts", r.maxRestarts,
                  "With --elastic: the launcher starts a dead worker again this many times in all; it rejoins at "
                  "the next step boundary and receives the state from a peer")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--join", r.join,
                "Join a running --elastic job as one more worker (give the job's flags): a single-host job "
                "through --store-file, a job over several hosts at --master-addr:--master-port; it trains "
@@ -102,8 +108,8 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "wrong one is refused at once). Prefer the environment variable BALANCENET_JOB_TOKEN: command "
                  "lines are visible to every user of a host. A single-host job needs none: its store is a "
                  "private file. See docs/reliability.md")
-      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
-                             "TOKEN"));
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TOKEN"));
 }
 
 // The model and the data.
@@ -115,20 +121,24 @@ void addModelFlags(CLI::App& app, JobConfig& c) {
   app.add_option("--width", c.model.width, "Scale channels and hidden sizes (big models on few cores)")
       ->capture_default_str();
   app.add_option("--dropout", c.model.dropout, "Dropout probability; <0 keeps the model's default, 0 disables");
-  app.add_flag("--sync-bn", c.syncBatchNorm, "BatchNorm statistics over the whole global batch (exact for unequal splits)");
-  app.add_option("--data-dir", c.dataDir, "Any MNIST-format directory (IDX files, plain or .gz)")->capture_default_str();
+  app.add_flag("--sync-bn", c.syncBatchNorm,
+               "BatchNorm statistics over the whole global batch (exact for unequal splits)");
+  app.add_option("--data-dir", c.dataDir, "Any MNIST-format directory (IDX files, plain or .gz)")
+      ->capture_default_str();
 }
 
 // How the global batch is split over the workers.
 void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
-  app.add_option("--split", raw.split, "Samples per worker, comma separated, summing to --global-batch (default: equal)");
+  app.add_option("--split", raw.split,
+                 "Samples per worker, comma separated, summing to --global-batch (default: equal)");
   app.add_option("--policy", raw.policy,
                  "How the global batch is split: balanced (default), proportional, bno (the paper's formula), "
                  "equal, random, static (--split; the default when --split is given)");
   app.add_option("--rebalance-every", c.orchestration.rebalanceEvery, "Steps between split decisions")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--bno-normalize", c.orchestration.bnoNormalize,
                "Rescale the bno policy's batch sizes to sum to --global-batch");
 }
@@ -140,7 +150,8 @@ void addEmulationFlags(CLI::App& app, RawFlags& raw) {
   app.add_option("--slowdown-schedule", raw.slowdownSchedule, "Changes of --slowdown, e.g. '100=1,1,1,8;200=1,1,1,4'");
   app.add_option("--node-speed", raw.nodeSpeed,
                  "Emulation: worker i's compute lasts at least b_i / v_i seconds (samples/s), e.g. 100,100,100,25");
-  app.add_option("--speed-schedule", raw.speedSchedule, "Changes of --node-speed, e.g. '100=100,100,100,25;200=100,100,100,100'");
+  app.add_option("--speed-schedule", raw.speedSchedule,
+                 "Changes of --node-speed, e.g. '100=100,100,100,25;200=100,100,100,100'");
   app.add_option("--net-delay-ms", raw.netDelayMs,
                  "Emulation: per-worker link latency added to every message, e.g. 0,0,0,5 (messages pay the largest)");
   app.add_option("--net-bandwidth-mbps", raw.netBandwidthMbps,
@@ -174,7 +185,8 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--warmup-steps", t.lr.warmupSteps, "Linear learning-rate warm-up")->capture_default_str();
   app.add_option("--lr-decay", raw.lrDecay, "constant, cosine (to --lr-min at the last step) or step")
       ->capture_default_str();
-  app.add_option("--lr-min", t.lr.minLr, "Final learning rate of the cosine decay, in [0, --lr]")->capture_default_str();
+  app.add_option("--lr-min", t.lr.minLr, "Final learning rate of the cosine decay, in [0, --lr]")
+      ->capture_default_str();
   app.add_option("--lr-step-every", t.lr.stepEvery, "Step decay period in steps")->capture_default_str();
   app.add_option("--lr-gamma", t.lr.gamma, "Step decay factor, in (0, 1]")->capture_default_str();
 }

@@ -51,8 +51,8 @@ void validateParameterServers(JobConfig& c, const RawFlags& raw) {
 void validateResilience(JobConfig& c, const RawFlags& raw) {
   auto& r = c.resilience;
   // 0 is the documented default (the --rendezvous-timeout), so only a negative value is refused.
-  require(raw.stallTimeoutS >= 0, fmt::format("--stall-timeout must not be negative (0: --rendezvous-timeout), got {}",
-                                              raw.stallTimeoutS));
+  require(raw.stallTimeoutS >= 0,
+          fmt::format("--stall-timeout must not be negative (0: --rendezvous-timeout), got {}", raw.stallTimeoutS));
   r.stallTimeout = raw.stallTimeoutS > 0 ? fromSeconds(raw.stallTimeoutS) : c.launch.rendezvousTimeout;
   r.peerTimeout = fromSeconds(raw.peerTimeoutS);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
@@ -73,7 +73,8 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
     return;
   }
   require(r.minNodes <= world, fmt::format("--min-workers {} is more than the {} workers launched", r.minNodes, world));
-  require(r.maxNodes >= world, fmt::format("--max-workers {} is fewer than the {} workers launched", r.maxNodes, world));
+  require(r.maxNodes >= world,
+          fmt::format("--max-workers {} is fewer than the {} workers launched", r.maxNodes, world));
   require(r.maxNodes <= c.trainer.globalBatch,
           fmt::format("--max-workers {} is more than --global-batch {} (every worker needs at least one sample)",
                       r.maxNodes, c.trainer.globalBatch));
@@ -126,8 +127,8 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
   auto& t = c.trainer;
   require(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
   require(t.globalBatch >= world, fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 "
-                                             "sample",
-                                             t.globalBatch, world));
+                                              "sample",
+                                              t.globalBatch, world));
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
   const bool stale = raw.staleness != kUnset && raw.staleness > 0;
@@ -141,8 +142,10 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
 // --slowdown, --node-speed (and their schedules), --net-delay-ms, --net-bandwidth-mbps.
 void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
   auto& e = c.emulation;
-  e.slowdown = emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);
-  e.nodeSpeed = emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, "--speed-schedule", raw.speedSchedule, world);
+  e.slowdown =
+      emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);
+  e.nodeSpeed =
+      emulation::FactorSchedule::parse("--node-speed", raw.nodeSpeed, "--speed-schedule", raw.speedSchedule, world);
   // A factor below 1 would ask for a faster worker; the emulation can only add time, so it would do nothing.
   require(e.slowdown.empty() || e.slowdown.smallest() >= 1,
           fmt::format("--slowdown factors must be at least 1 (1: full speed), got {}", e.slowdown.smallest()));
@@ -157,8 +160,8 @@ void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
 // --comm, --bucket-mb, --no-overlap (the parameter servers' flags after the policy: see validateParameterServers).
 void validateComm(JobConfig& c, const RawFlags& raw) {
   auto mode = comm::commModeNamed(raw.comm);
-  require(mode.has_value(), fmt::format("unknown --comm '{}'; choose one of: {}", raw.comm,
-                                        fmt::join(comm::commModeNames(), ", ")));
+  require(mode.has_value(),
+          fmt::format("unknown --comm '{}'; choose one of: {}", raw.comm, fmt::join(comm::commModeNames(), ", ")));
   c.comm.mode = *mode;
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
   c.comm.overlap = !raw.noOverlap;

@@ -98,8 +98,8 @@ class WorkerGroup : public elastic::GroupParts {
     monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_));
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
       const auto snap = monitor->snapshot();
-      return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes, snap.memoryAvailableBytes,
-                                      snap.latencyMs, snap.bandwidthBytesPerSecond, gemmFlops};
+      return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
+                                      snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops};
     };
     allocator_ = makeAllocator(c, *comm_, model_.info, sampler, splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
@@ -238,8 +238,8 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   auto options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
-  trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator(), {},
-                              &agent};
+  trainer::TrainerParts parts{*model.net,   data.train,        &data.test, group.comm(),
+                              group.sync(), group.allocator(), {},         &agent};
   checkpoints.addTo(parts);
   parts.boundaries.push_back(&agent);
   if (wired.fault) parts.boundaries.push_back(wired.fault.get());

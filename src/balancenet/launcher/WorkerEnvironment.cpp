@@ -77,10 +77,9 @@ std::vector<std::string> childEnvironment(const std::vector<std::string>& inheri
 }
 
 std::vector<std::string> workerIdentity(const LaunchOptions& launch, int rank, int localRank, bool joining) {
-  std::vector<std::string> env{fmt::format("{}={}", kRankVar, rank),
-                               fmt::format("{}={}", kWorldSizeVar, launch.worldSize()),
-                               fmt::format("{}={}", kLocalRankVar, localRank),
-                               fmt::format("{}={}", kLocalWorldSizeVar, launch.nprocPerNode)};
+  std::vector<std::string> env{
+      fmt::format("{}={}", kRankVar, rank), fmt::format("{}={}", kWorldSizeVar, launch.worldSize()),
+      fmt::format("{}={}", kLocalRankVar, localRank), fmt::format("{}={}", kLocalWorldSizeVar, launch.nprocPerNode)};
   if (joining) env.push_back(fmt::format("{}=1", kJoinVar));
   return env;
 }

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 namespace balancenet::launcher {
 namespace {
@@ -25,7 +25,8 @@ std::string valueOf(const std::string& key, const YAML::Node& value) {
   if (value.IsSequence()) {
     std::vector<std::string> items;
     for (const auto& item : value) {
-      if (!item.IsScalar()) throw CLI::ConfigError(fmt::format("config key '{}': lists may hold only plain values", key));
+      if (!item.IsScalar())
+        throw CLI::ConfigError(fmt::format("config key '{}': lists may hold only plain values", key));
       items.push_back(item.Scalar());
     }
     return fmt::format("{}", fmt::join(items, ","));
@@ -54,7 +55,8 @@ std::vector<std::string> flagsFromFile(const std::string& path, const CLI::App& 
     std::replace(key.begin(), key.end(), '_', '-');
     const CLI::Option* option = optionNamed(app, key);
     if (!option || key == "help" || key == "print-config")
-      throw CLI::ConfigError(fmt::format("unknown key '{}' in --config {} (keys are train flags without '--')", key, path));
+      throw CLI::ConfigError(
+          fmt::format("unknown key '{}' in --config {} (keys are train flags without '--')", key, path));
     if (key == "config") throw CLI::ConfigError(fmt::format("--config {} cannot name another config file", path));
     if (auto [it, added] = seen.emplace(option, entry.first.as<std::string>()); !added)
       throw CLI::ConfigError(fmt::format("config key '{}' is given twice in --config {} (also as '{}'); keep one",

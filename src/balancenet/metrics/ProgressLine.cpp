@@ -19,8 +19,8 @@ std::string formatProgress(const Progress& p) {
   const double rate = p.elapsedSeconds > 0 ? p.samplesDone / p.elapsedSeconds : 0;
   const double eta = p.step > 0 ? p.elapsedSeconds / p.step * (p.totalSteps - p.step) : NAN;
   const int pct = p.totalSteps > 0 ? static_cast<int>(100 * p.step / p.totalSteps) : 0;
-  return fmt::format("step {}/{} ({}%)  {:.1f} samples/s  loss {:.4f}  ETA {}", p.step, p.totalSteps, pct, rate,
-                     p.loss, formatDuration(eta));
+  return fmt::format("step {}/{} ({}%)  {:.1f} samples/s  loss {:.4f}  ETA {}", p.step, p.totalSteps, pct, rate, p.loss,
+                     formatDuration(eta));
 }
 
 }  // namespace balancenet::metrics

@@ -6,7 +6,7 @@
 namespace balancenet::metrics {
 
 struct Progress {
-  int64_t step = 0;          // steps done
+  int64_t step = 0;  // steps done
   int64_t totalSteps = 0;
   double elapsedSeconds = 0;
   int64_t samplesDone = 0;

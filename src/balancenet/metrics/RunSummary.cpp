@@ -5,7 +5,9 @@ namespace balancenet::metrics {
 
 nlohmann::json RunSummary::toJson() const {
   nlohmann::json evalJson = nlohmann::json::array();
-  for (const auto& e : evals) evalJson.push_back({{"step", e.step}, {"accuracy", e.accuracy}, {"loss", e.loss}, {"train_seconds", e.trainSeconds}});
+  for (const auto& e : evals)
+    evalJson.push_back(
+        {{"step", e.step}, {"accuracy", e.accuracy}, {"loss", e.loss}, {"train_seconds", e.trainSeconds}});
   nlohmann::json j = {
       {"model", model},
       {"nodes", worldSize},

@@ -19,8 +19,8 @@ struct RunSummary {
   int worldSize = 1;
   int64_t globalBatch = 0;
   int64_t steps = 0;
-  std::string split;             // the split in force at the end
-  double trainSeconds = 0;       // wall time of the training steps (evaluation excluded)
+  std::string split;        // the split in force at the end
+  double trainSeconds = 0;  // wall time of the training steps (evaluation excluded)
   double samplesPerSecond = 0;
   double meanUpdateMs = 0;
   std::vector<double> updateMsPer100;  // the paper's table

@@ -11,14 +11,26 @@ AlexNet::AlexNet(const ModelOptions& options, ShapeTracker& tracker) {
   // 3x3 after, all "same"-padded; the pools take 28 -> 14 -> 7 -> 3, so the classifier sees 256*3*3.
   const double p = options.dropoutOr(0.5);
   LayerBuilder b(tracker, options.batchNorm, options.linear);
-  b.conv(options.scaled(64), 5, 1, 2).relu().maxPool(2, 2)
-      .conv(options.scaled(192), 5, 1, 2).relu().maxPool(2, 2)
-      .conv(options.scaled(384), 3, 1, 1).relu()
-      .conv(options.scaled(256), 3, 1, 1).relu()
-      .conv(options.scaled(256), 3, 1, 1).relu().maxPool(3, 2)
+  b.conv(options.scaled(64), 5, 1, 2)
+      .relu()
+      .maxPool(2, 2)
+      .conv(options.scaled(192), 5, 1, 2)
+      .relu()
+      .maxPool(2, 2)
+      .conv(options.scaled(384), 3, 1, 1)
+      .relu()
+      .conv(options.scaled(256), 3, 1, 1)
+      .relu()
+      .conv(options.scaled(256), 3, 1, 1)
+      .relu()
+      .maxPool(3, 2)
       .flatten()
-      .dropout(p).linear(options.scaled(1024)).relu()
-      .dropout(p).linear(options.scaled(1024)).relu()
+      .dropout(p)
+      .linear(options.scaled(1024))
+      .relu()
+      .dropout(p)
+      .linear(options.scaled(1024))
+      .relu()
       .linear(kNumClasses);
   setLayers(b.layers());
 }

@@ -27,7 +27,7 @@ class LayerBuilder {
   LayerBuilder& globalAvgPool();
   LayerBuilder& flatten();
   LayerBuilder& linear(int64_t outFeatures);  // through the linear factory
-  LayerBuilder& dropout(double p);  // p == 0 adds nothing, so such models are deterministic
+  LayerBuilder& dropout(double p);            // p == 0 adds nothing, so such models are deterministic
   // A composite layer (e.g. a residual block) that has already moved the tracker itself.
   LayerBuilder& module(torch::nn::AnyModule layer);
 

@@ -9,8 +9,12 @@ Mlp::Mlp(const ModelOptions& options, ShapeTracker& tracker) {
   const double p = options.dropoutOr(0.0);
   LayerBuilder b(tracker, options.batchNorm, options.linear);
   b.flatten()
-      .linear(options.scaled(256)).relu().dropout(p)
-      .linear(options.scaled(128)).relu().dropout(p)
+      .linear(options.scaled(256))
+      .relu()
+      .dropout(p)
+      .linear(options.scaled(128))
+      .relu()
+      .dropout(p)
       .linear(kNumClasses);
   setLayers(b.layers());
 }

@@ -49,15 +49,12 @@ const std::vector<Entry>& registry() {
   return entries;
 }
 
-std::string joinedNames() {
-  return fmt::format("{}", fmt::join(modelNames(), ", "));
-}
+std::string joinedNames() { return fmt::format("{}", fmt::join(modelNames(), ", ")); }
 
 void validate(const ModelOptions& options) {
   if (!(options.width > 0) || !std::isfinite(options.width))
     throw UsageError(fmt::format("--width must be a positive number, got {}", options.width));
-  if (!(options.dropout < 1))
-    throw UsageError(fmt::format("--dropout must be below 1, got {}", options.dropout));
+  if (!(options.dropout < 1)) throw UsageError(fmt::format("--dropout must be below 1, got {}", options.dropout));
 }
 
 int64_t parameterCount(const Network& net) {
@@ -100,8 +97,8 @@ BuiltModel buildScripted(const ModelOptions& options) {
 
 BuiltModel buildModel(const ModelOptions& options) {
   if (isScriptedModelPath(options.name)) return buildScripted(options);
-  const auto entry = std::find_if(registry().begin(), registry().end(),
-                                  [&](const Entry& e) { return e.name == options.name; });
+  const auto entry =
+      std::find_if(registry().begin(), registry().end(), [&](const Entry& e) { return e.name == options.name; });
   if (entry == registry().end())
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", options.name, joinedNames()));
   validate(options);
@@ -118,8 +115,8 @@ BuiltModel buildModel(const ModelOptions& options) {
   BuiltModel built;
   built.net = entry->make(counted, tracker);
   if (!tracker.flattened() || tracker.channels() != Network::kNumClasses)
-    throw std::logic_error(fmt::format("model '{}' ends in {} instead of {} logits", options.name, tracker.str(),
-                                       Network::kNumClasses));
+    throw std::logic_error(
+        fmt::format("model '{}' ends in {} instead of {} logits", options.name, tracker.str(), Network::kNumClasses));
   built.info.name = options.name;
   built.info.parameters = parameterCount(*built.net);
   built.info.flopsPerSample = tracker.flops();

@@ -29,11 +29,11 @@ struct ModelOptions {
 
 struct ModelInfo {
   std::string name;
-  int64_t parameters = 0;      // sum of numel over net->parameters()
+  int64_t parameters = 0;  // sum of numel over net->parameters()
   // Forward FLOPs per sample: 2 per multiply-add of convs and linears; BN, pooling, activations,
   // biases and residual adds are not counted (see ShapeTracker.h).
   int64_t flopsPerSample = 0;
-  bool hasBatchNorm = false;   // whether building called the BatchNorm factory
+  bool hasBatchNorm = false;  // whether building called the BatchNorm factory
   // Training memory one more sample costs, estimated from the tracked activations: float32, x2 for the
   // BatchNorm/activation outputs kept beside them, x2 for their gradients in backward. An estimate for
   // memory caps, deliberately on the generous side.

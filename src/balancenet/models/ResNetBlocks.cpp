@@ -29,7 +29,8 @@ BasicBlock::BasicBlock(ShapeTracker& tracker, const BatchNormFactory& batchNorm,
   ShapeTracker branch = tracker.fork();
   LayerBuilder main(branch, batchNorm);
   main.convBnRelu(planes, 3, stride, 1)
-      .conv(planes * kExpansion, 3, 1, 1, /*bias=*/false).batchNorm();  // relu comes after the sum
+      .conv(planes * kExpansion, 3, 1, 1, /*bias=*/false)
+      .batchNorm();  // relu comes after the sum
   assemble(tracker, branch, main.layers(), batchNorm, stride);
 }
 
@@ -38,7 +39,8 @@ Bottleneck::Bottleneck(ShapeTracker& tracker, const BatchNormFactory& batchNorm,
   LayerBuilder main(branch, batchNorm);
   main.convBnRelu(planes, 1)
       .convBnRelu(planes, 3, stride, 1)
-      .conv(planes * kExpansion, 1, 1, 0, /*bias=*/false).batchNorm();
+      .conv(planes * kExpansion, 1, 1, 0, /*bias=*/false)
+      .batchNorm();
   assemble(tracker, branch, main.layers(), batchNorm, stride);
 }
 

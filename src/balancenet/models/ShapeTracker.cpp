@@ -95,7 +95,8 @@ ShapeTracker ShapeTracker::fork() const {
 
 void ShapeTracker::join(const ShapeTracker& branchA, const ShapeTracker& branchB) {
   if (!branchA.sameShape(branchB))
-    throw std::logic_error(fmt::format("ShapeTracker: residual branches end in {} and {}", branchA.str(), branchB.str()));
+    throw std::logic_error(
+        fmt::format("ShapeTracker: residual branches end in {} and {}", branchA.str(), branchB.str()));
   channels_ = branchA.channels_;
   height_ = branchA.height_;
   width_ = branchA.width_;

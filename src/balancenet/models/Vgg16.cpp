@@ -9,8 +9,8 @@ namespace balancenet::models {
 
 namespace {
 constexpr int64_t kPool = 0;  // "M" in the VGG paper's configuration tables
-const std::vector<int64_t> kConfigD = {64, 64, kPool, 128, 128, kPool, 256, 256, 256, kPool,
-                                       512, 512, 512, kPool, 512, 512, 512, kPool};
+const std::vector<int64_t> kConfigD = {64,    64,  kPool, 128, 128,   kPool, 256, 256, 256,
+                                       kPool, 512, 512,   512, kPool, 512,   512, 512, kPool};
 }  // namespace
 
 Vgg16::Vgg16(const ModelOptions& options, ShapeTracker& tracker) {
@@ -24,10 +24,7 @@ Vgg16::Vgg16(const ModelOptions& options, ShapeTracker& tracker) {
     else
       b.convBnRelu(options.scaled(entry), 3, 1, 1);
   }
-  b.flatten()
-      .linear(options.scaled(512)).relu()
-      .dropout(options.dropoutOr(0.5))
-      .linear(kNumClasses);
+  b.flatten().linear(options.scaled(512)).relu().dropout(options.dropoutOr(0.5)).linear(kNumClasses);
   setLayers(b.layers());
 }
 

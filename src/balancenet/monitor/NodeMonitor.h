@@ -13,12 +13,12 @@
 namespace balancenet::monitor {
 
 struct NodeSnapshot {
-  double residentBytes = 0;         // this process's RSS
-  double memoryTotalBytes = 0;      // the node's memory
-  double memoryAvailableBytes = 0;  // the node's available memory
-  std::vector<double> latencyMs;    // from the latest link round; empty until the first one
+  double residentBytes = 0;            // this process's RSS
+  double memoryTotalBytes = 0;         // the node's memory
+  double memoryAvailableBytes = 0;     // the node's available memory
+  std::vector<double> latencyMs;       // from the latest link round; empty until the first one
   double bandwidthBytesPerSecond = 0;  // to rank (rank+1)%N, latest round; 0: unknown
-  int64_t probeRounds = 0;          // link rounds completed so far
+  int64_t probeRounds = 0;             // link rounds completed so far
 };
 
 // Training never waits for it: the thread owns a DEDICATED probe communicator, so its messages never

@@ -14,8 +14,8 @@
 #include <numeric>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
@@ -40,8 +40,8 @@ std::string existingLog(const std::string& runDir) {
 
 }  // namespace
 
-Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm,
-                           NodeSampler sampler, OrchestratorOptions options)
+Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
+                           OrchestratorOptions options)
     : policy_(std::move(policy)),
       current_(std::move(initial)),
       comm_(comm),
@@ -70,7 +70,10 @@ void Orchestrator::observe(const metrics::StepRecord& mine) {
 }
 
 std::string Orchestrator::saveState() const {
-  return nlohmann::json{{"split", current_.batches}, {"last_decision", lastDecision_}, {"next_step", nextStep_}, {"policy", policy_->saveState()}}
+  return nlohmann::json{{"split", current_.batches},
+                        {"last_decision", lastDecision_},
+                        {"next_step", nextStep_},
+                        {"policy", policy_->saveState()}}
       .dump();
 }
 
@@ -107,10 +110,19 @@ std::vector<double> Orchestrator::encodeLocal() const {
   // Memory cap: the batch in force (already resident) plus what the available memory holds.
   double maxBatch = 0;
   if (options_.memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0)
-    maxBatch = current_.batches[rank] + std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / options_.memoryPerSampleBytes);
-  double header[kHeader] = {double(rank), double(current_.batches[rank]), compute / n, sync / n, options_.flopsPerSample,
-                            ops, sample.residentBytes, sample.memoryTotalBytes, sample.bandwidthBytesPerSecond,
-                            maxBatch, double(observed_.size())};
+    maxBatch = current_.batches[rank] +
+               std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / options_.memoryPerSampleBytes);
+  double header[kHeader] = {double(rank),
+                            double(current_.batches[rank]),
+                            compute / n,
+                            sync / n,
+                            options_.flopsPerSample,
+                            ops,
+                            sample.residentBytes,
+                            sample.memoryTotalBytes,
+                            sample.bandwidthBytesPerSecond,
+                            maxBatch,
+                            double(observed_.size())};
   std::copy(header, header + kHeader, row.begin());
   for (size_t i = 0; i < observed_.size(); ++i) {
     row[kHeader + 2 * i] = observed_[i].batch;

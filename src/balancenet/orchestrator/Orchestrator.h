@@ -20,18 +20,18 @@ struct NodeSample {
   double residentBytes = 0;
   double memoryTotalBytes = 0;
   double memoryAvailableBytes = 0;  // 0: unknown (no memory cap)
-  std::vector<double> latencyMs;  // to each rank; empty: not measured yet
+  std::vector<double> latencyMs;    // to each rank; empty: not measured yet
   double bandwidthBytesPerSecond = 0;
-  double gemmFlops = 0;           // prior for ops/s before any step is timed
+  double gemmFlops = 0;  // prior for ops/s before any step is timed
 };
 using NodeSampler = std::function<NodeSample()>;
 
 struct OrchestratorOptions {
   int rebalanceEvery = kDefaultRebalanceEvery;
-  int64_t globalBatch = 0;    // the nominal B policies work from (a policy's split may sum to more)
-  double flopsPerSample = 0;  // forward FLOPs of one sample (model zoo)
+  int64_t globalBatch = 0;          // the nominal B policies work from (a policy's split may sum to more)
+  double flopsPerSample = 0;        // forward FLOPs of one sample (model zoo)
   double memoryPerSampleBytes = 0;  // training memory of one more sample (model zoo); 0: no memory caps
-  std::string runDir;         // splits.csv goes here (rank 0); empty: not written
+  std::string runDir;               // splits.csv goes here (rank 0); empty: not written
   // The first row of splits.csv: the initial split at step 0. A group re-formed after a membership
   // change continues the file's rows instead (`continueLog`), from the step it goes on from.
   int64_t firstStep = 0;
@@ -65,13 +65,13 @@ class Orchestrator : public Allocator {
   comm::Communicator& comm_;
   NodeSampler sampler_;
   OrchestratorOptions options_;
-  int window_;                                  // observations kept per decision
-  std::vector<metrics::StepRecord> observed_;   // this rank's steps since the last decision
+  int window_;                                 // observations kept per decision
+  std::vector<metrics::StepRecord> observed_;  // this rank's steps since the last decision
   int64_t lastDecision_ = 0;
-  int64_t nextStep_ = 0;                        // the step after the last one observed
-  std::string log_;                             // splits.csv contents so far (rank 0)
-  bool logUnwritten_ = false;                   // log_ has rows splits.csv does not have yet
-  bool logWritten_ = false;                     // splits.csv has been written once by this orchestrator
+  int64_t nextStep_ = 0;       // the step after the last one observed
+  std::string log_;            // splits.csv contents so far (rank 0)
+  bool logUnwritten_ = false;  // log_ has rows splits.csv does not have yet
+  bool logWritten_ = false;    // splits.csv has been written once by this orchestrator
   Stopwatch sinceLogWritten_;
 };
 

@@ -15,8 +15,8 @@ namespace balancenet::ps {
 ParameterServer::ParameterServer(comm::Communicator& group, ServerOptions options)
     : group_(group), options_(std::move(options)) {
   if (group_.size() <= options_.workers || group_.rank() != serverRank(options_.workers, options_.index))
-    throw RuntimeFailure(fmt::format("parameter server {} has rank {} in a group of {} with {} workers",
-                                     options_.index, group_.rank(), group_.size(), options_.workers));
+    throw RuntimeFailure(fmt::format("parameter server {} has rank {} in a group of {} with {} workers", options_.index,
+                                     group_.rank(), group_.size(), options_.workers));
   const int64_t size = options_.shard.size();
   shard_ = at::zeros({size}, at::kFloat);
   shard_.set_requires_grad(true);
@@ -111,9 +111,7 @@ void ParameterServer::runStaleSynchronous() {
   std::vector<bool> waiting(n, false);
   // A worker about to start step c may go once the slowest has pushed c - staleness steps; after its
   // last step it waits for everyone, so all end on the same parameters.
-  auto mayStart = [&](int64_t c, int64_t slowest) {
-    return slowest >= (c >= steps ? steps : c - options_.staleness);
-  };
+  auto mayStart = [&](int64_t c, int64_t slowest) { return slowest >= (c >= steps ? steps : c - options_.staleness); };
   PsMessage push(options_.shard.size());
   for (int64_t left = n * steps; left > 0; --left) {
     const int w = group_.recvFromAny(push.buffer(), kPushTag);

@@ -19,7 +19,7 @@ namespace balancenet::ps {
 
 struct ServerOptions {
   int workers = 1;
-  int index = 0;      // this server's number; its rank in the group is serverRank(workers, index)
+  int index = 0;  // this server's number; its rank in the group is serverRank(workers, index)
   ShardRange shard;
   trainer::OptimizerOptions optimizer;
   int staleness = 0;  // 0: BSP; s > 0: SSP with a bound of s steps

@@ -7,9 +7,9 @@
 
 namespace balancenet::ps {
 
-std::unique_ptr<comm::Communicator> joinPsGroup(const c10::intrusive_ptr<c10d::Store>& jobStore, int rank,
-                                                int workers, int servers, std::chrono::milliseconds timeout,
-                                                const std::string& host, const std::string& iface) {
+std::unique_ptr<comm::Communicator> joinPsGroup(const c10::intrusive_ptr<c10d::Store>& jobStore, int rank, int workers,
+                                                int servers, std::chrono::milliseconds timeout, const std::string& host,
+                                                const std::string& iface) {
   auto scoped = c10::make_intrusive<c10d::PrefixStore>("ps", jobStore);
   return comm::joinGroup(scoped, rank, workers + servers, timeout, host, iface);
 }

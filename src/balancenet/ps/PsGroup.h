@@ -15,8 +15,8 @@ inline int serverRank(int workers, int server) { return workers + server; }
 
 // Forms the group over the job's store under its own key prefix (a worker passes its group's store,
 // a server comm::connectJobStore()). Collective over all workers and servers.
-std::unique_ptr<comm::Communicator> joinPsGroup(const c10::intrusive_ptr<c10d::Store>& jobStore, int rank,
-                                                int workers, int servers, std::chrono::milliseconds timeout,
+std::unique_ptr<comm::Communicator> joinPsGroup(const c10::intrusive_ptr<c10d::Store>& jobStore, int rank, int workers,
+                                                int servers, std::chrono::milliseconds timeout,
                                                 const std::string& host = "127.0.0.1", const std::string& iface = "");
 
 }  // namespace balancenet::ps

@@ -35,8 +35,8 @@ PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::Para
   std::vector<int64_t> elements;
   for (const auto& p : params_) {
     if (p.tensor.scalar_type() != at::kFloat)
-      throw UsageError(fmt::format("--comm ps needs float32 parameters; {} is {}", p.name,
-                                   c10::toString(p.tensor.scalar_type())));
+      throw UsageError(
+          fmt::format("--comm ps needs float32 parameters; {} is {}", p.name, c10::toString(p.tensor.scalar_type())));
     elements.push_back(p.tensor.numel());
   }
   int64_t total = 0;
@@ -63,7 +63,9 @@ void PsWorkerSync::unpack(const PsMessage& message, int server) {
   at::NoGradGuard noGrad;
   const auto payload = message.payload();
   for (const auto& piece : pieces_[server])
-    params_[piece.tensor].tensor.view({-1}).narrow(0, piece.tensorOffset, piece.length)
+    params_[piece.tensor]
+        .tensor.view({-1})
+        .narrow(0, piece.tensorOffset, piece.length)
         .copy_(payload.narrow(0, piece.shardOffset, piece.length));
 }
 
@@ -121,8 +123,8 @@ comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, 
                                           const comm::SyncContext& context) {
   Stopwatch watch;
   if (grads.size() != params_.size())
-    throw RuntimeFailure(fmt::format("ps sync built for {} parameters, given {} gradients", params_.size(),
-                                     grads.size()));
+    throw RuntimeFailure(
+        fmt::format("ps sync built for {} parameters, given {} gradients", params_.size(), grads.size()));
   if (scalars.numel() > kMaxScalars)
     throw RuntimeFailure(fmt::format("ps sync carries at most {} scalars, given {}", kMaxScalars, scalars.numel()));
   comm::SyncStats stats;
@@ -141,8 +143,8 @@ comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, 
   for (int k = 0; k < servers; ++k) {
     const PsHeader h = replies_[k].header();
     if (h.step != context.step + 1)
-      throw RuntimeFailure(fmt::format("parameter server {} answered step {} with the parameters of step {}", k,
-                                       context.step, h.step));
+      throw RuntimeFailure(
+          fmt::format("parameter server {} answered step {} with the parameters of step {}", k, context.step, h.step));
     slowest = std::min(slowest, h.slowestClock);
     unpack(replies_[k], k);
     stats.bytesSent += pushes_[k].bytes();
@@ -159,9 +161,10 @@ std::string PsWorkerSync::explain() const {
   std::string out = staleness_ == 0
                         ? "parameter servers, BSP: each step a server sums every worker's push and applies one "
                           "optimiser step\n"
-                        : fmt::format("parameter servers, SSP (staleness {}): pushes applied on arrival; a worker "
-                                      "starts step c once the slowest has pushed c - {} steps\n",
-                                      staleness_, staleness_);
+                        : fmt::format(
+                              "parameter servers, SSP (staleness {}): pushes applied on arrival; a worker "
+                              "starts step c once the slowest has pushed c - {} steps\n",
+                              staleness_, staleness_);
   out += fmt::format("{} server(s), contiguous equal ranges of the flattened parameters:\n", shards_.size());
   for (size_t k = 0; k < shards_.size(); ++k) {
     std::vector<std::string> names;

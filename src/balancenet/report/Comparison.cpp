@@ -61,7 +61,9 @@ std::string Comparison::table() const {
 std::string Comparison::csv() const {
   size_t blocks = 0;
   for (const auto& r : rows_) blocks = std::max(blocks, r.updateMsPer100.size());
-  std::string out = "model,policy,mean_update_ms,samples_per_s,seconds_to_target,final_accuracy,effective_global_batch,mean_sync_ms,bytes_sent_per_step";
+  std::string out =
+      "model,policy,mean_update_ms,samples_per_s,seconds_to_target,final_accuracy,effective_global_batch,mean_sync_ms,"
+      "bytes_sent_per_step";
   for (size_t b = 0; b < blocks; ++b) out += fmt::format(",update_ms_100_{}", b + 1);
   out += "\n";
   for (const auto& r : rows_) {

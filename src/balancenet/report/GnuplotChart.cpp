@@ -49,7 +49,8 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
          << "plot ";
   for (size_t i = 0; i < chart.series.size(); ++i)
     script << (i ? ", " : "") << quoted(dataPath) << " index " << i << " with "
-           << (chart.series[i].steps ? "steps" : "linespoints pt 7 ps 0.5") << " lw 2 title " << quoted(chart.series[i].title);
+           << (chart.series[i].steps ? "steps" : "linespoints pt 7 ps 0.5") << " lw 2 title "
+           << quoted(chart.series[i].title);
   script << "\n";
   script.close();
   const int rc = std::system(fmt::format("gnuplot {} 2>/dev/null", quoted(scriptPath)).c_str());

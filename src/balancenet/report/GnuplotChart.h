@@ -9,7 +9,7 @@ namespace balancenet::report {
 struct Series {
   std::string title;
   std::vector<std::pair<double, double>> points;  // (x, y)
-  bool steps = false;  // draw as a step function (splits change at decision steps)
+  bool steps = false;                             // draw as a step function (splits change at decision steps)
 };
 
 struct Chart {

@@ -21,11 +21,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -84,14 +93,16 @@ std::string summaryTable(const std::vector<RunResults>& runs) {
 
 std::string per100Table(const std::vector<RunResults>& runs) {
   size_t blocks = 0;
-  for (const auto& r : runs) blocks = std::max(blocks, r.summary.value("weight_update_ms_per_100", std::vector<double>{}).size());
+  for (const auto& r : runs)
+    blocks = std::max(blocks, r.summary.value("weight_update_ms_per_100", std::vector<double>{}).size());
   if (blocks == 0) return {};
   std::string out = "<table><tr><th>run</th>";
   for (size_t b = 0; b < blocks; ++b) out += fmt::format("<th>{}-{}</th>", b * 100 + 1, (b + 1) * 100);
   out += "</tr>\n";
   for (const auto& r : runs) {
     out += "<tr><td>" + escape(label(r)) + "</td>";
-    for (double v : r.summary.value("weight_update_ms_per_100", std::vector<double>{})) out += fmt::format("<td>{:.1f}</td>", v);
+    for (double v : r.summary.value("weight_update_ms_per_100", std::vector<double>{}))
+      out += fmt::format("<td>{:.1f}</td>", v);
     out += "</tr>\n";
   }
   return out + "</table>\n";
@@ -112,10 +123,11 @@ std::string efficiencyCells(const RunResults& run, int rank) {
 std::string breakdownTable(const RunResults& run) {
   double longest = 1e-9;
   for (const auto& k : run.ranks) longest = std::max(longest, k.computeMs + k.commMs + k.waitMs);
-  std::string out = fmt::format("<h3>{}</h3>\n<table class=\"breakdown\"><tr><th>rank</th><th>compute (ms)</th>"
-                                "<th>communication (ms)</th><th>waiting (ms)</th><th>GFLOP/s</th>"
-                                "<th>of sgemm peak</th><th></th></tr>\n",
-                                escape(label(run)));
+  std::string out = fmt::format(
+      "<h3>{}</h3>\n<table class=\"breakdown\"><tr><th>rank</th><th>compute (ms)</th>"
+      "<th>communication (ms)</th><th>waiting (ms)</th><th>GFLOP/s</th>"
+      "<th>of sgemm peak</th><th></th></tr>\n",
+      escape(label(run)));
   for (const auto& k : run.ranks) {
     auto bar = [&](double ms, const char* cls) {
       return fmt::format("<span class=\"{}\" style=\"width:{:.1f}%\"></span>", cls, 100 * ms / longest);
@@ -161,7 +173,8 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
     throughput.series.push_back({label(r), movingBlocks(rate, 10)});
     update.series.push_back({label(r), movingBlocks(r.updateMsPerStep, 10)});
   }
-  std::string charts = chartImage(throughput, chartDir + "/throughput.png") + chartImage(update, chartDir + "/update.png");
+  std::string charts =
+      chartImage(throughput, chartDir + "/throughput.png") + chartImage(update, chartDir + "/update.png");
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const auto split = splitChart(r, fmt::format("{}: samples per worker over training", label(r)));
@@ -173,8 +186,9 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
   const auto per100 = per100Table(runs);
   if (!per100.empty()) page += "<h2>Mean weight-update time (ms) per 100 updates</h2>\n" + per100;
   page += "<h2>Charts</h2>\n" + (charts.empty() ? "<p>(gnuplot not available: no charts)</p>\n" : charts);
-  page += "<h2>Where each worker's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
-          "the synchronisation beyond the fastest worker's (waiting for slower peers).</p>\n";
+  page +=
+      "<h2>Where each worker's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
+      "the synchronisation beyond the fastest worker's (waiting for slower peers).</p>\n";
   for (const auto& r : runs) page += breakdownTable(r);
   page += kImageCheck;
   return page + "</body></html>\n";

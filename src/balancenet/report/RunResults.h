@@ -24,10 +24,10 @@ struct RunResults {
   std::vector<double> updateMsPerStep;  // slowest rank's weight-update time of each step
   // Time left exposed to communication after backward (sync_ms, mean over ranks) of each step.
   std::vector<double> syncMsPerStep;
-  double bytesSentPerStep = 0;          // per rank, mean over ranks and steps
-  std::vector<double> samplesPerStep;   // global batch actually trained in each step
-  std::vector<RankBreakdown> ranks;     // per rank, in rank order
-  std::vector<SplitChange> splits;      // every decision of splits.csv, in order
+  double bytesSentPerStep = 0;         // per rank, mean over ranks and steps
+  std::vector<double> samplesPerStep;  // global batch actually trained in each step
+  std::vector<RankBreakdown> ranks;    // per rank, in rank order
+  std::vector<SplitChange> splits;     // every decision of splits.csv, in order
 
   // Mean of syncMsPerStep without the first step (connection set-up, first buffers).
   double meanSyncMs() const;

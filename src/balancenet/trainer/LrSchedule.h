@@ -10,12 +10,12 @@ struct LrSchedule {
   double baseLr = 0.05;
   int64_t warmupSteps = 0;  // lr rises linearly from baseLr/warmupSteps to baseLr
   Decay decay = Decay::Constant;
-  int64_t totalSteps = 1;   // cosine reaches minLr here
+  int64_t totalSteps = 1;  // cosine reaches minLr here
   double minLr = 0;
   int64_t stepEvery = 1000;  // step decay: multiply by gamma every stepEvery steps after warm-up
   double gamma = 0.1;
 
-  double at(int64_t step) const;  // step counts from 0
+  double at(int64_t step) const;                     // step counts from 0
   static Decay parseDecay(const std::string& name);  // constant|cosine|step; UsageError otherwise
 };
 

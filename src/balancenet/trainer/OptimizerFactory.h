@@ -12,7 +12,7 @@ struct OptimizerOptions {
   std::string name = "sgd";  // sgd | adam
   double momentum = 0.9;     // sgd
   double weightDecay = 0;
-  bool nesterov = false;     // sgd
+  bool nesterov = false;                          // sgd
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // adam
 };
 

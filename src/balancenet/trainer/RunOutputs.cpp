@@ -16,8 +16,8 @@ namespace {
 // Every rank's probe result and threads, in rank order (the probes ran in each worker's own process).
 void gatherCapacities(comm::Communicator& comm, const metrics::WorkerCapacity& mine,
                       std::vector<metrics::GemmPeak>& peaks, std::vector<int>& threads) {
-  const auto mineRow = at::tensor({mine.peak.oneThread, mine.peak.allThreads, double(mine.peak.threads),
-                                   double(mine.threads)}, at::kDouble);
+  const auto mineRow = at::tensor(
+      {mine.peak.oneThread, mine.peak.allThreads, double(mine.peak.threads), double(mine.threads)}, at::kDouble);
   for (const auto& row : comm.allgather(mineRow)) {
     const double* v = row.data_ptr<double>();
     peaks.push_back({v[0], v[1], static_cast<int>(v[2])});

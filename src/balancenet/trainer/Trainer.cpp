@@ -4,11 +4,11 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 
 #include <mutex>
 #include <sstream>
@@ -38,8 +38,8 @@ std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 
 void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator) {
   TrainerParts parts = *parts_;
-  parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator, parts.boundaries,
-                              parts.recovery});
+  parts_.emplace(
+      TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator, parts.boundaries, parts.recovery});
 }
 
 TrainingState Trainer::captureState() const {
@@ -154,8 +154,8 @@ metrics::StepRecord Trainer::step() {
 
 void Trainer::logLayerTraffic(const std::vector<comm::LayerTraffic>& layers) {
   for (const auto& l : layers)
-    layerTrafficCsv_ += fmt::format("{},{},{},{},{},{}\n", step_, parts_->comm.rank(), l.layer, l.method, l.bytesSent,
-                                    l.bytesReceived);
+    layerTrafficCsv_ +=
+        fmt::format("{},{},{},{},{},{}\n", step_, parts_->comm.rank(), l.layer, l.method, l.bytesSent, l.bytesReceived);
 }
 
 metrics::EvalPoint Trainer::evaluateNow(double trainSeconds) {
@@ -196,8 +196,8 @@ metrics::RunSummary Trainer::run() {
       // The last line waits for the run's outputs, which bring every worker's efficiency.
       if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 && step_ < options_.steps &&
           sinceProgress.elapsedMs() >= options_.progressSeconds * 1000) {
-        spdlog::info(metrics::formatProgress({step_, options_.steps, trainSeconds, samples_ - samplesBefore,
-                                              records.back().loss}));
+        spdlog::info(metrics::formatProgress(
+            {step_, options_.steps, trainSeconds, samples_ - samplesBefore, records.back().loss}));
         sinceProgress.restart();
       }
       if (parts_->test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
@@ -217,7 +217,8 @@ metrics::RunSummary Trainer::run() {
   summary.split = lastSplit_.str();
   // Rates count this run's steps only: a resumed run did not train the steps before it.
   const int64_t samples = samples_ - samplesBefore;
-  summary.extra["effective_global_batch"] = step_ > firstStep ? static_cast<double>(samples) / (step_ - firstStep) : 0.0;
+  summary.extra["effective_global_batch"] =
+      step_ > firstStep ? static_cast<double>(samples) / (step_ - firstStep) : 0.0;
   summary.extra["samples_trained"] = static_cast<double>(samples_);
   summary.trainSeconds = trainSeconds;
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;

@@ -8,8 +8,8 @@
 #include <torch/optim/optimizer.h>
 
 #include "balancenet/comm/Communicator.h"
-#include "balancenet/core/Timeline.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/core/Timeline.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/metrics/Efficiency.h"
@@ -26,15 +26,15 @@ namespace balancenet::trainer {
 struct TrainerOptions {
   int64_t steps = 1000;
   int64_t globalBatch = 128;
-  uint64_t seed = 1;            // data order; the model's initial weights come from rank 0
+  uint64_t seed = 1;  // data order; the model's initial weights come from rank 0
   LrSchedule lr;
   OptimizerOptions optimizer;
-  int64_t evalEvery = 0;        // 0: evaluate only at the end
+  int64_t evalEvery = 0;  // 0: evaluate only at the end
   bool evalAtEnd = true;
-  double progressSeconds = 5;   // rank 0 prints a progress line this often; 0: never
-  std::string runDir;           // where steps.csv and summary.json go; empty: nowhere
-  std::string modelName;        // for the summary
-  std::string timelinePath;     // rank 0 writes every rank's Chrome trace here; empty: no timeline
+  double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never
+  std::string runDir;                 // where steps.csv and summary.json go; empty: nowhere
+  std::string modelName;              // for the summary
+  std::string timelinePath;           // rank 0 writes every rank's Chrome trace here; empty: no timeline
   bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
   metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
 };
@@ -107,9 +107,9 @@ class Trainer {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   data::GlobalPermutationSampler sampler_;
   int64_t step_ = 0;
-  int64_t position_ = 0;  // sampler stream position of the next step's first sample
-  int64_t samples_ = 0;   // samples trained in all steps so far
-  Split lastSplit_;       // the split of the last step taken
+  int64_t position_ = 0;                // sampler stream position of the next step's first sample
+  int64_t samples_ = 0;                 // samples trained in all steps so far
+  Split lastSplit_;                     // the split of the last step taken
   std::unique_ptr<Timeline> timeline_;  // only with options.timelinePath
   std::string layerTrafficCsv_;         // this rank's rows of layers.csv
 };

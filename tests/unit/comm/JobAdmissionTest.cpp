@@ -73,9 +73,11 @@ TEST_F(Admission, AWorldSizeMismatchNamesBothAndAbortsTheRendezvous) {
   publishJob(root_, place(""), 2);
   auto job = admit(root_, place(""));
   EXPECT_NO_THROW(throwIfAborted(*job));
-  EXPECT_NE(usageErrorOf([&] { checkWorldSize(*job, place(""), 3, 1); })
-                .find("started for 3 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) but the job at host:1234 has 2"),
-            std::string::npos);
+  EXPECT_NE(
+      usageErrorOf([&] {
+        checkWorldSize(*job, place(""), 3, 1);
+      }).find("started for 3 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) but the job at host:1234 has 2"),
+      std::string::npos);
   EXPECT_EQ(usageErrorOf([&] { throwIfAborted(*job); }),
             "rendezvous aborted: rank 1 was started for 3 workers, but this job has 2");
 }

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "testing/ProcessRunner.h"
 #include "balancenet/core/MemoryReuse.h"
+#include "testing/ProcessRunner.h"
 
 namespace balancenet {
 namespace {
@@ -26,8 +26,7 @@ Probe runProbe(const std::string& extra = "") {
   const auto result = testing::runProcess(argv);
   EXPECT_EQ(result.exitCode, 0) << result.output;
   Probe p;
-  std::sscanf(result.output.c_str(), "kept=%d first=%ld steady=%ld pages=%ld", &p.kept, &p.first, &p.steady,
-              &p.pages);
+  std::sscanf(result.output.c_str(), "kept=%d first=%ld steady=%ld pages=%ld", &p.kept, &p.first, &p.steady, &p.pages);
   return p;
 }
 
@@ -37,7 +36,10 @@ TEST(MemoryReuse, UserSettingsAreLeftAlone) {
     const std::string saved = old ? old : "";
     setenv(name.c_str(), "65536", 1);
     EXPECT_FALSE(keepFreedMemory()) << name;
-    if (old) setenv(name.c_str(), saved.c_str(), 1); else unsetenv(name.c_str());
+    if (old)
+      setenv(name.c_str(), saved.c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
   // A tunable the user set at start-up still decides: memory goes back to the kernel at every step.
   // (This is also what glibc's defaults do in a real training step, 7,000 faults per step for cnn; in

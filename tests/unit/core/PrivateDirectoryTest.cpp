@@ -31,8 +31,10 @@ TEST(PrivateDirectory, OnlyItsOwnerMayEnterAndItIsRemovedWithItsFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir.file("store")));
   }
   EXPECT_FALSE(std::filesystem::exists(path));
-  if (before) ::setenv("TMPDIR", saved.c_str(), 1);
-  else ::unsetenv("TMPDIR");
+  if (before)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
 
 }  // namespace

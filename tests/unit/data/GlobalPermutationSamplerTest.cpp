@@ -65,9 +65,7 @@ TEST(GlobalPermutationSampler, ExactlyOncePerEpochWithChangingSplits) {
   checkExactlyOncePerEpoch(1000, 96, 4, 50, 1);  // 96 does not divide 1000: steps straddle epochs
 }
 
-TEST(GlobalPermutationSampler, ExactlyOncePerEpochWithBatchOfOne) {
-  checkExactlyOncePerEpoch(37, 1, 1, 37 * 4, 2);
-}
+TEST(GlobalPermutationSampler, ExactlyOncePerEpochWithBatchOfOne) { checkExactlyOncePerEpoch(37, 1, 1, 37 * 4, 2); }
 
 TEST(GlobalPermutationSampler, ExactlyOncePerEpochWithManyRanksAndOddSizes) {
   checkExactlyOncePerEpoch(101, 13, 7, 40, 3);

@@ -6,8 +6,8 @@
 #include <functional>
 #include <random>
 
-#include "testing/TempDir.h"
 #include "balancenet/core/Error.h"
+#include "testing/TempDir.h"
 
 namespace balancenet::data {
 namespace {
@@ -171,8 +171,11 @@ TEST(IdxFile, WriteRejectsInconsistentArrays) {
   const std::string p = dir.file("f");
   expectUsageError([&] { writeIdx(p, IdxArray{{2, 3}, std::vector<uint8_t>(5)}, false); }, p, "need 6 bytes");
   expectUsageError([&] { writeIdx(p, IdxArray{{0}, {}}, false); }, p, "cannot write dim 0 = 0");
-  expectUsageError([&] { writeIdx(dir.file("no/such/dir"), IdxArray{{1}, {0}}, true); }, dir.file("no/such/dir"),
-                   "cannot create");
+  expectUsageError(
+      [&] {
+        writeIdx(dir.file("no/such/dir"), IdxArray{{1}, {0}}, true);
+      },
+      dir.file("no/such/dir"), "cannot create");
 }
 
 }  // namespace

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <functional>
 
-#include "testing/TempDir.h"
 #include "balancenet/core/Error.h"
-#include "testing/UsageErrors.h"
 #include "balancenet/data/IdxFile.h"
+#include "testing/TempDir.h"
+#include "testing/UsageErrors.h"
 
 namespace balancenet::data {
 namespace {
@@ -18,8 +18,8 @@ using balancenet::testing::TempDir;
 
 // Writes <prefix>-images-idx3-ubyte / <prefix>-labels-idx1-ubyte with n images of h x w pixels where
 // pixel (i, y, x) = (i * 31 + y * w + x) mod 256 and label i = (labelBase + i) mod 10.
-void writeSet(const TempDir& dir, const std::string& prefix, int64_t nImages, int64_t nLabels, int64_t h,
-              int64_t w, bool gz, uint8_t labelBase = 0) {
+void writeSet(const TempDir& dir, const std::string& prefix, int64_t nImages, int64_t nLabels, int64_t h, int64_t w,
+              bool gz, uint8_t labelBase = 0) {
   IdxArray images{{nImages, h, w}, {}};
   for (int64_t i = 0; i < nImages; ++i)
     for (int64_t p = 0; p < h * w; ++p) images.data.push_back(static_cast<uint8_t>((i * 31 + p) % 256));
@@ -103,9 +103,9 @@ TEST(MnistDataset, MissingDirectoryAndFiles) {
 TEST(MnistDataset, ImageLabelCountMismatch) {
   TempDir dir;
   writeSet(dir, "train", 6, 5, 2, 2, false);
-  EXPECT_EQ(usageErrorOf([&] { loadMnist(dir.path(), true); }),
-            "--data-dir " + dir.path() +
-                ": train-images-idx3-ubyte has 6 images but train-labels-idx1-ubyte has 5 labels");
+  EXPECT_EQ(
+      usageErrorOf([&] { loadMnist(dir.path(), true); }),
+      "--data-dir " + dir.path() + ": train-images-idx3-ubyte has 6 images but train-labels-idx1-ubyte has 5 labels");
 }
 
 TEST(MnistDataset, LabelOutOfRange) {

@@ -113,14 +113,14 @@ TEST(Membership, ARefusedJoinerIsToldWhyAtOnce) {
   auto store = newStore();
   Membership rank0(store, 20s), joiner(store, 20s);
   joiner.requestJoin(4);
-  for (int m : rank0.takePendingJoiners(1)) rank0.refuse(m, "the job has 2 workers, one per sample of --global-batch 2");
+  for (int m : rank0.takePendingJoiners(1))
+    rank0.refuse(m, "the job has 2 workers, one per sample of --global-batch 2");
   const auto start = std::chrono::steady_clock::now();
   try {
     joiner.waitForAdmission(4, 20s);
     ADD_FAILURE() << "admitted";
   } catch (const RuntimeFailure& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "rank 4 was refused: the job has 2 workers, one per sample of --global-batch 2");
+    EXPECT_EQ(std::string(e.what()), "rank 4 was refused: the job has 2 workers, one per sample of --global-batch 2");
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
@@ -142,8 +142,9 @@ TEST(Membership, AJoinerWaitingWhenTheJobEndsGoesHome) {
 TEST(StallReport, NamesTheSilentRankWithItsLastStep) {
   auto store = newStore();
   Heartbeat b0(store, 0), b2(store, 2);
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   const std::string old = fmt::format("56 {}", now - 30000);
   store->set("elastic/hb/1", std::vector<uint8_t>(old.begin(), old.end()));
   const auto line = describeMissing(*store, {0, 1, 2}, 0, 57, "Timed out");

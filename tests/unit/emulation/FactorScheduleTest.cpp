@@ -20,12 +20,14 @@ TEST(FactorSchedule, ValuesChangeAtTheGivenSteps) {
 }
 
 TEST(FactorSchedule, RejectsMalformedInput) {
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "--slowdown-schedule", "", 3), UsageError);        // wrong length
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "--slowdown-schedule", "", 2), UsageError);        // not positive
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "--slowdown-schedule", "", 2), UsageError);        // not a number
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "100:1,3", 2), UsageError); // no '='
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "-5=1,3", 2), UsageError);  // negative step
-  EXPECT_THROW(FactorSchedule::parse("--slowdown", "", "--slowdown-schedule", "10=1,3", 2), UsageError);     // schedule without base
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "--slowdown-schedule", "", 3), UsageError);  // wrong length
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "--slowdown-schedule", "", 2), UsageError);  // not positive
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "--slowdown-schedule", "", 2), UsageError);  // not a number
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "100:1,3", 2), UsageError);  // no '='
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "-5=1,3", 2),
+               UsageError);  // negative step
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "", "--slowdown-schedule", "10=1,3", 2),
+               UsageError);  // schedule without base
   try {
     FactorSchedule::parse("--node-speed", "100,100,25", "--speed-schedule", "", 4);
     FAIL();

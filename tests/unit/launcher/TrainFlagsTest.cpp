@@ -71,7 +71,8 @@ TEST_F(TrainFlags, OptimiserAndScheduleValuesOutOfRangeAreRefused) {
   expectRefused({"--momentum", "1"}, "--momentum must be in [0, 1), got 1");
   expectRefused({"--momentum", "-0.5"}, "--momentum must be in [0, 1), got -0.5");
   expectRefused({"--weight-decay", "-1e-4"}, "--weight-decay must not be negative, got -0.0001");
-  const auto ok = parseTrainCommandLine({"--lr-min", "0.01", "--lr-gamma", "1", "--momentum", "0", "--weight-decay", "0"});
+  const auto ok =
+      parseTrainCommandLine({"--lr-min", "0.01", "--lr-gamma", "1", "--momentum", "0", "--weight-decay", "0"});
   EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
 }
 

@@ -20,11 +20,12 @@ TEST(WorkerEnvironment, InheritedIdentityIsReplacedNotDuplicated) {
   LaunchOptions launch;
   launch.nprocPerNode = 2;
   launch.storeFile = "/tmp/store";
-  const std::vector<std::string> inherited{"RANK=5",           "WORLD_SIZE=8",      "LOCAL_RANK=3",
-                                           "LOCAL_WORLD_SIZE=7", "MASTER_PORT=1234",  "BALANCENET_JOIN=1",
-                                           "PATH=/bin",        "BALANCENET_FAULT=1:2:kill"};
+  const std::vector<std::string> inherited{
+      "RANK=5",           "WORLD_SIZE=8",      "LOCAL_RANK=3", "LOCAL_WORLD_SIZE=7",
+      "MASTER_PORT=1234", "BALANCENET_JOIN=1", "PATH=/bin",    "BALANCENET_FAULT=1:2:kill"};
   const auto env = childEnvironment(inherited, launch, /*port=*/0, workerIdentity(launch, 1, 1, /*joining=*/false));
-  for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}) EXPECT_EQ(count(env, name), 1) << name;
+  for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
+    EXPECT_EQ(count(env, name), 1) << name;
   const std::set<std::string> all(env.begin(), env.end());
   EXPECT_TRUE(all.count("RANK=1"));
   EXPECT_TRUE(all.count("WORLD_SIZE=2"));

@@ -42,8 +42,9 @@ TEST(Efficiency, JsonAndProgressLineNameEveryRank) {
   EXPECT_EQ(j[1]["rank"], 1);
   EXPECT_DOUBLE_EQ(j[0]["peak_gflops_one_thread"].get<double>(), 95);
   EXPECT_DOUBLE_EQ(j[0]["achieved_gflops"].get<double>(), 60);
-  EXPECT_EQ(formatEfficiency(w), "rank 0: 60.0 GFLOP/s, 0.63 of peak (1 x 95.0); rank 1: 24.0 GFLOP/s, 0.25 of peak "
-                                 "(1 x 95.0)");
+  EXPECT_EQ(formatEfficiency(w),
+            "rank 0: 60.0 GFLOP/s, 0.63 of peak (1 x 95.0); rank 1: 24.0 GFLOP/s, 0.25 of peak "
+            "(1 x 95.0)");
 }
 
 }  // namespace

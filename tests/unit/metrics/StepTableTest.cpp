@@ -45,7 +45,9 @@ TEST(StepTable, MeanAndPerBlockUseTheSlowestRank) {
 TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
   auto csv = t.toCsv();
-  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n", 0), 0u);
+  EXPECT_EQ(
+      csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n", 0),
+      0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("\n1,1,11,"), std::string::npos);
 }

@@ -127,10 +127,10 @@ TEST(ModelZoo, CnnAtWidthOneMatchesTheKerasModel) {
   // fc 9216->128: 9216*128 + 128 = 1,179,776; fc 128->10: 1,290.
   EXPECT_EQ(info.parameters, 1'199'882);
   // 2 FLOPs per multiply-add, weights only:
-  const int64_t conv1 = 2 * (1 * 3 * 3) * 32 * (26 * 26);    // 28 -> 26:    389,376
-  const int64_t conv2 = 2 * (32 * 3 * 3) * 64 * (24 * 24);   // 26 -> 24: 21,233,664
-  const int64_t fc1 = 2 * (64 * 12 * 12) * 128;              // pool 24->12: 2,359,296
-  const int64_t fc2 = 2 * 128 * 10;                          //                2,560
+  const int64_t conv1 = 2 * (1 * 3 * 3) * 32 * (26 * 26);   // 28 -> 26:    389,376
+  const int64_t conv2 = 2 * (32 * 3 * 3) * 64 * (24 * 24);  // 26 -> 24: 21,233,664
+  const int64_t fc1 = 2 * (64 * 12 * 12) * 128;             // pool 24->12: 2,359,296
+  const int64_t fc2 = 2 * 128 * 10;                         //                2,560
   EXPECT_EQ(info.flopsPerSample, conv1 + conv2 + fc1 + fc2);
   EXPECT_EQ(info.flopsPerSample, 23'984'896);
   // Activations kept: conv1 32x26x26 + conv2 64x24x24 + pool 64x12x12 + fc 128 + fc 10 = 67,850 floats,
@@ -142,7 +142,7 @@ TEST(ModelZoo, CnnAtWidthOneMatchesTheKerasModel) {
 TEST(ModelZoo, MlpAtWidthOneMatchesItsLayers) {
   ModelInfo info = buildModel(options("mlp", 1.0)).info;
   EXPECT_EQ(info.parameters, (784 * 256 + 256) + (256 * 128 + 128) + (128 * 10 + 10));  // 235,146
-  EXPECT_EQ(info.flopsPerSample, 2 * (784 * 256 + 256 * 128 + 128 * 10));              // 469,504
+  EXPECT_EQ(info.flopsPerSample, 2 * (784 * 256 + 256 * 128 + 128 * 10));               // 469,504
 }
 
 TEST(ModelZoo, CnnHalfWidthHalvesEveryHiddenSize) {

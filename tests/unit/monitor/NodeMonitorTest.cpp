@@ -19,12 +19,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The probe communicator: a second group of the same ranks, over the training group's store.
-std::unique_ptr<comm::Communicator> probeGroup(comm::Communicator& training, milliseconds timeout = milliseconds(30000)) {
+std::unique_ptr<comm::Communicator> probeGroup(comm::Communicator& training,
+                                               milliseconds timeout = milliseconds(30000)) {
   auto store = c10::intrusive_ptr<c10d::Store>::unsafe_reclaim_from_nonowning(&training.store());
   auto scoped = c10::make_intrusive<c10d::PrefixStore>("probe", store);
   return comm::joinGroup(scoped, training.rank(), training.size(), timeout);

@@ -84,7 +84,9 @@ TEST(BalancedPolicy, LearnsAFixedCostInClosedLoopWithoutMistakingItForASlowdown)
   // Node 0 is mostly fixed cost (40 + 0.1b), node 1 is proportional and slow (3b), B = 100. The first
   // decision assumes t = c*b and moves node 0 from 50 to ~77 samples, where it is 31% faster than that
   // model predicts; the refit over both batch sizes explains it, so no quick reaction may fire.
-  const TimeFn time = [](int r, int64_t b) { return r == 0 ? 40 + 0.1 * static_cast<double>(b) : 3.0 * static_cast<double>(b); };
+  const TimeFn time = [](int r, int64_t b) {
+    return r == 0 ? 40 + 0.1 * static_cast<double>(b) : 3.0 * static_cast<double>(b);
+  };
   Loop loop{blankInput(2, 100), BalancedPolicy{}, time};
   for (int k = 0; k < 8; ++k) {
     const Decision d = loop.next();
@@ -161,7 +163,8 @@ TEST(BalancedPolicy, NoisyHomogeneousNodesKeepTheirSplit) {
 
 TEST(BalancedPolicy, MeasurementNoiseIsTheMedianStandardError) {
   PolicyInput in = blankInput(3, 30);
-  observe(in, [](int r, int64_t) { return 10.0; }, 4);  // no spread at all
+  observe(
+      in, [](int r, int64_t) { return 10.0; }, 4);  // no spread at all
   EXPECT_DOUBLE_EQ(BalancedPolicy::measurementNoise(in), 0);
   in.nodes[1].recent = {{10, 9}, {10, 11}, {10, 9}, {10, 11}};  // mean 10, sd 1.1547, se 0.5774 -> 5.8%
   in.nodes[2].recent = {{10, 8}, {10, 12}, {10, 8}, {10, 12}};  // twice that
@@ -170,7 +173,9 @@ TEST(BalancedPolicy, MeasurementNoiseIsTheMedianStandardError) {
 
 TEST(BalancedPolicy, ReactsToAFourfoldSlowdownWithinTwoDecisions) {
   bool slowed = false;
-  const TimeFn exact = [&](int r, int64_t b) { return (r == 2 && slowed ? 4.0 : 1.0) * (2 + 0.5 * static_cast<double>(b)); };
+  const TimeFn exact = [&](int r, int64_t b) {
+    return (r == 2 && slowed ? 4.0 : 1.0) * (2 + 0.5 * static_cast<double>(b));
+  };
   Loop loop{blankInput(4, 128), BalancedPolicy{}, noisy(exact, 0.02, 7)};
   for (int k = 0; k < 20; ++k) loop.next();  // a long, settled history
   ASSERT_EQ(loop.in.current, Split::equal(128, 4));

@@ -139,7 +139,8 @@ TEST(PolicyRegistry, RejectsUnknownNamesAndStaticWithoutSplit) {
     makePolicy(options);
     FAIL() << "accepted --policy fastest";
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown --policy 'fastest'; choose one of: equal, random, static, bno, proportional, balanced");
+    EXPECT_STREQ(e.what(),
+                 "unknown --policy 'fastest'; choose one of: equal, random, static, bno, proportional, balanced");
   }
   options.name = "static";
   EXPECT_THROW(makePolicy(options), UsageError);

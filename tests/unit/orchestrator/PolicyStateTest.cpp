@@ -10,7 +10,9 @@ namespace {
 
 TEST(PolicyState, RestoredBalancedPolicyDecidesAsTheOriginal) {
   // A fixed cost on rank 1 and a slow rank 2: the fitted models (a_i, c_i, histories) are what matters.
-  const auto time = [](int r, int64_t b) { return (r == 1 ? 5.0 : 0.0) + (r == 2 ? 3.0 : 1.0) * static_cast<double>(b); };
+  const auto time = [](int r, int64_t b) {
+    return (r == 1 ? 5.0 : 0.0) + (r == 2 ? 3.0 : 1.0) * static_cast<double>(b);
+  };
   auto in = testing::blankInput(3, 96);
   BalancedPolicy original;
   for (int i = 0; i < 3; ++i) {  // a few decisions: histories over several batch sizes

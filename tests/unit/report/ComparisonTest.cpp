@@ -21,8 +21,9 @@ RunResults fake(double sps, double update, std::vector<double> per100, double ac
 }
 
 TEST(Comparison, TableCsvAndJson) {
-  Comparison c({{"cnn", "equal", fake(100, 1280, {1200, 1300}, 0.70)}, {"cnn", "balanced", fake(310, 410, {420, 400}, 0.81)}},
-               0.8);
+  Comparison c(
+      {{"cnn", "equal", fake(100, 1280, {1200, 1300}, 0.70)}, {"cnn", "balanced", fake(310, 410, {420, 400}, 0.81)}},
+      0.8);
   ASSERT_EQ(c.rows().size(), 2u);
   EXPECT_DOUBLE_EQ(c.rows()[1].secondsToTarget, 42.0);
   EXPECT_LT(c.rows()[0].secondsToTarget, 0);  // never reached 80%
@@ -34,7 +35,8 @@ TEST(Comparison, TableCsvAndJson) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "model,policy,mean_update_ms,samples_per_s,seconds_to_target,final_accuracy,effective_global_batch,"
             "mean_sync_ms,bytes_sent_per_step,update_ms_100_1,update_ms_100_2");
-  EXPECT_NE(csv.find("cnn,equal,1280.000,100.00,,0.7000,128.00,6.500,2048,1200.000,1300.000"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("cnn,equal,1280.000,100.00,,0.7000,128.00,6.500,2048,1200.000,1300.000"), std::string::npos)
+      << csv;
   auto j = c.json();
   EXPECT_TRUE(j["runs"][0]["seconds_to_target"].is_null());
   EXPECT_DOUBLE_EQ(j["runs"][1]["samples_per_second"].get<double>(), 310);

@@ -10,8 +10,13 @@ namespace {
 RunResults fakeRun(const std::string& dir, const std::string& split) {
   RunResults r;
   r.dir = dir;
-  r.summary = {{"model", "cnn"}, {"nodes", 2}, {"steps", 20}, {"samples_per_second", 321.5},
-               {"mean_weight_update_ms", 99.0}, {"weight_update_ms_per_100", {99.0}}, {"final_accuracy", 0.8125},
+  r.summary = {{"model", "cnn"},
+               {"nodes", 2},
+               {"steps", 20},
+               {"samples_per_second", 321.5},
+               {"mean_weight_update_ms", 99.0},
+               {"weight_update_ms_per_100", {99.0}},
+               {"final_accuracy", 0.8125},
                {"split", split}};
   r.updateMsPerStep.assign(20, 99.0);
   r.samplesPerStep.assign(20, 64.0);
@@ -30,8 +35,8 @@ TEST(HtmlReport, TablesBarsAndInlineCharts) {
   EXPECT_NE(page.find("<td>81.25%</td>"), std::string::npos);
   EXPECT_NE(page.find("<th>1-100</th>"), std::string::npos);
   EXPECT_NE(page.find("<td>1</td><td>60.0</td><td>4.0</td><td>21.0</td>"), std::string::npos);  // rank 1
-  EXPECT_NE(page.find("class=\"wait\" style=\"width:24.7%\""), std::string::npos);  // 21 of 85 ms (longest)
-  EXPECT_NE(page.find("&lt;b&gt;"), std::string::npos);  // text is escaped
+  EXPECT_NE(page.find("class=\"wait\" style=\"width:24.7%\""), std::string::npos);              // 21 of 85 ms (longest)
+  EXPECT_NE(page.find("&lt;b&gt;"), std::string::npos);                                         // text is escaped
   EXPECT_EQ(page.find("<td><b></td>"), std::string::npos);
   // Throughput, update time and one split chart per run, all inline (gnuplot is a dependency).
   size_t images = 0;

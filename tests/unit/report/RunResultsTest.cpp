@@ -20,7 +20,8 @@ void writeRun(const testing::TempDir& dir) {
             {"step": 20, "accuracy": 0.82, "train_seconds": 8.5}, {"step": 30, "accuracy": 0.85, "train_seconds": 12.0}]})");
   write(dir.file("steps.csv"),
         "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n"
-        "0,0,60,1,1,0,1,100.5,1,0.1,4,4\n0,1,4,1,1,0,1,90,1,0.1,4,4\n1,0,60,1,1,0,3,50,1,0.1,4,4\n1,1,4,1,1,0,5,70,1,0.1,8,4\n");
+        "0,0,60,1,1,0,1,100.5,1,0.1,4,4\n0,1,4,1,1,0,1,90,1,0.1,4,4\n1,0,60,1,1,0,3,50,1,0.1,4,4\n1,1,4,1,1,0,5,70,1,0."
+        "1,8,4\n");
   write(dir.file("splits.csv"),
         "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n"
         "0,balanced,0,32,0,0,0,0,0,initial split\n0,balanced,1,32,0,0,0,0,0,initial split\n"
@@ -38,7 +39,7 @@ TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {
   EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.8), 8.5);
   EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.9), -1);
   EXPECT_EQ(run.syncMsPerStep, (std::vector<double>{1, 4}));  // mean over ranks
-  EXPECT_DOUBLE_EQ(run.meanSyncMs(), 4);                       // step 0 left out
+  EXPECT_DOUBLE_EQ(run.meanSyncMs(), 4);                      // step 0 left out
   EXPECT_DOUBLE_EQ(run.bytesSentPerStep, 5);
   EXPECT_EQ(run.samplesPerStep, (std::vector<double>{64, 64}));
   ASSERT_EQ(run.ranks.size(), 2u);  // step 1 only: rank 1 computed 1 ms, waited 0

@@ -28,7 +28,8 @@ BalancedPolicy::BalancedPolicy(BalancedOptions options) : options_(options) {
   check(options_.reactResidual >= 0, "react residual must be >= 0");
   check(options_.historyPoints >= 1, "history must keep at least 1 point");
   check(options_.minFitSpread >= 0 && options_.minFitSpread < 1, "fit spread must be in [0, 1)");
-  check(options_.maxFixedCostFraction >= 0 && options_.maxFixedCostFraction < 1, "fixed-cost fraction must be in [0, 1)");
+  check(options_.maxFixedCostFraction >= 0 && options_.maxFixedCostFraction < 1,
+        "fixed-cost fraction must be in [0, 1)");
 }
 
 std::string BalancedPolicy::saveState() const {
@@ -114,7 +115,8 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
       if (j != i && deviations[j] > 0) others.push_back(deviations[j]);
     const double commonMode = others.empty() ? 1.0 : median(others);
     const double ratio = models_[i].absorb(windows[i], options_, commonMode);
-    if (ratio > 0) events += fmt::format("; rank {} refit (observed {:.2f}x its model, the others {:.2f}x)", i, ratio, commonMode);
+    if (ratio > 0)
+      events += fmt::format("; rank {} refit (observed {:.2f}x its model, the others {:.2f}x)", i, ratio, commonMode);
   }
   // Nodes with a fixed-cost fit first, so that nodes seen at a single batch size can borrow the smallest
   // fixed-cost fraction they show.
@@ -151,7 +153,8 @@ BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) co
   }
   if (modelled == 0) {
     bool allOps = measured == n;
-    for (int i = 0; i < measured; ++i) allOps = allOps && std::isfinite(input.nodes[i].opsPerSecond) && input.nodes[i].opsPerSecond > 0;
+    for (int i = 0; i < measured; ++i)
+      allOps = allOps && std::isfinite(input.nodes[i].opsPerSecond) && input.nodes[i].opsPerSecond > 0;
     for (int i = 0; i < n; ++i) c[i] = allOps ? 1.0 / input.nodes[i].opsPerSecond : 1.0;
     basis = allOps ? "opsPerSecond, no step measured" : "nothing measured, equal speeds";
     return lines;
@@ -193,7 +196,8 @@ BalancedPolicy::Candidate BalancedPolicy::optimise(const CostLines& lines, const
     for (size_t i = 0; i < speed.size(); ++i) speed[i] = 1.0 / lines.c[i];
     best.split.batches = apportion(speed, total, caps).sizes;
     best.capsInfeasible = true;
-    best.capNote = fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total);
+    best.capNote =
+        fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total);
   } else {
     best.split.batches = minimiseMaxTime(lines.a, lines.c, total, caps);
   }
@@ -211,7 +215,8 @@ Decision BalancedPolicy::keepOrMove(const Candidate& best, const CostLines& line
   for (int i = 0; currentValid && i < n; ++i)
     currentValid = current.batches[i] >= 1 && (caps[i] <= 0 || current.batches[i] <= caps[i]);
   if (!currentValid || best.capsInfeasible)
-    return {best.split, fmt::format("balanced: predicted {:.4g} ms ({}){}{}", best.ms, lines.basis, events, best.capNote)};
+    return {best.split,
+            fmt::format("balanced: predicted {:.4g} ms ({}){}{}", best.ms, lines.basis, events, best.capNote)};
   const double currentMs = lines.predictedMs(current);
   const double gain = currentMs > 0 ? 1 - best.ms / currentMs : 0;
   const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * measurementNoise(input));

@@ -13,8 +13,9 @@ namespace balancenet::orchestrator {
 //
 // As written, sum_j includes j = i, where NL_ii = 0 gives NCW_ii = 1; we keep that term. The sizes then do
 // not sum to B: before flooring they sum to (N + sum_ij NCW_ij) / 3 * B, i.e. between 2N/3 and N(N+1)/3
-// times B (sum K = 1, sum MW = N - 1, N <= sum NCW <= N^2). The Decision carries them as they are and the trainer uses split.total() as the effective global batch, which the note reports.
-// With `normalize` (--bno-normalize) the BS_i are rescaled to sum exactly to B (largest remainder, each >= 1).
+// times B (sum K = 1, sum MW = N - 1, N <= sum NCW <= N^2). The Decision carries them as they are and the trainer uses
+// split.total() as the effective global batch, which the note reports. With `normalize` (--bno-normalize) the BS_i are
+// rescaled to sum exactly to B (largest remainder, each >= 1).
 //
 // Degenerate inputs, chosen so that no NaN can appear:
 //  - sum OPS = 0 (nothing measured): K_i = 1/N;  sum MU = 0: MU_i/sum MU = 1/N, so MW_i = 1 - 1/N;

@@ -114,9 +114,7 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
   return 0;
 }
 
-bool NodeCostModel::fitsFixedCost(const BalancedOptions& options) const {
-  return fit(history_, 0.0, options).fitted;
-}
+bool NodeCostModel::fitsFixedCost(const BalancedOptions& options) const { return fit(history_, 0.0, options).fitted; }
 
 void NodeCostModel::refit(double fixedFraction, const BalancedOptions& options) {
   const CostLine line = fit(history_, fixedFraction, options);
@@ -152,7 +150,8 @@ nlohmann::json NodeCostModel::toJson() const {
 
 NodeCostModel NodeCostModel::fromJson(const nlohmann::json& j) {
   NodeCostModel m;
-  for (const auto& p : j.at("history")) m.history_.push_back({p.at(0).get<double>(), p.at(1).get<double>(), p.at(2).get<double>()});
+  for (const auto& p : j.at("history"))
+    m.history_.push_back({p.at(0).get<double>(), p.at(1).get<double>(), p.at(2).get<double>()});
   m.a_ = j.at("a").get<double>();
   m.c_ = j.at("c").get<double>();
   m.hasModel_ = j.at("has_model").get<bool>();

@@ -13,23 +13,23 @@ namespace balancenet::orchestrator {
 // What the master knows about one node when it decides (gathered every --rebalance-every steps).
 struct NodeMetrics {
   int rank = 0;
-  int64_t batch = 0;                  // samples in the split that was in force
-  double computeMs = 0;               // mean compute time (forward+backward, slowness included) over the window
-  double waitMs = 0;                  // mean time waiting for slower peers over the window
+  int64_t batch = 0;     // samples in the split that was in force
+  double computeMs = 0;  // mean compute time (forward+backward, slowness included) over the window
+  double waitMs = 0;     // mean time waiting for slower peers over the window
   std::vector<std::pair<int64_t, double>> recent;  // (batch, computeMs) of the window's steps, oldest first
-  double flopsPerSample = 0;          // forward FLOPs of one sample of the model
-  double opsPerSecond = 0;            // measured training FLOP/s (3 x forward), or the GEMM probe before any step
-  double memoryUsedBytes = 0;         // resident set size of the worker (MU_i)
-  double memoryTotalBytes = 0;        // memory of the node
-  int64_t maxBatch = 0;               // largest batch that fits in memory; 0: unknown / unlimited
-  std::vector<double> latencyMs;      // NL_ij: median round-trip latency to rank j (0 for j == i)
-  double bandwidthBytesPerSecond = 0; // to the next rank; 0: unknown
+  double flopsPerSample = 0;                       // forward FLOPs of one sample of the model
+  double opsPerSecond = 0;             // measured training FLOP/s (3 x forward), or the GEMM probe before any step
+  double memoryUsedBytes = 0;          // resident set size of the worker (MU_i)
+  double memoryTotalBytes = 0;         // memory of the node
+  int64_t maxBatch = 0;                // largest batch that fits in memory; 0: unknown / unlimited
+  std::vector<double> latencyMs;       // NL_ij: median round-trip latency to rank j (0 for j == i)
+  double bandwidthBytesPerSecond = 0;  // to the next rank; 0: unknown
 };
 
 struct PolicyInput {
-  int64_t step = 0;          // the first step the decided split will be used for
-  int64_t globalBatch = 0;   // B
-  Split current;             // the split in force until now
+  int64_t step = 0;                // the first step the decided split will be used for
+  int64_t globalBatch = 0;         // B
+  Split current;                   // the split in force until now
   std::vector<NodeMetrics> nodes;  // indexed by rank
 };
 

@@ -15,9 +15,10 @@ int worldSizeOf(const PolicyInput& input) {
   const int n = input.nodes.empty() ? input.current.worldSize() : static_cast<int>(input.nodes.size());
   if (n <= 0) throw UsageError("a policy needs at least one worker");
   if (input.globalBatch < n)
-    throw UsageError(fmt::format("--global-batch {} is smaller than the {} workers; every worker needs at least 1 "
-                                 "sample",
-                                 input.globalBatch, n));
+    throw UsageError(
+        fmt::format("--global-batch {} is smaller than the {} workers; every worker needs at least 1 "
+                    "sample",
+                    input.globalBatch, n));
   return n;
 }
 
@@ -103,7 +104,8 @@ Apportionment apportion(const std::vector<double>& weights, int64_t total, const
     }
     if (free.empty()) break;
     auto quota = [&](size_t i) {
-      return sum > 0 ? static_cast<double>(rest) * w[i] / sum : static_cast<double>(rest) / static_cast<double>(free.size());
+      return sum > 0 ? static_cast<double>(rest) * w[i] / sum
+                     : static_cast<double>(rest) / static_cast<double>(free.size());
     };
     auto pin = [&](size_t i, int64_t value) {
       pinned[i] = true;

@@ -13,7 +13,8 @@ int worldSizeOf(const PolicyInput& input);
 
 struct Apportionment {
   std::vector<int64_t> sizes;
-  bool capsInfeasible = false;  // the caps sum to less than the total: every node is at its cap plus a share of the rest
+  bool capsInfeasible =
+      false;  // the caps sum to less than the total: every node is at its cap plus a share of the rest
 };
 
 // Splits `total` into integers proportional to `weights` (largest remainder, ties to the lower index), each

@@ -37,7 +37,9 @@ Decision ProportionalPolicy::decide(const PolicyInput& input) {
     allMeasured = allMeasured && speed[i] > 0;
     allOps = allOps && ops[i] > 0;
   }
-  const char* basis = allMeasured ? "measured samples/ms" : allOps ? "opsPerSecond (no step measured yet)" : "equal (nothing measured)";
+  const char* basis = allMeasured ? "measured samples/ms"
+                      : allOps    ? "opsPerSecond (no step measured yet)"
+                                  : "equal (nothing measured)";
   const std::vector<double> weights = allMeasured ? speed : allOps ? ops : std::vector<double>(n, 1.0);
   const Apportionment a = apportion(weights, input.globalBatch, caps);
   Split split;
