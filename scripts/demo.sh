@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_TESTS=OFF BUILD_BENCH=OFF scripts/setup.sh
-exec build/apps/balancenet train --nodes 2 --model cnn --global-batch 128 --split 80,48 \
+exec build/apps/balancenet train --workers 2 --model cnn --global-batch 128 --split 80,48 \
   --steps 800 --lr 0.05 --momentum 0.9 --warmup-steps 50 --lr-decay cosine --eval-every 200 "$@"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Installs, builds, and runs the whole test suite (unit, multi-rank, multi-process integration).
+# Installs, builds, and runs the whole test suite (unit, multi-rank, multi-process integration), after
+# checking that the C++ files follow .clang-format (a failed check still runs the tests, then fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRA_PACKAGES="python3-torch chromium" scripts/setup.sh
+EXTRA_PACKAGES="python3-torch chromium clang-format" scripts/setup.sh
+format=0
+scripts/check-format.sh || format=$?
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)" --timeout 600
+exit "$format"
