@@ -11,14 +11,18 @@
 namespace balancenet {
 namespace {
 
-// The first way `batches` breaks a split of globalBatch over worldSize workers, or "" if none.
-std::string splitProblem(const std::vector<int64_t>& batches, int worldSize, int64_t globalBatch, int64_t total) {
+// The first way `batches` breaks a split of globalBatch over worldSize workers, or "" if none; in the
+// user's words (the flags) for --split, in the program's for an internal check.
+std::string splitProblem(const std::vector<int64_t>& batches, int worldSize, int64_t globalBatch, int64_t total,
+                         bool userInput) {
+  const char* split = userInput ? "--split" : "the split";
+  const char* batch = userInput ? "--global-batch" : "the global batch";
   if (static_cast<int>(batches.size()) != worldSize)
-    return fmt::format("--split has {} entries but the job has {} workers", batches.size(), worldSize);
+    return fmt::format("{} has {} entries but the job has {} workers", split, batches.size(), worldSize);
   for (size_t r = 0; r < batches.size(); ++r)
     if (batches[r] <= 0)
-      return fmt::format("--split: worker {} gets {} samples; every worker needs at least 1", r, batches[r]);
-  if (total != globalBatch) return fmt::format("--split sums to {} but --global-batch is {}", total, globalBatch);
+      return fmt::format("{}: worker {} gets {} samples; every worker needs at least 1", split, r, batches[r]);
+  if (total != globalBatch) return fmt::format("{} sums to {} but {} is {}", split, total, batch, globalBatch);
   return {};
 }
 
@@ -57,13 +61,13 @@ Split Split::parse(const std::string& text, int worldSize, int64_t globalBatch) 
     if (used == 0 || used != item.size()) throw UsageError(fmt::format("--split: '{}' is not an integer", item));
     s.batches.push_back(v);
   }
-  if (auto problem = splitProblem(s.batches, worldSize, globalBatch, s.total()); !problem.empty())
+  if (auto problem = splitProblem(s.batches, worldSize, globalBatch, s.total(), true); !problem.empty())
     throw UsageError(problem);
   return s;
 }
 
 void Split::validate(int worldSize, int64_t globalBatch) const {
-  if (auto problem = splitProblem(batches, worldSize, globalBatch, total()); !problem.empty())
+  if (auto problem = splitProblem(batches, worldSize, globalBatch, total(), false); !problem.empty())
     throw InternalError(fmt::format("split {} breaks its invariant: {}", str(), problem));
 }
 

@@ -52,6 +52,7 @@ TEST(Split, BrokenInvariantIsAnInternalErrorNotBadInput) {
     FAIL() << "reported as bad input: " << e.what();
   } catch (const InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("a bug"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("--split"), std::string::npos) << "names a flag nobody gave: " << e.what();
   }
   EXPECT_THROW(Split({{4, 4}}).validate(3, 8), InternalError);
   EXPECT_THROW(Split({{4, 4}}).validate(2, 9), InternalError);

@@ -15,7 +15,7 @@ inline PolicyInput blankInput(int n, int64_t b, int64_t step = 0) {
   PolicyInput in;
   in.step = step;
   in.globalBatch = b;
-  in.current = Split::equal(b, n);
+  if (b >= n) in.current = Split::equal(b, n);  // none where B cannot cover N (the policies must refuse that)
   in.nodes.resize(n);
   for (int i = 0; i < n; ++i) in.nodes[i].rank = i;
   return in;

@@ -8,7 +8,8 @@ class StaticPolicy : public Policy {
  public:
   explicit StaticPolicy(Split split);
   std::string name() const override { return "static"; }
-  // Throws UsageError if the split does not match the input's N and B.
+  // Throws InternalError if the split does not match the input's N and B (the launcher has checked --split
+  // against the job already: a mismatch here is a bug).
   Decision decide(const PolicyInput& input) override;
 
  private:
