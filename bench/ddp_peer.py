@@ -18,6 +18,10 @@ import json
 import os
 import time
 
+# One BLAS thread, as balancenet's workers use: torch.set_num_threads(1) leaves an OpenBLAS pool at the
+# core count (measured), and OpenBLAS reads this variable only when it is loaded, i.e. at import torch.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 import torch
 import torch.distributed as dist
