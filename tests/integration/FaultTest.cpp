@@ -302,6 +302,30 @@ TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
   expectNoOrphans();
 }
 
+TEST_F(Faults, WorkerJoiningWhileTheMembersEvaluateTrainsAfterItsJoin) {
+  // --eval-every 1: every step boundary, where a joiner is admitted, comes with an evaluation (collectives
+  // of its own). Members and joiner must agree on which of the two the new group does first.
+  const int steps = 120;
+  auto flags = job(2, steps, "run");
+  flags.insert(flags.end(), {"--elastic", "--max-nodes", "3", "--node-speed", "200,200", "--eval-every", "1",
+                             "--peer-timeout", "20"});
+  ProcessResult joiner;
+  auto r = launchWithJoiner(flags, joiner);
+  ASSERT_EQ(r.exitCode, 0) << r.output << joiner.output;
+  EXPECT_EQ(joiner.exitCode, 0) << joiner.output;
+  EXPECT_NE(r.output.find("joined rank(s) 2"), std::string::npos) << r.output << joiner.output;
+  const auto rows = ranksPerStep(readFile(dir_.file("run/steps.csv")));
+  EXPECT_EQ(rows.at(steps - 1), 3);
+  EXPECT_EQ(summary("run")["samples_trained"].get<double>(), steps * kGlobalBatch);
+  // One evaluation after every step (and the final one), none lost or repeated across the join.
+  std::vector<int64_t> evaluated;
+  for (const auto& e : summary("run")["evaluations"]) evaluated.push_back(e["step"].get<int64_t>());
+  ASSERT_FALSE(evaluated.empty());
+  for (size_t i = 0; i + 1 < evaluated.size(); ++i) EXPECT_EQ(evaluated[i], static_cast<int64_t>(i + 1));
+  EXPECT_EQ(evaluated.back(), steps);
+  expectNoOrphans();
+}
+
 TEST_F(Faults, WorkerJoiningBeyondTheGlobalBatchIsRefusedAndTheJobGoesOn) {
   const int steps = 100;
   // Two workers, two samples per step: a third would get none. Paced steps (100 ms) outlast the join.
