@@ -191,6 +191,10 @@ metrics::RunSummary Trainer::run() {
       Stopwatch watch;
       records.push_back(step());
       trainSeconds += watch.elapsedMs() / 1000.0;
+      // The step's model is evaluated by the group that trained it, before the boundaries may change the
+      // group: a joiner admitted there starts with the next step, and takes no part in this evaluation.
+      if (parts_->test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
+        evals.push_back(evaluateNow(trainSeconds));
       for (auto* boundary : parts_->boundaries) boundary->afterStep(*this);
       // Rank 0 may be another process after a membership change: the test is made every step.
       // The last line waits for the run's outputs, which bring every worker's efficiency.
@@ -200,8 +204,6 @@ metrics::RunSummary Trainer::run() {
             {step_, options_.steps, trainSeconds, samples_ - samplesBefore, records.back().loss}));
         sinceProgress.restart();
       }
-      if (parts_->test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
-        evals.push_back(evaluateNow(trainSeconds));
     } catch (const std::exception& failure) {
       if (!parts_->recovery) throw;
       recoverFrom(failure, records, evals);
