@@ -61,8 +61,10 @@ TEST(GemmProbe, PeakMeasuresOneThreadAndAllAndRestoresTheThreads) {
   EXPECT_GE(peak.threads, 1);
   EXPECT_GT(peak.oneThread, 1e8);
   EXPECT_LT(peak.oneThread, 1e13);
-  // The best product with every core is at least about the best with one (a busy machine may even it out).
-  EXPECT_GT(peak.allThreads, 0.5 * peak.oneThread);
+  // Measured too, in FLOP/s. Not compared with the one-thread figure: with the cores busy, a product split
+  // over threads waits for its slowest one (seen under load: 5.6 against 49 GFLOP/s); speed is for bench/.
+  EXPECT_GT(peak.allThreads, 1e8);
+  EXPECT_LT(peak.allThreads, 1e13);
 }
 
 }  // namespace
