@@ -319,7 +319,8 @@ TEST_F(Faults, WorkerJoiningWhileTheMembersEvaluateTrainsAfterItsJoin) {
   EXPECT_EQ(summary("run")["samples_trained"].get<double>(), steps * kGlobalBatch);
   // One evaluation after every step (and the final one), none lost or repeated across the join.
   std::vector<int64_t> evaluated;
-  for (const auto& e : summary("run")["evaluations"]) evaluated.push_back(e["step"].get<int64_t>());
+  const auto written = summary("run");  // a named copy: a range-for over a temporary's member dangles
+  for (const auto& e : written["evaluations"]) evaluated.push_back(e["step"].get<int64_t>());
   ASSERT_FALSE(evaluated.empty());
   for (size_t i = 0; i + 1 < evaluated.size(); ++i) EXPECT_EQ(evaluated[i], static_cast<int64_t>(i + 1));
   EXPECT_EQ(evaluated.back(), steps);
