@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -49,25 +50,24 @@ TEST_F(Supervision, KilledWorkerStopsTheJobAndIsNamed) {
   for (pid_t w : workers) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
 }
 
-TEST_F(Supervision, InterruptStopsEveryWorker) {
+// Ctrl-C (SIGINT) exits 130; a batch system or `timeout` stops a job with SIGTERM: 128 + 15, as shells
+// and torchrun report it (130 would say Ctrl-C). Either way no worker is left behind.
+class StopSignal : public Supervision, public ::testing::WithParamInterface<std::pair<int, int>> {};
+
+TEST_P(StopSignal, StopsEveryWorkerWithExitCode128PlusTheSignal) {
+  const auto [stopSignal, code] = GetParam();
   std::set<pid_t> workers;
-  auto r = longJob([](pid_t launcher, const std::vector<pid_t>&) { ::kill(launcher, SIGINT); }, workers);
-  EXPECT_EQ(r.exitCode, 130) << r.output;
+  auto r = longJob(
+      [stopSignal = stopSignal](pid_t launcher, const std::vector<pid_t>&) { ::kill(launcher, stopSignal); }, workers);
+  EXPECT_EQ(r.exitCode, code) << r.output;
   EXPECT_NE(r.output.find("interrupted"), std::string::npos) << r.output;
   EXPECT_EQ(workers.size(), 3u);
   for (pid_t w : workers) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
 }
 
-// A batch system or `timeout` stops a job with SIGTERM: exit 128 + 15, as shells and torchrun report it
-// (130 would say Ctrl-C).
-TEST_F(Supervision, TerminateStopsEveryWorkerWithExitCode143) {
-  std::set<pid_t> workers;
-  auto r = longJob([](pid_t launcher, const std::vector<pid_t>&) { ::kill(launcher, SIGTERM); }, workers);
-  EXPECT_EQ(r.exitCode, 143) << r.output;
-  EXPECT_NE(r.output.find("interrupted"), std::string::npos) << r.output;
-  EXPECT_EQ(workers.size(), 3u);
-  for (pid_t w : workers) EXPECT_FALSE(processAlive(w)) << "orphan worker " << w;
-}
+INSTANTIATE_TEST_SUITE_P(Supervision, StopSignal,
+                         ::testing::Values(std::make_pair(SIGINT, 130), std::make_pair(SIGTERM, 143)),
+                         [](const auto& info) { return info.param.first == SIGINT ? "Interrupt" : "Terminate"; });
 
 }  // namespace
 }  // namespace balancenet::testing
