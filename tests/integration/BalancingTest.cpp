@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,20 +19,15 @@ class Balancing : public BinaryFixture {};
 
 // steps.csv's compute_ms per step, in rank order.
 std::map<int64_t, std::vector<double>> computeMsByStep(const std::string& stepsCsv) {
-  std::ifstream in(stepsCsv);
-  std::string line;
-  std::getline(in, line);  // step,rank,batch,compute_ms,...
+  const auto rows = report::readCsv(stepsCsv);
+  const int step = report::column(rows[0], "step", stepsCsv), rank = report::column(rows[0], "rank", stepsCsv),
+            compute = report::column(rows[0], "compute_ms", stepsCsv);
   std::map<int64_t, std::vector<double>> byStep;
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::string step, rank, batch, compute;
-    std::getline(fields, step, ',');
-    std::getline(fields, rank, ',');
-    std::getline(fields, batch, ',');
-    std::getline(fields, compute, ',');
-    auto& row = byStep[std::stoll(step)];
-    row.resize(std::max<size_t>(row.size(), std::stoul(rank) + 1));
-    row[std::stoul(rank)] = std::stod(compute);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    auto& row = byStep[std::stoll(rows[i][step])];
+    const size_t r = std::stoul(rows[i][rank]);
+    row.resize(std::max(row.size(), r + 1));
+    row[r] = std::stod(rows[i][compute]);
   }
   return byStep;
 }

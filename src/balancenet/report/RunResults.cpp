@@ -10,9 +10,7 @@
 #include "balancenet/core/Error.h"
 
 namespace balancenet::report {
-namespace {
 
-// A CSV file as rows of fields, header first; our files never quote.
 std::vector<std::vector<std::string>> readCsv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("{}: cannot be read", path));
@@ -34,8 +32,6 @@ int column(const std::vector<std::string>& header, const std::string& name, cons
     if (header[i] == name) return static_cast<int>(i);
   throw UsageError(fmt::format("{}: no column '{}'", path, name));
 }
-
-}  // namespace
 
 double RunResults::meanSyncMs() const {
   if (syncMsPerStep.size() < 2) return syncMsPerStep.empty() ? 0 : syncMsPerStep[0];

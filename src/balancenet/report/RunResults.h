@@ -38,4 +38,10 @@ struct RunResults {
 // Throws UsageError naming the file when a run directory is missing or malformed.
 RunResults loadRun(const std::string& dir);
 
+// A CSV file of a run directory as rows of fields, header first (our files never quote); UsageError when
+// it cannot be read or is empty.
+std::vector<std::vector<std::string>> readCsv(const std::string& path);
+// The index of column `name` in `header`; UsageError naming `path` when there is none.
+int column(const std::vector<std::string>& header, const std::string& name, const std::string& path);
+
 }  // namespace balancenet::report
