@@ -217,7 +217,8 @@ up() {
   [ ! -e "$STATE" ] && ! ip link show "$BRIDGE" >/dev/null 2>&1 ||
     die "testbed '$NAME' is already up (testbed.sh --name $NAME down removes it)"
 
-  trap 'trap - ERR INT TERM; echo "testbed: up failed; removing what it made" >&2; down; exit 1' ERR INT TERM
+  # Cleaning up ignores further signals: a second Ctrl-C must not leave half a testbed behind.
+  trap 'trap - ERR; trap "" INT TERM; echo "testbed: up failed; removing what it made" >&2; down; exit 1' ERR INT TERM
   mkdir -p "$STATE"
   echo "$SUBNET" > "$STATE/subnet"
   ip link add name "$BRIDGE" type bridge

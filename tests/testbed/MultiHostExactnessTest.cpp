@@ -1,0 +1,43 @@
+// Exactness across hosts: three hosts with their own addresses, a fixed unequal split, the parameters of
+// one process training the whole global batch.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "TestbedFixture.h"
+#include "testing/ReferenceTraining.h"
+
+namespace balancenet::testing {
+namespace {
+
+using MultiHostExactness = TestbedFixture;
+
+TEST_F(MultiHostExactness, ThreeHostsWithAnUnequalSplitMatchOneProcess) {
+  Testbed bed({"none", "none", "none"});
+  const std::vector<std::string> common{"--model",    "mlp", "--global-batch", "32",   "--steps",      "4",
+                                        "--lr",       "0.05", "--momentum",    "0.9",  "--weight-decay", "5e-4",
+                                        "--dropout",  "0"};
+  auto multi = common;
+  multi.insert(multi.end(), {"--split", "5,20,7", "--save-params", dir_.file("multi.pt")});
+  const auto hosts = trainOnHosts(bed, multi);
+  for (int h = 0; h < bed.hosts(); ++h) {
+    ASSERT_FALSE(hosts[h].timedOut) << "host " << h << " hung:\n" << hosts[h].output;
+    ASSERT_EQ(hosts[h].exitCode, 0) << "host " << h << ":\n" << hosts[h].output;
+  }
+  auto single = common;
+  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("one")});
+  const auto one = train(single);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+
+  const double diff =
+      maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), loadSavedParameters(dir_.file("single.pt")));
+  std::printf("3 hosts (split 5,20,7) vs 1 process: max |param difference| = %.3g\n", diff);
+  EXPECT_LT(diff, 1e-5);
+  // The job really spanned three hosts: rank 0's summary counts them and their split.
+  const auto summary = nlohmann::json::parse(readFile(runDir(0) + "/summary.json"));
+  EXPECT_EQ(summary["nodes"], 3);
+  EXPECT_EQ(summary["split"], "5,20,7");
+}
+
+}  // namespace
+}  // namespace balancenet::testing
