@@ -224,9 +224,14 @@ up() {
   ip link add name "$BRIDGE" type bridge
   ip link set "$BRIDGE" up
   mkdir -p "$CG_DIR"
+  # The testbed's hosts get their quota first when other work on the machine wants the same cores (a
+  # weight 10x a default group's): a host's speed is its quota, not whatever else runs at the moment.
   if [ "$CG_VERSION" = v2 ]; then
     grep -qw cpu "$CG_MOUNT/cgroup.subtree_control" || echo +cpu > "$CG_MOUNT/cgroup.subtree_control"
     echo +cpu > "$CG_DIR/cgroup.subtree_control"
+    echo 1000 > "$CG_DIR/cpu.weight"
+  else
+    echo 10240 > "$CG_DIR/cpu.shares"
   fi
   local -a cpu rate
   IFS=, read -r -a cpu <<< "$cpus"
