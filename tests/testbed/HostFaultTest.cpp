@@ -79,6 +79,8 @@ class HostFaults : public TestbedFixture {
       for (pid_t pid : bed.processes(h)) t.leftRunning += " host " + std::to_string(h) + ": " + std::to_string(pid);
     std::printf("fault at %.1f s; '%s' after %.1f s; '%s' after %.1f s\n", t.faultAt, noticed.c_str(),
                 t.noticedAt - t.faultAt, named.c_str(), t.namedAt - t.faultAt);
+    if (std::getenv("BNTB_VERBOSE"))
+      for (int h = 0; h < kHosts; ++h) std::printf("=== host %d (exit %d, %.1f s):\n%s\n", h, t.hosts[h].exitCode, t.hosts[h].seconds, t.hosts[h].output.c_str());
     return t;
   }
 };

@@ -44,7 +44,7 @@ ElasticAgent::ElasticAgent(ElasticOptions options, c10::intrusive_ptr<c10d::Stor
       member_(member),
       connect_(std::move(connect)),
       membership_(store_, options.peerTimeout),
-      heartbeat_(store_, member) {}
+      heartbeat_(store_, member, options.host) {}
 
 void ElasticAgent::startLaunched(int worldSize) {
   generation_ = Generation{};
