@@ -108,6 +108,14 @@ TEST_P(ElasticHostFault, TheOtherHostsNameTheLostRankAndTrainEveryStep) {
   // A silent peer is dropped after --peer-timeout; a killed one at once, once its heartbeat (2 s) has aged.
   EXPECT_LT(t.namedAt - t.faultAt, kPeerTimeout + 5) << t.hosts[0].output;
   expectEveryStepTrained(kSteps, kGlobalBatch, kHosts - 1);
+  // The victim's launcher lost its only worker: it says so, not that the job has too few workers (it has 3).
+  expectOneLineError(t.hosts[kVictim], "no worker of this host remains; the job goes on without it", 1);
+  // Cut off, its worker found the store gone while it tried to re-form: the line says so.
+  if (GetParam() == Fault::CutLink) {
+    EXPECT_NE(t.hosts[kVictim].output.find("the job's store stopped answering while the group re-formed"),
+              std::string::npos)
+        << t.hosts[kVictim].output;
+  }
   EXPECT_EQ(t.leftRunning, "");
 }
 

@@ -342,9 +342,11 @@ class Supervisor {
   }
 
   // Elastic: a death is one line, not the end, while enough workers remain (bad input ends the job anyway).
+  // A launcher of a job over several hosts sees only its own workers: the workers count the job's.
   bool survivable(const Child& failure) const {
     const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
-    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= c_.resilience.minNodes;
+    const int enough = c_.launch.nnodes > 1 ? 1 : c_.resilience.minNodes;
+    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= enough;
   }
 
   // Names each new death, and starts the dead workers again while --max-restarts allows.
@@ -385,9 +387,12 @@ class Supervisor {
     if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
     const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
     stopAll(children_);
-    std::cerr << "balancenet: error: " << why
-              << (elastic ? fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes) : "")
-              << "; stopped the other workers" << std::endl;
+    std::string remain;
+    if (elastic)
+      remain = c_.launch.nnodes > 1 ? "; no worker of this host remains; the job goes on without it while "
+                                      "--min-workers remain on the other hosts"
+                                    : fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes);
+    std::cerr << "balancenet: error: " << why << remain << "; stopped the other workers" << std::endl;
     return causeBadInput ? 2 : 1;
   }
 
