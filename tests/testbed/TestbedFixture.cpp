@@ -46,12 +46,12 @@ std::vector<ProcessResult> TestbedFixture::trainOnHosts(const Testbed& bed, cons
   return results;
 }
 
-void TestbedFixture::expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks) const {
-  const auto summary = nlohmann::json::parse(readFile(runDir(0) + "/summary.json"));
+void TestbedFixture::expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host) const {
+  const auto summary = nlohmann::json::parse(readFile(runDir(rank0Host) + "/summary.json"));
   EXPECT_EQ(summary["steps"], steps);
   EXPECT_EQ(summary["samples_trained"].get<double>(), double(steps) * globalBatch);
   std::map<int, int> rowsOfStep;  // steps.csv: step,rank,...
-  std::istringstream csv(readFile(runDir(0) + "/steps.csv"));
+  std::istringstream csv(readFile(runDir(rank0Host) + "/steps.csv"));
   std::string line;
   std::getline(csv, line);  // header
   while (std::getline(csv, line))

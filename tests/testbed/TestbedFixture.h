@@ -35,9 +35,9 @@ class TestbedFixture : public BinaryFixture {
                                           const std::function<void(int host, pid_t, double)>& whileRunning = {},
                                           int jobHosts = 0);
 
-  // The job whose rank 0 ran on host 0 trained `steps` steps of `globalBatch` samples each (summary.json),
-  // and steps.csv has a row of every step, `lastStepRanks` of them for the last one.
-  void expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks) const;
+  // The job whose rank 0 ended on host `rank0Host` trained `steps` steps of `globalBatch` samples each
+  // (summary.json), and steps.csv has a row of every step, `lastStepRanks` of them for the last one.
+  void expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host = 0) const;
 };
 
 }  // namespace balancenet::testing
