@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <sstream>
 #include <stdexcept>
 
 namespace balancenet::testing {
@@ -56,6 +57,15 @@ std::string Testbed::control(const std::vector<std::string>& args) const {
   const auto r = runTestbedScript(full);
   if (r.exitCode != 0) throw std::runtime_error("testbed " + args.front() + " failed: " + r.output);
   return r.output;
+}
+
+std::vector<pid_t> Testbed::processes(int host) const {
+  // The script names host I's namespace NAME-hI; `run` enters it, so every process of the host is there.
+  const auto r = runProcess({"/bin/sh", "-c", "ip netns pids " + name_ + "-h" + std::to_string(host)});
+  std::vector<pid_t> pids;
+  std::istringstream in(r.output);
+  for (pid_t pid; in >> pid;) pids.push_back(pid);
+  return pids;
 }
 
 std::string Testbed::leftovers() const { return runTestbedScript({"--name", name_, "leftovers"}).output; }

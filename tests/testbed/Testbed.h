@@ -28,6 +28,8 @@ class Testbed {
   std::vector<std::string> asHost(int host, const std::vector<std::string>& argv) const;
   // The testbed's own commands (set-cpu, set-rate, cut, heal, throttled, status...); throws if it fails.
   std::string control(const std::vector<std::string>& args) const;
+  // The processes running as `host` (in its namespace or its CPU cgroup).
+  std::vector<pid_t> processes(int host) const;
   // What of this testbed is left on the machine (empty after down).
   std::string leftovers() const;
 

@@ -1,7 +1,11 @@
 #include "TestbedFixture.h"
 
 #include <cstdlib>
+#include <map>
+#include <sstream>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 namespace balancenet::testing {
 
@@ -16,9 +20,9 @@ void TestbedFixture::SetUp() {
 }
 
 std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int host,
-                                                     const std::vector<std::string>& flags) const {
+                                                     const std::vector<std::string>& flags, int jobHosts) const {
   auto all = flags;
-  all.insert(all.end(), {"--nnodes", std::to_string(bed.hosts()), "--node-rank", std::to_string(host),
+  all.insert(all.end(), {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
                          "--nproc-per-node", "1", "--master-addr", bed.address(0), "--master-port",
                          std::to_string(kTestbedStorePort), "--iface", "eth0"});
   return bed.asHost(host, trainCommand(dataDir_, runDir(host), all));
@@ -26,18 +30,34 @@ std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int hos
 
 std::vector<ProcessResult> TestbedFixture::trainOnHosts(const Testbed& bed, const std::vector<std::string>& flags,
                                                         ProcessOptions options,
-                                                        const std::function<void(int, pid_t, double)>& whileRunning) {
+                                                        const std::function<void(int, pid_t, double)>& whileRunning,
+                                                        int jobHosts) {
   options.env.emplace("BALANCENET_JOB_TOKEN", kTestbedJobToken);
-  std::vector<ProcessResult> results(bed.hosts());
+  if (jobHosts <= 0) jobHosts = bed.hosts();
+  std::vector<ProcessResult> results(jobHosts);
   std::vector<std::thread> hosts;
-  for (int h = 0; h < bed.hosts(); ++h)
+  for (int h = 0; h < jobHosts; ++h)
     hosts.emplace_back([&, h] {
       auto o = options;
       if (whileRunning) o.whileRunning = [&, h](pid_t pid, double s) { whileRunning(h, pid, s); };
-      results[h] = runProcess(hostCommand(bed, h, flags), o);
+      results[h] = runProcess(hostCommand(bed, h, flags, jobHosts), o);
     });
   for (auto& t : hosts) t.join();
   return results;
+}
+
+void TestbedFixture::expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host) const {
+  const auto summary = nlohmann::json::parse(readFile(runDir(rank0Host) + "/summary.json"));
+  EXPECT_EQ(summary["steps"], steps);
+  EXPECT_EQ(summary["samples_trained"].get<double>(), double(steps) * globalBatch);
+  std::map<int, int> rowsOfStep;  // steps.csv: step,rank,...
+  std::istringstream csv(readFile(runDir(rank0Host) + "/steps.csv"));
+  std::string line;
+  std::getline(csv, line);  // header
+  while (std::getline(csv, line))
+    if (!line.empty()) ++rowsOfStep[std::stoi(line.substr(0, line.find(',')))];
+  EXPECT_EQ(static_cast<int>(rowsOfStep.size()), steps);
+  EXPECT_EQ(rowsOfStep[steps - 1], lastStepRanks);
 }
 
 }  // namespace balancenet::testing

@@ -22,14 +22,22 @@ class TestbedFixture : public BinaryFixture {
   // Host `host`'s run directory (its workers write there; rank 0's holds steps.csv, splits.csv, summary.json).
   std::string runDir(int host) const { return dir_.file("run-h" + std::to_string(host)); }
 
-  // The command line of host `host` of a job over every host of `bed`: `flags` plus the multi-host flags.
-  std::vector<std::string> hostCommand(const Testbed& bed, int host, const std::vector<std::string>& flags) const;
+  // The command line of host `host` of a job over hosts 0..jobHosts-1 of `bed` (0: every host): `flags`
+  // plus the multi-host flags.
+  std::vector<std::string> hostCommand(const Testbed& bed, int host, const std::vector<std::string>& flags,
+                                       int jobHosts = 0) const;
 
-  // Starts every host's command at once (one thread each), waits for all, returns each host's result.
-  // `options.env` gets the job token; `whileRunning(host, pid, seconds)` is called while host's process runs.
-  std::vector<ProcessResult> trainOnHosts(
-      const Testbed& bed, const std::vector<std::string>& flags, ProcessOptions options = {},
-      const std::function<void(int host, pid_t, double)>& whileRunning = {});
+  // Starts the command of every host of the job (hosts 0..jobHosts-1; 0: all of `bed`) at once (one thread
+  // each), waits for all, returns each host's result. `options.env` gets the job token;
+  // `whileRunning(host, pid, seconds)` is called while host's process runs.
+  std::vector<ProcessResult> trainOnHosts(const Testbed& bed, const std::vector<std::string>& flags,
+                                          ProcessOptions options = {},
+                                          const std::function<void(int host, pid_t, double)>& whileRunning = {},
+                                          int jobHosts = 0);
+
+  // The job whose rank 0 ended on host `rank0Host` trained `steps` steps of `globalBatch` samples each
+  // (summary.json), and steps.csv has a row of every step, `lastStepRanks` of them for the last one.
+  void expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host = 0) const;
 };
 
 }  // namespace balancenet::testing

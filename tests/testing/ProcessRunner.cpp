@@ -59,9 +59,10 @@ ProcessResult runProcess(const std::vector<std::string>& argvIn, const ProcessOp
       if (::poll(&p, 1, 50) > 0) {
         char buf[8192];
         ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n > 0)
+        if (n > 0) {
           result.output.append(buf, n);
-        else if (n == 0)
+          if (options.onOutput) options.onOutput(result.output, elapsed());
+        } else if (n == 0)
           open = false;
       }
     } else {

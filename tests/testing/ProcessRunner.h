@@ -21,6 +21,8 @@ struct ProcessOptions {
   double timeoutSeconds = 120;
   // Called every ~50 ms with the child's pid while it runs (e.g. to kill a worker); may be empty.
   std::function<void(pid_t, double elapsedSeconds)> whileRunning;
+  // Called when output arrives, with all of it so far (e.g. to time when a line appeared); may be empty.
+  std::function<void(const std::string& output, double elapsedSeconds)> onOutput;
 };
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options = {});

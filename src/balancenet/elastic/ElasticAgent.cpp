@@ -35,6 +35,22 @@ std::string describeChange(const Generation& before, const Generation& after) {
   return change;
 }
 
+// A host cut off from the network (or whose store host is gone) fails in a c10d store call with a bare
+// socket error ("Connection reset by peer"): the line says what it was doing.
+template <typename Call>
+auto askStore(int64_t step, Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const RuntimeFailure&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw RuntimeFailure(fmt::format("step {}: the job's store stopped answering while the group re-formed ({})",
+                                     step, firstLine(e.what())));
+  }
+}
+
 }  // namespace
 
 ElasticAgent::ElasticAgent(ElasticOptions options, c10::intrusive_ptr<c10d::Store> jobStore, int member,
@@ -44,7 +60,7 @@ ElasticAgent::ElasticAgent(ElasticOptions options, c10::intrusive_ptr<c10d::Stor
       member_(member),
       connect_(std::move(connect)),
       membership_(store_, options.peerTimeout),
-      heartbeat_(store_, member) {}
+      heartbeat_(store_, member, options.host) {}
 
 void ElasticAgent::startLaunched(int worldSize) {
   generation_ = Generation{};
@@ -144,7 +160,7 @@ void ElasticAgent::recover(trainer::Trainer& trainer, const std::exception& fail
   parts_->release();
   const int next = generation_.number + 1;
   auto candidates = generation_.members;
-  if (auto plan = membership_.planned(next))
+  if (auto plan = askStore(step, [&] { return membership_.planned(next); }))
     candidates.insert(candidates.end(), plan->joiners.begin(), plan->joiners.end());
   reform(trainer, next, candidates);
 }
@@ -153,7 +169,9 @@ void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int
   const Generation before = generation_;
   const int64_t committed = committed_ ? committed_->step : -1;
   while (true) {
-    Generation g = membership_.form(number, member_, committed, candidates, /*mayClose=*/true, options_.joinTimeout);
+    Generation g = askStore(committed, [&] {
+      return membership_.form(number, member_, committed, candidates, /*mayClose=*/true, options_.joinTimeout);
+    });
     if (g.rankOf(member_) < 0) {
       // Closed without us (our heartbeat looked dead, or we came late): join like a new worker.
       spdlog::warn("step {}: rank {} came late to generation {} (members {}); joining again", committed, member_,

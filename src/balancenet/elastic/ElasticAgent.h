@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/elastic/Heartbeat.h"
@@ -24,6 +25,7 @@ struct ElasticOptions {
   int64_t globalBatch = std::numeric_limits<int64_t>::max();  // every member needs a sample: joiners beyond are refused
   std::chrono::milliseconds peerTimeout{30000};               // also the longest a generation waits for its members
   std::chrono::milliseconds joinTimeout{60000};               // how long a joiner waits for its generation to form
+  std::string host;  // this worker's address, named when it goes missing (empty: a job on one machine)
 };
 
 // What the worker owns on the group: dropped before a re-form, built again over the new group.

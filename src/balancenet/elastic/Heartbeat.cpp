@@ -19,14 +19,15 @@ int64_t unixMs() {
 
 }  // namespace
 
-Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int member) : store_(std::move(store)), member_(member) {
+Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int member, std::string host)
+    : store_(std::move(store)), member_(member), host_(std::move(host)) {
   beat();  // a member is never "never reported" once it exists
   thread_ = std::thread([this] { run(); });
 }
 
 bool Heartbeat::beat() {
   try {
-    const std::string value = fmt::format("{} {}", step_.load(), unixMs());
+    const std::string value = fmt::format("{} {} {}", step_.load(), unixMs(), host_);
     store_->set(beatKey(member_), std::vector<uint8_t>(value.begin(), value.end()));
     return true;
   } catch (const std::exception&) {
@@ -64,7 +65,9 @@ std::optional<Beat> readBeat(c10d::Store& store, int member) {
   std::istringstream in(std::string(bytes.begin(), bytes.end()));
   int64_t step = 0, at = 0;
   if (!(in >> step >> at)) return std::nullopt;
-  return Beat{step, (unixMs() - at) / 1000.0};
+  std::string host;
+  in >> host;  // absent on one machine
+  return Beat{step, (unixMs() - at) / 1000.0, host};
 }
 
 }  // namespace balancenet::elastic

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include <c10/util/intrusive_ptr.h>
@@ -23,13 +24,15 @@ constexpr std::chrono::milliseconds kHeartbeatEvery{200};
 struct Beat {
   int64_t step = 0;       // the step it was in (steps completed)
   double secondsAgo = 0;  // since its last beat (wall clocks: hosts of one job are assumed in sync)
+  std::string host;       // the member's host address (empty: a job on one machine)
 };
 
-// Writes `elastic/hb/<member>` = "<step> <unix ms>" from its own thread until destroyed. A store
+// Writes `elastic/hb/<member>` = "<step> <unix ms> [<host>]" from its own thread until destroyed. A store
 // that went away (the launcher ended) ends the thread quietly: it must never take the worker down.
 class Heartbeat {
  public:
-  Heartbeat(c10::intrusive_ptr<c10d::Store> store, int member);
+  // `host`: this member's address, so that a peer can say where a missing member ran (empty: one machine).
+  Heartbeat(c10::intrusive_ptr<c10d::Store> store, int member, std::string host = "");
   ~Heartbeat();
   Heartbeat(const Heartbeat&) = delete;
   Heartbeat& operator=(const Heartbeat&) = delete;
@@ -44,6 +47,7 @@ class Heartbeat {
 
   c10::intrusive_ptr<c10d::Store> store_;
   const int member_;
+  const std::string host_;
   std::atomic<int64_t> step_{0};
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -187,4 +187,8 @@ void Membership::markFinished() { set("elastic/finished", "1"); }
 
 bool Membership::finished() { return store_->check({"elastic/finished"}); }
 
+bool Membership::anyBeating(const std::vector<int>& members) {
+  return staleMembers(*store_, members).size() < members.size();
+}
+
 }  // namespace balancenet::elastic

@@ -67,6 +67,9 @@ class Membership {
 
   void markFinished();  // the training loop is over: joiners still waiting go home
   bool finished();
+  // Whether any of `members` still beats (heartbeat younger than kStaleAfter): the launcher serving the
+  // store after its own workers died keeps it until none does.
+  bool anyBeating(const std::vector<int>& members);
 
  private:
   std::string get(const std::string& key);

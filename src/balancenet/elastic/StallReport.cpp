@@ -12,6 +12,12 @@
 #include "balancenet/elastic/Heartbeat.h"
 
 namespace balancenet::elastic {
+namespace {
+
+// Where a member ran, when the job spans hosts: " at 10.0.0.3".
+std::string at(const std::string& host) { return host.empty() ? "" : " at " + host; }
+
+}  // namespace
 
 std::vector<int> staleMembers(c10d::Store& store, const std::vector<int>& members) {
   std::vector<int> stale;
@@ -38,8 +44,8 @@ std::string describeMissing(c10d::Store& store, const std::vector<int>& members,
     std::vector<std::string> parts;
     for (int m : stale) {
       auto beat = readBeat(store, m);
-      parts.push_back(beat ? fmt::format("rank {} has not contributed for {:.1f} s (last at step {})", m,
-                                         beat->secondsAgo, beat->step)
+      parts.push_back(beat ? fmt::format("rank {}{} has not contributed for {:.1f} s (last at step {})", m,
+                                         at(beat->host), beat->secondsAgo, beat->step)
                            : fmt::format("rank {} never reported", m));
     }
     if (parts.empty())

@@ -1,5 +1,6 @@
 // StallReport: the one line a rank prints when a collective failed or waited too long: which ranks
-// are missing and at which step ("step 57: rank 2 has not contributed for 30.0 s (last at step 56)").
+// are missing, where, and at which step ("step 57: rank 2 at 10.0.0.3 has not contributed for 30.0 s (last at
+// step 56)"; a job on one machine leaves out the address).
 #pragma once
 #include <chrono>
 #include <cstdint>

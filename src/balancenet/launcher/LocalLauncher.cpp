@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/PrivateDirectory.h"
 #include "balancenet/data/MnistDataset.h"
+#include "balancenet/elastic/Membership.h"
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
@@ -307,6 +309,7 @@ class Supervisor {
         goOnWithout();
         continue;
       }
+      if (failure && servesTheStoreAlone(*failure)) return serveTheStoreUntilTheJobEnds(*failure);
       if (failure) return stopAfterFailure(failure);
       stopStragglersAfterTheEnd();
     }
@@ -342,9 +345,49 @@ class Supervisor {
   }
 
   // Elastic: a death is one line, not the end, while enough workers remain (bad input ends the job anyway).
+  // A launcher of a job over several hosts sees only its own workers: the workers count the job's.
   bool survivable(const Child& failure) const {
     const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
-    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= c_.resilience.minNodes;
+    const int enough = c_.launch.nnodes > 1 ? 1 : c_.resilience.minNodes;
+    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= enough;
+  }
+
+  // Host 0 of an elastic job over several hosts, its own workers all dead: the other hosts' workers still
+  // need the store it serves, to re-form without them and to go on.
+  bool servesTheStoreAlone(const Child& failure) const {
+    const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
+    return c_.resilience.elastic && c_.launch.nnodes > 1 && c_.launch.nodeRank == 0 && !badInput &&
+           runningWorkers(children_) == 0;
+  }
+
+  // Serves the store while any worker of the job beats; exit 0 when the job finished, 1 when every
+  // worker stopped before that.
+  int serveTheStoreUntilTheJobEnds(const Child& failure) {
+    std::cerr << fmt::format(
+                     "balancenet: {} (pid {}) {}; no worker of this host remains; it serves the job's store until "
+                     "the other hosts' workers finish (--elastic)",
+                     failure.role, failure.pid, describeExit(failure.status))
+              << std::endl;
+    stopAll(children_);
+    std::vector<int> ranks(c_.launch.nnodes * c_.launch.nprocPerNode);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    bool finished = false;
+    try {
+      elastic::Membership job(comm::connectJobStore(rendezvousOptions(c_)), c_.resilience.peerTimeout);
+      while (!gStopSignal && job.anyBeating(ranks)) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (gStopSignal) return stopForSignal(gStopSignal);
+      finished = job.finished();
+    } catch (const std::exception& e) {
+      std::cerr << "balancenet: error: serving the job's store failed: " << firstLine(e.what()) << std::endl;
+      return 1;
+    }
+    if (!finished) {
+      std::cerr << "balancenet: error: every worker of the job stopped before it finished" << std::endl;
+      return 1;
+    }
+    std::cerr << "balancenet: done; the job finished on the other hosts (results in rank 0's run directory)"
+              << std::endl;
+    return 0;
   }
 
   // Names each new death, and starts the dead workers again while --max-restarts allows.
@@ -385,9 +428,12 @@ class Supervisor {
     if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
     const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
     stopAll(children_);
-    std::cerr << "balancenet: error: " << why
-              << (elastic ? fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes) : "")
-              << "; stopped the other workers" << std::endl;
+    std::string remain;
+    if (elastic)
+      remain = c_.launch.nnodes > 1 ? "; no worker of this host remains; the job goes on without it while "
+                                      "--min-workers remain on the other hosts"
+                                    : fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes);
+    std::cerr << "balancenet: error: " << why << remain << "; stopped the other workers" << std::endl;
     return causeBadInput ? 2 : 1;
   }
 

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/FactorLinear.h"
+#include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/AtomicFile.h"
@@ -149,6 +150,7 @@ elastic::ElasticOptions elasticOptions(const JobConfig& c) {
   o.globalBatch = c.trainer.globalBatch;
   o.peerTimeout = r.peerTimeout;
   o.joinTimeout = c.launch.rendezvousTimeout;
+  o.host = comm::hostAddress(rendezvousOptions(c));
   return o;
 }
 

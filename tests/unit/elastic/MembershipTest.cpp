@@ -153,6 +153,28 @@ TEST(StallReport, NamesTheSilentRankWithItsLastStep) {
   EXPECT_EQ(line.find("rank 2"), std::string::npos) << line;  // alive
 }
 
+TEST(StallReport, NamesTheHostOfASilentRankOfAJobOverSeveralHosts) {
+  auto store = newStore();
+  Heartbeat b0(store, 0, "10.0.0.1");
+  {
+    Heartbeat b1(store, 1, "10.0.0.2");  // beats once, then stops: stale after kStaleAfter
+  }
+  const auto line = describeMissing(*store, {0, 1}, 0, 7, "Timed out");
+  EXPECT_EQ(line.rfind("step 7: rank 1 at 10.0.0.2 has not contributed for ", 0), 0u) << line;
+}
+
+TEST(Membership, AnyBeatingUntilEveryMemberStopped) {
+  auto store = newStore();
+  Membership job(store, 20s);
+  EXPECT_FALSE(job.anyBeating({0, 1}));  // never beat
+  {
+    Heartbeat b1(store, 1, "10.0.0.2");
+    EXPECT_TRUE(job.anyBeating({0, 1}));
+  }
+  std::this_thread::sleep_for(kStaleAfter + 300ms);
+  EXPECT_FALSE(job.anyBeating({0, 1}));
+}
+
 TEST(StallReport, WithEveryPeerAliveItIsTheFailureItself) {
   auto store = newStore();
   Heartbeat b1(store, 1), b0(store, 0);

@@ -1,0 +1,15 @@
+// HostAddress: the address by which the other hosts of a job know this process, so that a report about
+// a missing peer can say on which machine to look.
+#pragma once
+#include <string>
+
+#include "balancenet/comm/Rendezvous.h"
+
+namespace balancenet::comm {
+
+// This host's IPv4 address for the job of `options`: the address of `options.iface` when one is named
+// (Gloo listens there), else the one the kernel would send from to reach the store. Empty for a job on
+// one machine (a store file or a loopback store: there is only one host to look at) or when unknown.
+std::string hostAddress(const RendezvousOptions& options);
+
+}  // namespace balancenet::comm
