@@ -96,10 +96,10 @@ TEST(OffloadSync, EveryRankGetsTheSumAndTheSlowRankMovesOnePayloadEachWay) {
     const auto stats = sync.synchronize(grads, scalars, context);
     EXPECT_TRUE(grads[0].eq(10.0f).all().item<bool>()) << "rank " << comm.rank();
     EXPECT_TRUE(scalars.eq(60.0f).all().item<bool>()) << "rank " << comm.rank();
-    const int64_t payload = (1000 + 2) * 4;
-    if (comm.rank() == 3) EXPECT_EQ(stats.bytesSent, payload);
-    if (comm.rank() == 0) EXPECT_EQ(stats.bytesSent, payload + comm::ringAllReduceWireBytes(payload, 3));
-    if (comm.rank() == 1) EXPECT_EQ(stats.bytesSent, comm::ringAllReduceWireBytes(payload, 3));
+    const int64_t payload = (1000 + 2) * 4, ring = comm::ringAllReduceWireBytes(payload, 3);
+    const std::vector<int64_t> expected{payload + ring, ring, ring, payload};
+    EXPECT_EQ(stats.bytesSent, expected[comm.rank()]) << "rank " << comm.rank();
+    EXPECT_EQ(stats.bytesReceived, expected[comm.rank()]) << "rank " << comm.rank();
   });
 }
 
