@@ -157,7 +157,8 @@ void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
         emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
 }
 
-// --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see validateParameterServers).
+// --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see
+// validateParameterServers).
 void validateComm(JobConfig& c, const RawFlags& raw) {
   auto mode = comm::commModeNamed(raw.comm);
   require(mode.has_value(),
