@@ -187,6 +187,7 @@ std::vector<HostileCase> flagCases() {
        "unknown --comm 'carrier-pigeon'; choose one of: allreduce, flat, sfb, hybrid"},
       {"StalenessWithoutParameterServers", {"--staleness", "2"}, {}, "--staleness is for --comm ps"},
       {"NonPositiveBucketSize", {"--bucket-mb", "0"}, {}, "--bucket-mb must be positive"},
+      {"OffloadFractionAboveOne", {"--offload-below", "1.5"}, {}, "--offload-below must be between 0 and 1, got 1.5"},
       {"EmulationListOfWrongLength",
        {"--nodes", "2", "--node-speed", "100,100,25"},
        {},

@@ -1,6 +1,7 @@
 // Communicator over c10d: thin, but it owns error translation so callers never see c10 backtraces.
 #include "balancenet/comm/Communicator.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -10,6 +11,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/ivalue.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/core/Error.h"
@@ -79,8 +81,30 @@ void PendingWork::wait(Timeline* timeline, const std::string& waitName, const st
   if (timeline) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
 }
 
-Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group)
-    : store_(std::move(store)), group_(std::move(group)), rank_(group_->getRank()), size_(group_->getSize()) {}
+Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,
+                           GroupMaker makeGroup)
+    : store_(std::move(store)),
+      group_(std::move(group)),
+      makeGroup_(std::move(makeGroup)),
+      rank_(group_->getRank()),
+      size_(group_->getSize()) {}
+
+std::unique_ptr<Communicator> Communicator::subgroup(const std::vector<int>& members) {
+  const auto me = std::find(members.begin(), members.end(), rank_);
+  if (!makeGroup_ || me == members.end())
+    throw RuntimeFailure(fmt::format("rank {} cannot form a subgroup of ranks {}", rank_, fmt::join(members, ",")));
+  auto scoped = c10::make_intrusive<c10d::PrefixStore>(fmt::format("sub/{}", fmt::join(members, ",")), store_);
+  const int rank = static_cast<int>(me - members.begin());
+  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  try {
+    group = makeGroup_(scoped, rank, static_cast<int>(members.size()));
+  } catch (const std::exception& e) {
+    rethrowAsFailure("forming a subgroup", rank_, e);
+  }
+  auto sub = std::make_unique<Communicator>(scoped, group, makeGroup_);
+  sub->setLinkModel(link_);
+  return sub;
+}
 
 Communicator::~Communicator() = default;
 

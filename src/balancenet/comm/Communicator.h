@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,12 +52,18 @@ class PendingWork {
   int rank_ = 0;
 };
 
+// Forms a process group of `size` ranks over `store`, with the devices and timeout of the group that
+// made it; how a Communicator makes subgroups without knowing about network interfaces.
+using GroupMaker =
+    std::function<c10::intrusive_ptr<c10d::ProcessGroup>(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size)>;
+
 // Owns a process group (and the store it was formed over). Collectives block; a c10d failure
 // (peer died, timeout) surfaces as RuntimeFailure with a one-line message.
 // Ranks may live in one process (threads, tests) or in many: nothing here is global.
 class Communicator {
  public:
-  Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group);
+  Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,
+               GroupMaker makeGroup = {});
   ~Communicator();
 
   int rank() const { return rank_; }
@@ -91,6 +98,12 @@ class Communicator {
   // operations in flight: set it before training starts.
   void setLinkModel(std::shared_ptr<LinkModel> link) { link_ = std::move(link); }
 
+  // A group of the ranks `members` (ascending, this rank among them) over this group's store under a key
+  // prefix named after the members, with this group's emulated link; its ranks are indices into
+  // `members`. Collective among the members only (others do not call it); each member set at most once
+  // per group (the store keys are the set's). Throws RuntimeFailure if this group cannot make groups.
+  std::unique_ptr<Communicator> subgroup(const std::vector<int>& members);
+
   c10d::Store& store() { return *store_; }
   const c10::intrusive_ptr<c10d::Store>& sharedStore() const { return store_; }
 
@@ -100,6 +113,7 @@ class Communicator {
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
   std::shared_ptr<LinkModel> link_;
+  GroupMaker makeGroup_;
   int rank_;
   int size_;
 };

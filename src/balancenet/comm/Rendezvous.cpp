@@ -114,8 +114,12 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
     else
       opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
     opts->threads = 2;
-    auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, worldSize, opts);
-    return std::make_unique<Communicator>(store, group);
+    // Subgroups share this group's devices (as c10d's new_group does) and timeout.
+    GroupMaker makeGroup = [opts](const c10::intrusive_ptr<c10d::Store>& s, int r, int n) {
+      return c10::intrusive_ptr<c10d::ProcessGroup>(c10::make_intrusive<c10d::ProcessGroupGloo>(s, r, n, opts));
+    };
+    auto group = makeGroup(store, rank, worldSize);
+    return std::make_unique<Communicator>(store, group, std::move(makeGroup));
   } catch (const std::exception& e) {
     throw RuntimeFailure(fmt::format("rank {} could not connect to its peers: {}", rank, firstLine(e.what())));
   }

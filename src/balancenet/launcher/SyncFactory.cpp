@@ -3,6 +3,7 @@
 
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/comm/OffloadSync.h"
 #include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
@@ -45,6 +46,9 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
   } else {
     sync = std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
   }
+  const bool allReduces = c.comm.mode == comm::CommMode::AllReduce || c.comm.mode == comm::CommMode::Flat;
+  if (allReduces && c.comm.offloadBelow > 0)
+    sync = std::make_unique<comm::OffloadSync>(comm, comm::namedParameters(net), std::move(sync), c.comm.offloadBelow);
   const auto& e = c.emulation;
   const int rank = comm.rank();
   if (!e.slowdown.empty())

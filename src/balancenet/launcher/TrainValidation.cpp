@@ -157,7 +157,8 @@ void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
         emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
 }
 
-// --comm, --bucket-mb, --no-overlap (the parameter servers' flags after the policy: see validateParameterServers).
+// --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see
+// validateParameterServers).
 void validateComm(JobConfig& c, const RawFlags& raw) {
   auto mode = comm::commModeNamed(raw.comm);
   require(mode.has_value(),
@@ -165,6 +166,8 @@ void validateComm(JobConfig& c, const RawFlags& raw) {
   c.comm.mode = *mode;
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
   c.comm.overlap = !raw.noOverlap;
+  require(c.comm.offloadBelow >= 0 && c.comm.offloadBelow <= 1,
+          fmt::format("--offload-below must be between 0 and 1, got {}", c.comm.offloadBelow));
 }
 
 // The optimiser and the learning-rate schedule.

@@ -1,0 +1,121 @@
+// The offloaded step: pack, hand over or gather-add, ring all-reduce among the fast ranks, hand back.
+#include "balancenet/comm/OffloadSync.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "balancenet/core/Stopwatch.h"
+
+namespace balancenet::comm {
+namespace {
+
+// Tags of the two point-to-point messages (the main group carries no other tagged traffic).
+constexpr int kTagToPeer = 1501;
+constexpr int kTagFromPeer = 1502;
+
+void copyAcross(const std::vector<at::Tensor>& grads, at::Tensor& scalars, at::Tensor& buffer, bool pack) {
+  int64_t offset = 0;
+  auto move = [&](const at::Tensor& t) {
+    auto slot = buffer.narrow(0, offset, t.numel());
+    if (pack)
+      slot.copy_(t.reshape({-1}));
+    else
+      t.copy_(slot.view(t.sizes()));
+    offset += t.numel();
+  };
+  for (const auto& g : grads) move(g);
+  move(scalars);
+}
+
+}  // namespace
+
+OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below)
+    : comm_(comm), params_(std::move(params)), whenEven_(std::move(whenEven)), below_(below) {}
+
+Communicator& OffloadSync::ringOf(const std::vector<int>& members) {
+  auto& ring = rings_[members];
+  if (!ring) ring = comm_.subgroup(members);
+  return *ring;
+}
+
+void OffloadSync::beginStep(const SyncContext& context) {
+  // A split that is not this group's (tests may give none) decides nothing: nobody offloads.
+  const bool known = static_cast<int>(context.batches.size()) == comm_.size();
+  plan_ = planOffload(known ? context.batches : std::vector<int64_t>{}, below_);
+  if (!plan_.offloads()) {
+    whenEven_->beginStep(context);
+    return;
+  }
+  // Formed here, before forward, so a new member set's connection set-up is not charged to the sync.
+  if (plan_.peerOf[comm_.rank()] < 0 && plan_.ring.size() > 1) ringOf(plan_.ring);
+}
+
+SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                                   const SyncContext& context) {
+  if (!plan_.offloads()) return whenEven_->synchronize(grads, scalars, context);
+  Stopwatch watch;
+  int64_t total = scalars.numel();
+  for (const auto& g : grads) total += g.numel();
+  if (!buffer_.defined() || buffer_.numel() != total) buffer_ = at::empty({total}, at::kFloat);
+  copyAcross(grads, scalars, buffer_, /*pack=*/true);
+  const int peer = plan_.peerOf[comm_.rank()];
+  SyncStats stats = peer >= 0 ? handToPeer(peer, context) : sumForClients(context);
+  copyAcross(grads, scalars, buffer_, /*pack=*/false);
+  stats.elapsedMs = watch.elapsedMs();
+  return stats;
+}
+
+SyncStats OffloadSync::handToPeer(int peer, const SyncContext& context) {
+  const int64_t bytes = buffer_.numel() * static_cast<int64_t>(sizeof(float));
+  comm_.sendAsync(buffer_, peer, kTagToPeer)
+      .wait(context.timeline, "hand to peer", fmt::format("send to rank {} ({:.2f} MB)", peer, bytes / 1048576.0));
+  comm_.recvAsync(buffer_, peer, kTagFromPeer)
+      .wait(context.timeline, "wait for sum", fmt::format("recv from rank {}", peer));
+  SyncStats stats;
+  stats.bytesSent = stats.bytesReceived = bytes;
+  stats.layers = trafficByLayer(params_, "offload", [](int64_t b) { return b; });
+  return stats;
+}
+
+SyncStats OffloadSync::sumForClients(const SyncContext& context) {
+  const auto clients = plan_.clientsOf(comm_.rank());
+  fromClients_.resize(clients.size());
+  std::vector<PendingWork> receives;
+  for (size_t i = 0; i < clients.size(); ++i) {
+    if (!fromClients_[i].defined() || fromClients_[i].numel() != buffer_.numel())
+      fromClients_[i] = at::empty_like(buffer_);
+    receives.push_back(comm_.recvAsync(fromClients_[i], clients[i], kTagToPeer));
+  }
+  // In client order, so the sum is the same whichever message arrives first.
+  for (size_t i = 0; i < clients.size(); ++i) {
+    receives[i].wait(context.timeline, "wait for client", fmt::format("recv from rank {}", clients[i]));
+    buffer_.add_(fromClients_[i]);
+  }
+  const int ringSize = static_cast<int>(plan_.ring.size());
+  if (ringSize > 1) {
+    auto& ring = ringOf(plan_.ring);
+    ring.allreduceSumAsync(buffer_).wait(context.timeline, "wait ring",
+                                         fmt::format("all-reduce among ranks {}", fmt::join(plan_.ring, ",")));
+  }
+  std::vector<PendingWork> sends;
+  for (int client : clients) sends.push_back(comm_.sendAsync(buffer_, client, kTagFromPeer));
+  for (auto& s : sends) s.wait();
+
+  const auto handled = static_cast<int64_t>(clients.size());
+  auto wire = [ringSize, handled](int64_t b) { return ringAllReduceWireBytes(b, ringSize) + handled * b; };
+  SyncStats stats;
+  stats.bytesSent = stats.bytesReceived = wire(buffer_.numel() * static_cast<int64_t>(sizeof(float)));
+  stats.layers = trafficByLayer(params_, "offload", wire);
+  return stats;
+}
+
+std::string OffloadSync::explain() const {
+  return fmt::format(
+             "offload: in a step where a rank's share is below {} of the largest, it hands its gradient to a ring "
+             "peer (1 send + 1 recv) and the other ranks all-reduce among themselves; otherwise:\n",
+             below_) +
+         whenEven_->explain();
+}
+
+}  // namespace balancenet::comm

@@ -1,0 +1,47 @@
+// OffloadSync: slow ranks hand their gradient to a fast peer instead of sitting in every ring phase.
+#pragma once
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/OffloadPlan.h"
+
+namespace balancenet::comm {
+
+// Gloo's ring all-reduce has 2(P-1) phases and each needs every member to receive, add and forward a
+// chunk, so a CPU-capped host that has used its quota for the period stalls every phase. When the
+// split is skewed (OffloadPlan), a slow rank instead sends its share (already weighted: see the
+// GradientSync contract) to its ring peer and receives the sum back: 1 send + 1 recv, no reduction.
+// The peer adds its clients' shares to its own, the ring ranks all-reduce among themselves (a
+// subgroup, formed once per member set and kept), and the peer sends the sum back. The sum is the
+// same as the full all-reduce's. Steps whose split has no slow rank (homogeneous hosts, a split no
+// rank knows) go to `whenEven` unchanged, so nothing changes there.
+class OffloadSync : public GradientSync {
+ public:
+  OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven,
+              double below = kDefaultOffloadBelow);
+
+  void beginStep(const SyncContext& context) override;
+  SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
+  std::string explain() const override;
+
+  const OffloadPlan& plan() const { return plan_; }  // of the step begun last
+
+ private:
+  SyncStats handToPeer(int peer, const SyncContext& context);
+  SyncStats sumForClients(const SyncContext& context);
+  Communicator& ringOf(const std::vector<int>& members);
+
+  Communicator& comm_;
+  ParameterList params_;
+  std::unique_ptr<GradientSync> whenEven_;
+  double below_;
+  OffloadPlan plan_;
+  std::map<std::vector<int>, std::unique_ptr<Communicator>> rings_;  // subgroups by member set
+  at::Tensor buffer_;                                                // grads then scalars, reused
+  std::vector<at::Tensor> fromClients_;
+};
+
+}  // namespace balancenet::comm
