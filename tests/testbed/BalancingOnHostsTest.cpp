@@ -103,18 +103,22 @@ size_t firstSustained(const std::vector<StepRow>& steps, size_t from, bool slowS
   return steps.size();
 }
 
-// Steps from `from` until rank 3's share is within 30% of `target` (steps.size() - from if never).
-size_t stepsToReach(const std::vector<StepRow>& steps, size_t from, size_t to, double target) {
+// Steps from `from` until rank 3's share has moved to `target` from the other side: down to within 30% above
+// it (or below), or up to within 30% under it (or above). The policy may overshoot a little when it
+// refits a model after a large change; the settled share is checked separately. `to - from` if never.
+size_t stepsToFollow(const std::vector<StepRow>& steps, size_t from, size_t to, double target, bool down) {
   for (size_t s = from; s < to; ++s)
-    if (std::abs(steps[s].share(3) - target) <= 0.3 * target) return s - from;
+    if (down ? steps[s].share(3) <= 1.3 * target : steps[s].share(3) >= 0.7 * target) return s - from;
   return to - from;
 }
 
-
 TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
-  // Four equal hosts; host 3 drops to a quarter of its quota mid-run, then gets it back.
-  const double full = 0.3, slowed = full / 4;
-  Testbed bed({"0.3", "0.3", "0.3", "0.3"});
+  // Four equal hosts; host 3 drops to a quarter of its quota mid-run, then gets it back. Not much less
+  // than 0.1 core: below that the work a process does beside its compute (the monitor's probes, Gloo's
+  // threads) takes a visible part of the quota, and the host is slower than its quota says (at 0.075
+  // cores its compute per sample was 5-6x, not 4x, the others').
+  const double full = 0.4, slowed = full / 4;
+  Testbed bed({"0.4", "0.4", "0.4", "0.4"});
   // Seconds after training started (splits.csv written: its first row is the initial split), such that
   // each phase has 30 or more steps (~0.2 s each) even on a busy machine.
   constexpr double kSlowAt = 5, kRestoreAt = 15;
@@ -156,16 +160,16 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
   ASSERT_LT(restoredAt, steps.size()) << "rank 3's compute per sample / the others' (step:slowness/share):"
                                       << slowness;
   const double slowTarget = slowed / (3 * full + slowed), fullTarget = 0.25;
-  const size_t toSlow = stepsToReach(steps, slowedAt, restoredAt, slowTarget);
-  const size_t toFull = stepsToReach(steps, restoredAt, steps.size(), fullTarget);
+  const size_t toSlow = stepsToFollow(steps, slowedAt, restoredAt, slowTarget, true);
+  const size_t toFull = stepsToFollow(steps, restoredAt, steps.size(), fullTarget, false);
   const double slowShare = medianShare(steps, 3, slowedAt + toSlow, restoredAt);
   const double fullShare = medianShare(steps, 3, restoredAt + toFull, steps.size());
-  std::printf("host 3 slowed to %.3f cores at step %zu: share within 30%% of %.3f after %zu steps (median %.3f); "
-              "restored at step %zu: within 30%% of %.3f after %zu steps (median %.3f)\n",
+  std::printf("host 3 slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median %.3f); "
+              "restored at step %zu: followed to %.3f in %zu steps (then median %.3f)\n",
               slowed, slowedAt, slowTarget, toSlow, slowShare, restoredAt, fullTarget, toFull, fullShare);
   EXPECT_LE(toSlow, 20u) << slowness;
   EXPECT_LE(toFull, 20u) << slowness;
-  // Reached and held: the median of the rest of each phase is there too.
+  // Settled: the median of the rest of each phase is within 30% of the quota-proportional share.
   EXPECT_NEAR(slowShare, slowTarget, 0.3 * slowTarget) << slowness;
   EXPECT_NEAR(fullShare, fullTarget, 0.3 * fullTarget) << slowness;
 }
