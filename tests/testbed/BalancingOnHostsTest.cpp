@@ -52,6 +52,18 @@ std::vector<StepRow> readSteps(const std::string& stepsCsv, int ranks) {
   return steps;
 }
 
+// `rank`'s compute time over the median of the others', median over steps [from, to): ~1 when balanced.
+double computeRatio(const std::vector<StepRow>& steps, int rank, size_t from, size_t to) {
+  std::vector<double> ratios;
+  for (size_t s = from; s < to && s < steps.size(); ++s) {
+    std::vector<double> others;
+    for (size_t r = 0; r < steps[s].computeMs.size(); ++r)
+      if (static_cast<int>(r) != rank) others.push_back(steps[s].computeMs[r]);
+    if (!others.empty() && median(others) > 0) ratios.push_back(steps[s].computeMs[rank] / median(others));
+  }
+  return ratios.empty() ? 0 : median(ratios);
+}
+
 double medianShare(const std::vector<StepRow>& steps, int rank, size_t from, size_t to) {
   std::vector<double> shares;
   for (size_t s = from; s < to && s < steps.size(); ++s) shares.push_back(steps[s].share(rank));
@@ -68,15 +80,16 @@ void expectAllHostsSucceeded(const Testbed& bed, const std::vector<ProcessResult
 // Compute must dominate a step for quotas to show in it, and last many 10 ms quota periods: a narrow CNN
 // (many FLOPs per parameter, so little to all-reduce) on a large batch, one thread per host. With an MLP the
 // compute of a step took 2-10 ms of 40-100: the quotas hardly showed.
-const std::vector<std::string> kComputeHeavy{"--model", "cnn", "--width", "0.25", "--global-batch", "768",
-                                             "--policy", "balanced", "--dropout", "0"};
+// 192 samples per host at an equal split.
+std::vector<std::string> computeHeavy(int hosts, int steps) {
+  return {"--model",  "cnn",      "--width",   "0.25", "--global-batch", std::to_string(192 * hosts),
+          "--policy", "balanced", "--dropout", "0",    "--steps",        std::to_string(steps)};
+}
 
 TEST_F(BalancingOnHosts, SlowHostGetsItsQuotaShare) {
   const std::vector<double> quota{0.45, 0.45, 0.45, 0.11};
   Testbed bed({"0.45", "0.45", "0.45", "0.11"});
-  auto flags = kComputeHeavy;
-  flags.insert(flags.end(), {"--steps", "50"});
-  const auto hosts = trainOnHosts(bed, flags);
+  const auto hosts = trainOnHosts(bed, computeHeavy(bed.hosts(), 50));
   expectAllHostsSucceeded(bed, hosts);
   if (HasFatalFailure()) return;
 
@@ -92,36 +105,40 @@ TEST_F(BalancingOnHosts, SlowHostGetsItsQuotaShare) {
   EXPECT_NEAR(share, expected, 0.3 * expected);
 }
 
-// The first step from `from` on where rank 3's slowness is on `slowSide` of 2 (slowed ~4x vs ~1x) for three
+// The first step from `from` on where `rank`'s slowness is on `slowSide` of 2 (slowed ~4x vs ~1x) for three
 // steps running: where a quota change took effect. steps.size() if none.
-size_t firstSustained(const std::vector<StepRow>& steps, size_t from, bool slowSide) {
+size_t firstSustained(const std::vector<StepRow>& steps, int rank, size_t from, bool slowSide) {
   for (size_t s = from; s + 3 <= steps.size(); ++s) {
     bool all = true;
-    for (size_t k = s; k < s + 3; ++k) all = all && ((steps[k].relativeSlowness(3) > 2) == slowSide);
+    for (size_t k = s; k < s + 3; ++k) all = all && ((steps[k].relativeSlowness(rank) > 2) == slowSide);
     if (all) return s;
   }
   return steps.size();
 }
 
-// Steps from `from` until rank 3's share has moved to `target` from the other side: down to within 30% above
+// Steps from `from` until `rank`'s share has moved to `target` from the other side: down to within 30% above
 // it (or below), or up to within 30% under it (or above). The policy may overshoot a little when it
 // refits a model after a large change; the settled share is checked separately. `to - from` if never.
-size_t stepsToFollow(const std::vector<StepRow>& steps, size_t from, size_t to, double target, bool down) {
+size_t stepsToFollow(const std::vector<StepRow>& steps, int rank, size_t from, size_t to, double target, bool down) {
   for (size_t s = from; s < to; ++s)
-    if (down ? steps[s].share(3) <= 1.3 * target : steps[s].share(3) >= 0.7 * target) return s - from;
+    if (down ? steps[s].share(rank) <= 1.3 * target : steps[s].share(rank) >= 0.7 * target) return s - from;
   return to - from;
 }
 
 TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
-  // Four equal hosts; host 3 drops to a quarter of its quota mid-run, then gets it back. Not much less
+  // Three equal hosts; host 2 drops to a quarter of its quota mid-run, then gets it back. Not much less
   // than 0.1 core: below that the work a process does beside its compute (the monitor's probes, Gloo's
   // threads) takes a visible part of the quota, and the host is slower than its quota says (at 0.075
-  // cores its compute per sample was 5-6x, not 4x, the others').
+  // cores its compute per sample was 5-6x, not 4x, the others'). Three hosts, not four: the balanced
+  // policy keeps a split unless the better one is predicted to gain more than 3 standard errors of the
+  // step times, which reached 20-47% on this shared machine; getting its CPU back, the host gains the
+  // job 25% here (one of four: 19%, often taken for noise for 30+ steps).
   const double full = 0.4, slowed = full / 4;
-  Testbed bed({"0.4", "0.4", "0.4", "0.4"});
-  // Seconds after training started (splits.csv written: its first row is the initial split), such that
-  // each phase has 30 or more steps (~0.2 s each) even on a busy machine.
-  constexpr double kSlowAt = 5, kRestoreAt = 15;
+  constexpr int kSlow = 2;
+  Testbed bed({"0.4", "0.4", "0.4"});
+  // Seconds after training started (splits.csv written: its first row is the initial split); steps take
+  // 0.1-0.2 s, so each phase has 30 or more steps.
+  constexpr double kSlowAt = 5, kRestoreAt = 12;
   double trainingStarted = -1;
   int changes = 0;
   std::string controlError;
@@ -133,19 +150,17 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
     }
     try {
       if (changes == 0 && seconds >= trainingStarted + kSlowAt) {
-        bed.control({"set-cpu", "3", std::to_string(slowed)});
+        bed.control({"set-cpu", std::to_string(kSlow), std::to_string(slowed)});
         ++changes;
       } else if (changes == 1 && seconds >= trainingStarted + kRestoreAt) {
-        bed.control({"set-cpu", "3", std::to_string(full)});
+        bed.control({"set-cpu", std::to_string(kSlow), std::to_string(full)});
         ++changes;
       }
     } catch (const std::exception& e) {
       controlError = e.what();
     }
   };
-  auto flags = kComputeHeavy;
-  flags.insert(flags.end(), {"--steps", "150"});
-  const auto hosts = trainOnHosts(bed, flags, {}, quotaChanges);
+  const auto hosts = trainOnHosts(bed, computeHeavy(bed.hosts(), 180), {}, quotaChanges);
   ASSERT_EQ(controlError, "");
   ASSERT_EQ(changes, 2) << "the run ended before both quota changes";
   expectAllHostsSucceeded(bed, hosts);
@@ -154,23 +169,35 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
   const auto steps = readSteps(runDir(0) + "/steps.csv", bed.hosts());
   std::string slowness;
   for (size_t s = 0; s < steps.size(); ++s)
-    slowness += fmt::format(" {}:{:.1f}/{:.3f}", s, steps[s].relativeSlowness(3), steps[s].share(3));
-  const size_t slowedAt = firstSustained(steps, 1, true);
-  const size_t restoredAt = firstSustained(steps, slowedAt, false);
-  ASSERT_LT(restoredAt, steps.size()) << "rank 3's compute per sample / the others' (step:slowness/share):"
+    slowness += fmt::format(" {}:{:.1f}/{:.3f}", s, steps[s].relativeSlowness(kSlow), steps[s].share(kSlow));
+  const size_t slowedAt = firstSustained(steps, kSlow, 1, true);
+  const size_t restoredAt = firstSustained(steps, kSlow, slowedAt, false);
+  ASSERT_LT(restoredAt, steps.size()) << "the slowed rank's compute per sample / the others' (step:slowness/share):"
                                       << slowness;
-  const double slowTarget = slowed / (3 * full + slowed), fullTarget = 0.25;
-  const size_t toSlow = stepsToFollow(steps, slowedAt, restoredAt, slowTarget, true);
-  const size_t toFull = stepsToFollow(steps, restoredAt, steps.size(), fullTarget, false);
-  const double slowShare = medianShare(steps, 3, slowedAt + toSlow, restoredAt);
-  const double fullShare = medianShare(steps, 3, restoredAt + toFull, steps.size());
-  std::printf("host 3 slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median %.3f); "
-              "restored at step %zu: followed to %.3f in %zu steps (then median %.3f)\n",
-              slowed, slowedAt, slowTarget, toSlow, slowShare, restoredAt, fullTarget, toFull, fullShare);
+  // Long enough phases to tell whether the split followed within 20 steps.
+  ASSERT_GE(restoredAt - slowedAt, 25u) << slowness;
+  ASSERT_GE(steps.size() - restoredAt, 25u) << slowness;
+  const double slowTarget = slowed / ((bed.hosts() - 1) * full + slowed), fullTarget = 1.0 / bed.hosts();
+  const size_t toSlow = stepsToFollow(steps, kSlow, slowedAt, restoredAt, slowTarget, true);
+  const size_t toFull = stepsToFollow(steps, kSlow, restoredAt, steps.size(), fullTarget, false);
+  const double slowShare = medianShare(steps, kSlow, slowedAt + toSlow, restoredAt);
+  const double fullShare = medianShare(steps, kSlow, restoredAt + toFull, steps.size());
+  const double slowRatio = computeRatio(steps, kSlow, slowedAt + toSlow, restoredAt);
+  const double fullRatio = computeRatio(steps, kSlow, restoredAt + toFull, steps.size());
+  std::printf("host %d slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median share %.3f, "
+              "compute time %.2fx the others'); restored at step %zu: followed to %.3f in %zu steps (then median share "
+              "%.3f, compute time %.2fx)\n",
+              kSlow, slowed, slowedAt, slowTarget, toSlow, slowShare, slowRatio, restoredAt, fullTarget, toFull,
+              fullShare, fullRatio);
   EXPECT_LE(toSlow, 20u) << slowness;
   EXPECT_LE(toFull, 20u) << slowness;
-  // Settled: the median of the rest of each phase is within 30% of the quota-proportional share.
-  EXPECT_NEAR(slowShare, slowTarget, 0.3 * slowTarget) << slowness;
+  // Settled, by what the policy promises: equal compute times for the rest of each phase. (Not the quota's
+  // share: at 0.1 core a host is up to ~5x, not 4x, slower, as the work beside its compute takes a part of
+  // the quota; the slowed share settled 6-39% under the quota-proportional one.)
+  EXPECT_GT(slowRatio, 0.6) << slowness;
+  EXPECT_LT(slowRatio, 1.6) << slowness;
+  EXPECT_GT(fullRatio, 0.6) << slowness;
+  EXPECT_LT(fullRatio, 1.6) << slowness;
   EXPECT_NEAR(fullShare, fullTarget, 0.3 * fullTarget) << slowness;
 }
 
