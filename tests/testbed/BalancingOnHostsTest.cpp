@@ -79,8 +79,7 @@ void expectAllHostsSucceeded(const Testbed& bed, const std::vector<ProcessResult
 
 // Compute must dominate a step for quotas to show in it, and last many 10 ms quota periods: a narrow CNN
 // (many FLOPs per parameter, so little to all-reduce) on a large batch, one thread per host. With an MLP the
-// compute of a step took 2-10 ms of 40-100: the quotas hardly showed.
-// 192 samples per host at an equal split.
+// compute of a step took 2-10 ms of 40-100: the quotas hardly showed. 192 samples per host at an equal split.
 std::vector<std::string> computeHeavy(int hosts, int steps) {
   return {"--model",  "cnn",      "--width",   "0.25", "--global-batch", std::to_string(192 * hosts),
           "--policy", "balanced", "--dropout", "0",    "--steps",        std::to_string(steps)};
