@@ -15,27 +15,31 @@ namespace {
 constexpr int kPingTag = 1;
 constexpr int kResultTag = 2;
 constexpr int kBulkTag = 3;
+constexpr int kAckTag = 4;
 constexpr int64_t kBulkBytes = 1 << 20;
-constexpr int kBulkRoundTrips = 3;
+constexpr int kBulkTransfers = 3;
 
 using Clock = std::chrono::steady_clock;
 
-// Rank `self` times `times` round trips of `message` to `peer` (which echoes), in milliseconds.
-std::vector<double> pingPong(Communicator& comm, at::Tensor& message, int peer, int tag, int times) {
+// Times `times` exchanges with `peer`, in milliseconds: `message` sent with `tag`, then `reply` received
+// with `replyTag` (the same tensor and tag for an echo).
+std::vector<double> pingPong(Communicator& comm, at::Tensor& message, int tag, at::Tensor& reply, int replyTag,
+                             int peer, int times) {
   std::vector<double> ms;
   for (int i = 0; i < times; ++i) {
     const auto start = Clock::now();
     comm.send(message, peer, tag);
-    comm.recv(message, peer, tag);
+    comm.recv(reply, peer, replyTag);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   return ms;
 }
 
-void echo(Communicator& comm, at::Tensor& message, int peer, int tag, int times) {
+// The other end of pingPong: receives into `message`, answers with `reply`.
+void answer(Communicator& comm, at::Tensor& message, int tag, at::Tensor& reply, int replyTag, int peer, int times) {
   for (int i = 0; i < times; ++i) {
     comm.recv(message, peer, tag);
-    comm.send(message, peer, tag);
+    comm.send(reply, peer, replyTag);
   }
 }
 
@@ -45,12 +49,12 @@ void measureLatencies(Communicator& comm, int repeats, std::vector<double>& late
   for (int a = 0; a < comm.size(); ++a)
     for (int b = a + 1; b < comm.size(); ++b) {
       if (self == a) {
-        pingPong(comm, ping, b, kPingTag, 1);  // warm-up
-        latencyMs[b] = median(pingPong(comm, ping, b, kPingTag, repeats));
+        pingPong(comm, ping, kPingTag, ping, kPingTag, b, 1);  // warm-up
+        latencyMs[b] = median(pingPong(comm, ping, kPingTag, ping, kPingTag, b, repeats));
         auto result = at::full({1}, latencyMs[b], at::kDouble);
         comm.send(result, b, kResultTag);
       } else if (self == b) {
-        echo(comm, ping, a, kPingTag, 1 + repeats);
+        answer(comm, ping, kPingTag, ping, kPingTag, a, 1 + repeats);  // an echo
         auto result = at::zeros({1}, at::kDouble);
         comm.recv(result, a, kResultTag);
         latencyMs[a] = result.item<double>();
@@ -63,13 +67,14 @@ double measureBandwidth(Communicator& comm) {
   const int n = comm.size();
   double bandwidth = 0;
   auto bulk = at::zeros({kBulkBytes}, at::kByte);
+  auto ack = at::zeros({1}, at::kByte);
   for (int r = 0; r < n; ++r) {
     const int next = (r + 1) % n;
     if (self == r) {
-      const double ms = median(pingPong(comm, bulk, next, kBulkTag, kBulkRoundTrips));
-      bandwidth = ms > 0 ? 2.0 * kBulkBytes / (ms / 1000.0) : 0;
+      const double ms = median(pingPong(comm, bulk, kBulkTag, ack, kAckTag, next, kBulkTransfers));
+      bandwidth = ms > 0 ? kBulkBytes / (ms / 1000.0) : 0;
     } else if (self == next) {
-      echo(comm, bulk, r, kBulkTag, kBulkRoundTrips);
+      answer(comm, bulk, kBulkTag, ack, kAckTag, r, kBulkTransfers);
     }
   }
   return bandwidth;

@@ -1,4 +1,4 @@
-// LatencyProbe: one round of link measurements (round-trip latency to every rank, bandwidth to the next).
+// LatencyProbe: one round of link measurements (round-trip latency to every rank, outgoing bandwidth to the next).
 #pragma once
 #include <vector>
 
@@ -8,7 +8,8 @@ namespace balancenet::comm {
 
 struct LinkMeasurements {
   std::vector<double> latencyMs;       // median round trip to each rank, 0 for self
-  double bandwidthBytesPerSecond = 0;  // to the next rank (rank+1)%N, from a ~1 MiB round trip; 0 if N==1
+  // This rank's outgoing bandwidth: 1 MiB sent to the next rank (rank+1)%N, timed until its ack; 0 if N==1.
+  double bandwidthBytesPerSecond = 0;
 };
 
 // Collective over `probe`: every rank must call it, with the same `repeats`. Use a communicator dedicated
@@ -19,9 +20,12 @@ struct LinkMeasurements {
 //  1. Latency. For each pair (a, b), a < b, in lexicographic order, ranks outside the pair skip it.
 //     a sends a 1-element tensor to b and waits for b's echo, 1 + `repeats` times (the first is a
 //     warm-up, not measured). a takes the median round trip and sends it to b, so both ends agree.
-//  2. Bandwidth. For r = 0 .. N-1 in order, rank r sends a 1 MiB tensor to (r+1)%N, which echoes it
-//     back; r times 3 such round trips and keeps the median: bandwidth = 2 MiB / round trip (the
-//     small-message latency is included, negligible next to 1 MiB on any real link).
+//  2. Bandwidth. For r = 0 .. N-1 in order, rank r sends a 1 MiB tensor to (r+1)%N, which answers each
+//     with a 1-byte ack; r times 3 such exchanges and keeps the median: bandwidth = 1 MiB / (send + ack).
+//     One way only, because links are often asymmetric (a shaped uplink, a busy downlink): an echo
+//     would average both directions. The ack's small-message latency is included, negligible next to
+//     1 MiB on any real link. Each rank is the sender of one step and the receiver of another; both
+//     steps are in the same global order, so the argument above holds.
 // Throws RuntimeFailure when a peer dies or the probe communicator times out.
 LinkMeasurements probeLinks(Communicator& probe, int repeats = 5);
 

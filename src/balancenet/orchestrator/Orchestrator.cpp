@@ -50,7 +50,8 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
       window_(std::min(kMaxWindow, std::max(1, options_.rebalanceEvery))) {
   if (comm_.rank() != 0) return;
   if (options_.continueLog) log_ = existingLog(options_.runDir);
-  if (log_.empty()) log_ = "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n";
+  if (log_.empty())
+    log_ = "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,bandwidth_mbps,note\n";
   log(options_.firstStep, {}, {current_, options_.firstNote});
 }
 
@@ -193,9 +194,10 @@ void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, cons
       latency = std::accumulate(m.latencyMs.begin(), m.latencyMs.end(), 0.0) / (m.latencyMs.size() - 1);
     std::string note = decision.note;
     std::replace(note.begin(), note.end(), ',', ';');
-    log_ += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.4g},{:.1f},{:.4f},{}\n", step, policy_->name(), r,
+    // bandwidth_mbps: the rank's outgoing link to the next rank as the monitor last measured it (0: not yet).
+    log_ += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.4g},{:.1f},{:.4f},{:.1f},{}\n", step, policy_->name(), r,
                         decision.split.batches[r], m.computeMs, m.waitMs, m.opsPerSecond, m.memoryUsedBytes / 1e6,
-                        latency, note);
+                        latency, m.bandwidthBytesPerSecond * 8 / 1e6, note);
   }
   logUnwritten_ = true;
   if (!(decision.split == current_) || !logWritten_ || sinceLogWritten_.elapsedMs() >= kLogWriteEveryMs) writeLog();

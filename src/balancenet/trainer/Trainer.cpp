@@ -95,6 +95,9 @@ metrics::StepRecord Trainer::step() {
   split.validate(parts_->comm.size(), split.total());
   const int64_t globalBatch = split.total();
   lastSplit_ = split;
+  // Compute time starts after the decision: at a decision step splitFor is a collective that waits for the
+  // slowest rank, and that wait counted as compute made the fastest ranks look slow to the policies.
+  Stopwatch computeWatch;
   const double lr = options_.lr.at(step_);
   setLearningRate(*optimizer_, lr);
 
@@ -115,7 +118,7 @@ metrics::StepRecord Trainer::step() {
     Timeline::Span span(timeline_.get(), "backward", "compute");
     localLoss.backward();
   }
-  context.computeMs = stepWatch.elapsedMs();
+  context.computeMs = computeWatch.elapsedMs();
 
   std::vector<at::Tensor> grads;
   for (auto& p : params_) {

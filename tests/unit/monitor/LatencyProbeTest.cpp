@@ -1,5 +1,6 @@
 // Tests of point-to-point send/recv and of probeLinks on thread ranks over loopback Gloo.
 #include <atomic>
+#include <memory>
 
 #include <ATen/ATen.h>
 #include <c10/util/Backtrace.h>
@@ -79,6 +80,36 @@ TEST(LatencyProbe, BothEndsOfAPairReportTheSameMedian) {
     const auto both = comm.allgather(mine);
     EXPECT_EQ(both[0].item<double>(), both[1].item<double>());
     EXPECT_GT(links.bandwidthBytesPerSecond, 0.0);  // N == 2: the link is measured in both directions
+  });
+}
+
+// A sender's link that delivers at `bytesPerSecond` (the Communicator makes a send wait for its link).
+class OutgoingRate : public LinkModel {
+ public:
+  explicit OutgoingRate(double bytesPerSecond) : bytesPerSecond_(bytesPerSecond) {}
+  Clock::time_point deliveredAt(Clock::time_point start, int64_t wireBytes) override {
+    const std::chrono::duration<double> transfer(wireBytes / bytesPerSecond_);
+    return start + std::chrono::duration_cast<Clock::duration>(transfer);
+  }
+
+ private:
+  double bytesPerSecond_;
+};
+
+// Only rank 1's outgoing link is slow: rank 1 reads its rate, rank 0 (whose data goes the fast way and
+// comes back as a 1-byte ack) reads far more. An echo of the 1 MiB would read twice the slow rate on rank 1.
+TEST(LatencyProbe, BandwidthIsTheSendersOutgoingRate) {
+  constexpr double kSlow = 10e6;  // bytes/s: 1 MiB in 105 ms
+  testing::runRanks(2, [&](Communicator& comm) {
+    if (comm.rank() == 1) comm.setLinkModel(std::make_shared<OutgoingRate>(kSlow));
+    const auto links = probeLinks(comm, 1);
+    std::printf("rank %d: outgoing bandwidth %.1f MB/s\n", comm.rank(), links.bandwidthBytesPerSecond / 1e6);
+    if (comm.rank() == 1) {
+      EXPECT_GT(links.bandwidthBytesPerSecond, 0.8 * kSlow);
+      EXPECT_LT(links.bandwidthBytesPerSecond, 1.1 * kSlow);  // a little under the rate: the ack's latency
+    } else {
+      EXPECT_GT(links.bandwidthBytesPerSecond, 3 * kSlow);
+    }
   });
 }
 

@@ -23,9 +23,9 @@ void writeRun(const testing::TempDir& dir) {
         "0,0,60,1,1,0,1,100.5,1,0.1,4,4\n0,1,4,1,1,0,1,90,1,0.1,4,4\n1,0,60,1,1,0,3,50,1,0.1,4,4\n1,1,4,1,1,0,5,70,1,0."
         "1,8,4\n");
   write(dir.file("splits.csv"),
-        "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,note\n"
-        "0,balanced,0,32,0,0,0,0,0,initial split\n0,balanced,1,32,0,0,0,0,0,initial split\n"
-        "5,balanced,0,60,1,1,1,1,1,x\n5,balanced,1,4,1,1,1,1,1,x\n");
+        "step,policy,rank,batch,compute_ms,wait_ms,ops_per_s,memory_mb,mean_latency_ms,bandwidth_mbps,note\n"
+        "0,balanced,0,32,0,0,0,0,0,0,initial split\n0,balanced,1,32,0,0,0,0,0,0,initial split\n"
+        "5,balanced,0,60,1,1,1,1,1,1,x\n5,balanced,1,4,1,1,1,1,1,1,x\n");
 }
 
 TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {

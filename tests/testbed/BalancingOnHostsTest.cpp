@@ -1,0 +1,204 @@
+// Balancing what the kernel enforces: hosts whose speed is a CPU quota (no --slowdown, no --node-speed),
+// one `balancenet train` per host, the split read back from host 0's steps.csv.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "TestbedFixture.h"
+#include "balancenet/core/Median.h"
+#include "balancenet/report/RunResults.h"
+
+namespace balancenet::testing {
+namespace {
+
+using BalancingOnHosts = TestbedFixture;
+
+// One step of steps.csv: every rank's batch and compute time, in rank order.
+struct StepRow {
+  std::vector<double> batch, computeMs;
+  double share(int rank) const {
+    double total = 0;
+    for (double b : batch) total += b;
+    return total > 0 ? batch[rank] / total : 0;
+  }
+  // Rank `rank`'s compute time per sample over the median of the others': ~1 at equal speed, ~k when
+  // it is k times slower. Relative, so that load on the whole machine cancels out.
+  double relativeSlowness(int rank) const {
+    std::vector<double> others;
+    for (size_t r = 0; r < batch.size(); ++r)
+      if (static_cast<int>(r) != rank && batch[r] > 0) others.push_back(computeMs[r] / batch[r]);
+    return others.empty() || batch[rank] <= 0 ? 0 : computeMs[rank] / batch[rank] / median(others);
+  }
+};
+
+// steps.csv of a run, one row per step in step order.
+std::vector<StepRow> readSteps(const std::string& stepsCsv, int ranks) {
+  const auto rows = report::readCsv(stepsCsv);
+  const int step = report::column(rows[0], "step", stepsCsv), rank = report::column(rows[0], "rank", stepsCsv),
+            batch = report::column(rows[0], "batch", stepsCsv),
+            compute = report::column(rows[0], "compute_ms", stepsCsv);
+  std::vector<StepRow> steps;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const size_t s = std::stoul(rows[i][step]);
+    const size_t r = std::stoul(rows[i][rank]);
+    if (s >= steps.size()) steps.resize(s + 1, StepRow{std::vector<double>(ranks), std::vector<double>(ranks)});
+    steps[s].batch.at(r) = std::stod(rows[i][batch]);
+    steps[s].computeMs.at(r) = std::stod(rows[i][compute]);
+  }
+  return steps;
+}
+
+// `rank`'s compute time over the median of the others', median over steps [from, to): ~1 when balanced.
+double computeRatio(const std::vector<StepRow>& steps, int rank, size_t from, size_t to) {
+  std::vector<double> ratios;
+  for (size_t s = from; s < to && s < steps.size(); ++s) {
+    std::vector<double> others;
+    for (size_t r = 0; r < steps[s].computeMs.size(); ++r)
+      if (static_cast<int>(r) != rank) others.push_back(steps[s].computeMs[r]);
+    if (!others.empty() && median(others) > 0) ratios.push_back(steps[s].computeMs[rank] / median(others));
+  }
+  return ratios.empty() ? 0 : median(ratios);
+}
+
+double medianShare(const std::vector<StepRow>& steps, int rank, size_t from, size_t to) {
+  std::vector<double> shares;
+  for (size_t s = from; s < to && s < steps.size(); ++s) shares.push_back(steps[s].share(rank));
+  return shares.empty() ? 0 : median(shares);
+}
+
+void expectAllHostsSucceeded(const Testbed& bed, const std::vector<ProcessResult>& hosts) {
+  for (int h = 0; h < bed.hosts(); ++h) {
+    ASSERT_FALSE(hosts[h].timedOut) << "host " << h << " hung:\n" << hosts[h].output;
+    ASSERT_EQ(hosts[h].exitCode, 0) << "host " << h << ":\n" << hosts[h].output;
+  }
+}
+
+// Compute must dominate a step for quotas to show in it, and last many 10 ms quota periods: a narrow CNN
+// (many FLOPs per parameter, so little to all-reduce) on a large batch, one thread per host. With an MLP the
+// compute of a step took 2-10 ms of 40-100: the quotas hardly showed. 192 samples per host at an equal split.
+std::vector<std::string> computeHeavy(int hosts, int steps) {
+  return {"--model",  "cnn",      "--width",   "0.25", "--global-batch", std::to_string(192 * hosts),
+          "--policy", "balanced", "--dropout", "0",    "--steps",        std::to_string(steps)};
+}
+
+TEST_F(BalancingOnHosts, SlowHostGetsItsQuotaShare) {
+  const std::vector<double> quota{0.45, 0.45, 0.45, 0.11};
+  Testbed bed({"0.45", "0.45", "0.45", "0.11"});
+  const auto hosts = trainOnHosts(bed, computeHeavy(bed.hosts(), 50));
+  expectAllHostsSucceeded(bed, hosts);
+  if (HasFatalFailure()) return;
+
+  const auto steps = readSteps(runDir(0) + "/steps.csv", bed.hosts());
+  ASSERT_EQ(steps.size(), 50u);
+  const double expected = quota[3] / (quota[0] + quota[1] + quota[2] + quota[3]);
+  const size_t warmUp = 15;  // the first decisions (every 5 steps) learn the hosts' speeds
+  const double share = medianShare(steps, 3, warmUp, steps.size());
+  std::printf("slow host (quota %.2f of %.2f cores): median share %.3f of the batch after step %zu, quota-proportional "
+              "%.3f (%.0f%%)\n",
+              quota[3], quota[0] + quota[1] + quota[2] + quota[3], share, warmUp, expected,
+              100 * (share / expected - 1));
+  EXPECT_NEAR(share, expected, 0.3 * expected);
+}
+
+// The first step from `from` on where `rank`'s slowness is on `slowSide` of 2 (slowed ~4x vs ~1x) for three
+// steps running: where a quota change took effect. steps.size() if none.
+size_t firstSustained(const std::vector<StepRow>& steps, int rank, size_t from, bool slowSide) {
+  for (size_t s = from; s + 3 <= steps.size(); ++s) {
+    bool all = true;
+    for (size_t k = s; k < s + 3; ++k) all = all && ((steps[k].relativeSlowness(rank) > 2) == slowSide);
+    if (all) return s;
+  }
+  return steps.size();
+}
+
+// Steps from `from` until `rank`'s share has moved to `target` from the other side: down to within 30% above
+// it (or below), or up to within 30% under it (or above). The policy may overshoot a little when it
+// refits a model after a large change; the settled share is checked separately. `to - from` if never.
+size_t stepsToFollow(const std::vector<StepRow>& steps, int rank, size_t from, size_t to, double target, bool down) {
+  for (size_t s = from; s < to; ++s)
+    if (down ? steps[s].share(rank) <= 1.3 * target : steps[s].share(rank) >= 0.7 * target) return s - from;
+  return to - from;
+}
+
+TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
+  // Three equal hosts; host 2 drops to a quarter of its quota mid-run, then gets it back. Not much less
+  // than 0.1 core: below that the work a process does beside its compute (the monitor's probes, Gloo's
+  // threads) takes a visible part of the quota, and the host is slower than its quota says (at 0.075
+  // cores its compute per sample was 5-6x, not 4x, the others'). Three hosts, not four: the balanced
+  // policy keeps a split unless the better one is predicted to gain more than 3 standard errors of the
+  // step times, which reached 20-47% on this shared machine; getting its CPU back, the host gains the
+  // job 25% here (one of four: 19%, often taken for noise for 30+ steps).
+  const double full = 0.4, slowed = full / 4;
+  constexpr int kSlow = 2;
+  Testbed bed({"0.4", "0.4", "0.4"});
+  // Seconds after training started (splits.csv written: its first row is the initial split); steps take
+  // 0.1-0.2 s, so each phase has 30 or more steps.
+  constexpr double kSlowAt = 5, kRestoreAt = 12;
+  double trainingStarted = -1;
+  int changes = 0;
+  std::string controlError;
+  auto quotaChanges = [&](int host, pid_t, double seconds) {
+    if (host != 0 || !controlError.empty()) return;
+    if (trainingStarted < 0) {
+      if (std::filesystem::exists(runDir(0) + "/splits.csv")) trainingStarted = seconds;
+      return;
+    }
+    try {
+      if (changes == 0 && seconds >= trainingStarted + kSlowAt) {
+        bed.control({"set-cpu", std::to_string(kSlow), std::to_string(slowed)});
+        ++changes;
+      } else if (changes == 1 && seconds >= trainingStarted + kRestoreAt) {
+        bed.control({"set-cpu", std::to_string(kSlow), std::to_string(full)});
+        ++changes;
+      }
+    } catch (const std::exception& e) {
+      controlError = e.what();
+    }
+  };
+  const auto hosts = trainOnHosts(bed, computeHeavy(bed.hosts(), 180), {}, quotaChanges);
+  ASSERT_EQ(controlError, "");
+  ASSERT_EQ(changes, 2) << "the run ended before both quota changes";
+  expectAllHostsSucceeded(bed, hosts);
+  if (HasFatalFailure()) return;
+
+  const auto steps = readSteps(runDir(0) + "/steps.csv", bed.hosts());
+  std::string slowness;
+  for (size_t s = 0; s < steps.size(); ++s)
+    slowness += fmt::format(" {}:{:.1f}/{:.3f}", s, steps[s].relativeSlowness(kSlow), steps[s].share(kSlow));
+  const size_t slowedAt = firstSustained(steps, kSlow, 1, true);
+  const size_t restoredAt = firstSustained(steps, kSlow, slowedAt, false);
+  ASSERT_LT(restoredAt, steps.size()) << "the slowed rank's compute per sample / the others' (step:slowness/share):"
+                                      << slowness;
+  // Long enough phases to tell whether the split followed within 20 steps.
+  ASSERT_GE(restoredAt - slowedAt, 25u) << slowness;
+  ASSERT_GE(steps.size() - restoredAt, 25u) << slowness;
+  const double slowTarget = slowed / ((bed.hosts() - 1) * full + slowed), fullTarget = 1.0 / bed.hosts();
+  const size_t toSlow = stepsToFollow(steps, kSlow, slowedAt, restoredAt, slowTarget, true);
+  const size_t toFull = stepsToFollow(steps, kSlow, restoredAt, steps.size(), fullTarget, false);
+  const double slowShare = medianShare(steps, kSlow, slowedAt + toSlow, restoredAt);
+  const double fullShare = medianShare(steps, kSlow, restoredAt + toFull, steps.size());
+  const double slowRatio = computeRatio(steps, kSlow, slowedAt + toSlow, restoredAt);
+  const double fullRatio = computeRatio(steps, kSlow, restoredAt + toFull, steps.size());
+  std::printf("host %d slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median share %.3f, "
+              "compute time %.2fx the others'); restored at step %zu: followed to %.3f in %zu steps (then median share "
+              "%.3f, compute time %.2fx)\n",
+              kSlow, slowed, slowedAt, slowTarget, toSlow, slowShare, slowRatio, restoredAt, fullTarget, toFull,
+              fullShare, fullRatio);
+  EXPECT_LE(toSlow, 20u) << slowness;
+  EXPECT_LE(toFull, 20u) << slowness;
+  // Settled, by what the policy promises: equal compute times for the rest of each phase. (Not the quota's
+  // share: at 0.1 core a host is up to ~5x, not 4x, slower, as the work beside its compute takes a part of
+  // the quota; the slowed share settled 6-39% under the quota-proportional one.)
+  EXPECT_GT(slowRatio, 0.6) << slowness;
+  EXPECT_LT(slowRatio, 1.6) << slowness;
+  EXPECT_GT(fullRatio, 0.6) << slowness;
+  EXPECT_LT(fullRatio, 1.6) << slowness;
+  EXPECT_NEAR(fullShare, fullTarget, 0.3 * fullTarget) << slowness;
+}
+
+}  // namespace
+}  // namespace balancenet::testing
