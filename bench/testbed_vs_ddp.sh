@@ -11,8 +11,10 @@
 # Each scenario runs balancenet (balanced, balanced --comm flat, --policy equal) and DDP, and measures each
 # distinct quota alone (one host, one worker, the scenario's global batch): the ideal is the sum over hosts.
 #   STEPS=n        every scenario's steps (default: T1 300, T2 60, T3 60, T4 15, T5 150)
-#   EVAL_EVERY=n, TARGET=a   T1's evaluation period and target accuracy (default 25, 0.85); the others
-#                  evaluate once, at the end, on the first 1000 test images (a sanity check only)
+#   EVAL_EVERY=n, TARGET=a   T1's evaluation period and target accuracy (default 25, 0.85); the other
+#                  scenarios evaluate once, at the end (balancenet always does; DDP is made to match)
+#   EVAL_IMAGES=n  evaluate on the first n test images (default 2000: a 10000-image evaluation takes about
+#                  10 s on a 0.11-core host, and T1 evaluates 12 times per system; 10000: the full set)
 #   ALONE_STEPS=n  steps of each alone measurement (default 12)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target (about 5 minutes)
 #   TB_NAME, TB_SUBNET   the testbed's name and /24 (default vsddp, 10.213.99)
@@ -22,6 +24,15 @@
 # run fails (the message names its logs). The testbed is taken down at the end, also on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+overrides="" # the command line to repeat this run, for the results
+for v in STEPS EVAL_EVERY TARGET EVAL_IMAGES ALONE_STEPS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
+  [ -z "${!v:-}" ] || overrides+="$v=${!v} "
+done
+command="${overrides}bench/testbed_vs_ddp.sh $*"
+for v in STEPS EVAL_EVERY ALONE_STEPS EVAL_IMAGES RUN_TIMEOUT; do
+  [ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+    { echo "testbed_vs_ddp: error: $v must be a positive whole number, not '${!v}'" >&2; exit 2; }
+done
 OUT=${1:-runs/testbed-vs-ddp/$(date +%Y%m%d-%H%M%S)}
 shift $(($# > 0 ? 1 : 0))
 SCENARIOS=${*:-T1 T2 T3 T4 T5}
@@ -32,7 +43,9 @@ TB_ARGS=(--name "${TB_NAME:-vsddp}" --subnet "${TB_SUBNET:-10.213.99}")
 WARMUP=1 # steps left out of samples/s on both sides, as in bench/vs_ddp.sh
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 ALONE_STEPS=${ALONE_STEPS:-12}
+EVAL_IMAGES=${EVAL_IMAGES:-2000}
 FULL_DATA=/usr/share/datasets/fashion-mnist
+DATA=$OUT/data # the training set and the first EVAL_IMAGES test images, for both systems
 SYSTEMS="bn-balanced bn-flat bn-equal ddp"
 
 fail() {
@@ -75,18 +88,19 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A small test set (the first 1000 images) for the evaluations whose result is not reported: balancenet
-# always evaluates at the end, and a full evaluation on a 0.11-core host takes tens of seconds.
-make_small_test_set() {
-  mkdir -p "$OUT/data-small"
-  ln -sf "$FULL_DATA"/train-* "$OUT/data-small/"
-  "$PY" - "$FULL_DATA" "$OUT/data-small" 1000 <<'PYEOF'
+# DATA: the training set (links) and the first EVAL_IMAGES test images (IDX files, as MNIST's).
+make_data() {
+  mkdir -p "$DATA"
+  ln -sf "$(realpath "$FULL_DATA")"/train-* "$DATA/"
+  "$PY" - "$FULL_DATA" "$DATA" "$EVAL_IMAGES" <<'PYEOF'
 import gzip, os, sys
 src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for name, item in (("t10k-images-idx3-ubyte", 28 * 28), ("t10k-labels-idx1-ubyte", 1)):
     with gzip.open(os.path.join(src, name + ".gz")) as f:
         data = f.read()
     dims = data[3]
+    if not 0 < n <= int.from_bytes(data[4:8], "big"):
+        sys.exit(f"testbed_vs_ddp: error: EVAL_IMAGES must be 1..{int.from_bytes(data[4:8], 'big')}, not {n}")
     header = bytearray(data[:4 + 4 * dims])
     header[4:8] = n.to_bytes(4, "big")
     with open(os.path.join(dst, name + ".tmp"), "wb") as f:
@@ -155,9 +169,10 @@ measure_alone() { # host, quota, batch
   [ -f "$dir/summary.json" ] && return 0 # measured earlier in this run
   echo "testbed_vs_ddp: alone at $2 cores, B=$3 ($(uptime | sed 's/.*load/load/'))" >&2
   rm -rf "$dir"
+  mkdir -p "$OUT/alone"
   tb set-cpu "$1" "$2"
   (on_host "$1" "$BN" train --workers 1 --threads 1 --global-batch "$3" --steps "$ALONE_STEPS" --eval-every 0 \
-    --data-dir "$OUT/data-small" --progress-seconds 0 --log-level warn --run-dir "$dir") > "$dir.log" 2>&1 \
+    --data-dir "$DATA" --progress-seconds 0 --log-level warn --run-dir "$dir") > "$dir.log" 2>&1 \
     || fail "balancenet alone at $2 cores failed (exit $?), see $dir.log"
 }
 
@@ -190,14 +205,14 @@ run_system() { # scenario, system, nodes, quotas, steps, changes, flags...
 mkdir -p "$OUT"
 export BALANCENET_JOB_TOKEN
 BALANCENET_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-make_small_test_set
+make_data || fail "could not write the test set into $DATA"
 : > "$OUT/scenarios.txt"
 for s in $SCENARIOS; do
   read -r quotas batch steps rates changes <<< "$(scenario "$s")"
   nodes=$(awk -F, '{ print NF }' <<< "$quotas")
   steps=${STEPS:-$steps}
-  every=$steps target=- data=$OUT/data-small
-  if [ "$s" = T1 ]; then every=${EVAL_EVERY:-25} target=${TARGET:-0.85} data=$FULL_DATA; fi
+  every=$steps target=-
+  [ "$s" != T1 ] || every=${EVAL_EVERY:-25} target=${TARGET:-0.85}
   if [ "${QUICK:-0}" = 1 ]; then
     steps=$([ "$s" = T4 ] && echo 6 || echo 12) ALONE_STEPS=4 every=$steps
     [ "$s" != T1 ] || every=4 target=0.5
@@ -212,17 +227,14 @@ for s in $SCENARIOS; do
   IFS=, read -r -a q <<< "$quotas"
   alone_quotas=$(printf '%s\n' "${q[@]}" $([ "$changes" = - ] || tr ',' '\n' <<< "$changes" | cut -d= -f2) | sort -u)
   for aq in $alone_quotas; do measure_alone $((nodes - 1)) "$aq" "$batch"; done
-  common=(--global-batch "$batch" --steps "$steps" --eval-every "$every" --data-dir "$data")
+  common=(--global-batch "$batch" --steps "$steps" --eval-every "$every" --data-dir "$DATA")
   for system in $SYSTEMS; do run_system "$s" "$system" "$nodes" "$quotas" "$steps" "$changes" "${common[@]}"; done
 
   tb down
   testbed_up=0
-  echo "$s $batch $quotas $target $([ "$changes" = - ] && echo - || echo "$CHANGED_HOST")" >> "$OUT/scenarios.txt"
+  echo "$s $batch $quotas $target $([ "$changes" = - ] && echo - || echo "$CHANGED_HOST") $rates $changes" \
+    >> "$OUT/scenarios.txt"
 done
 "$PY" bench/testbed_vs_ddp_summary.py "$OUT" "$WARMUP"
-command="bench/testbed_vs_ddp.sh $OUT $SCENARIOS"
-for v in STEPS EVAL_EVERY TARGET ALONE_STEPS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
-  [ -z "${!v:-}" ] || command="$v=${!v} $command"
-done
 echo "$command" > "$OUT/command.txt"
 echo "testbed_vs_ddp: rows in $OUT/testbed_vs_ddp.csv; command: $command" >&2

@@ -46,12 +46,18 @@ def ideal(out, quotas, batch, changed_host, changes_file, steps, warmup):
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: testbed_vs_ddp_summary.py OUT WARMUP_STEPS  "
-                 "(OUT/scenarios.txt: 'name batch quotas target-or-- changed-host-or--' a line)")
+                 "(OUT/scenarios.txt: 'name batch quotas target changed-host rates changes' a line, - for none)")
     out, warmup = sys.argv[1], int(sys.argv[2])
     with open(os.path.join(out, "scenarios.txt")) as f:
         scenarios = [line.split() for line in f if line.strip()]
     rows = []
-    for name, batch, quotas, target, changed in scenarios:
+    for name, batch, quotas, target, changed, rates, changes in scenarios:
+        conditions = quotas.replace(",", "/") + " cores"
+        if rates != "-":
+            conditions += "".join(f", host {i}'s link {r} Mbit/s" for i, r in enumerate(rates.split(",")) if r != "0")
+        if changes != "-":
+            conditions += f", host {changed}: " + ", ".join(
+                f"{q} after {float(f):.0%} of the steps" for f, q in (c.split("=") for c in changes.split(",")))
         quotas, target = quotas.split(","), None if target == "-" else float(target)
         changed = None if changed == "-" else int(changed)
         runs = {}
@@ -68,7 +74,7 @@ def main():
             r = runs[system]
             rate = r["samples_per_second"]
             rows.append({
-                "scenario": name, "system": label, "hosts": len(quotas), "quotas": "/".join(quotas),
+                "scenario": name, "system": label, "hosts": len(quotas), "conditions": conditions,
                 "global_batch": int(batch), "steps": r["steps"], "samples_per_second": rate,
                 "ideal_samples_per_second": r["ideal"],
                 "fraction_of_ideal": rate / r["ideal"] if rate and r["ideal"] else None,
@@ -84,13 +90,13 @@ def main():
         writer.writerows(rows)
     os.replace(os.path.join(out, "testbed_vs_ddp.csv.tmp"), os.path.join(out, "testbed_vs_ddp.csv"))
 
-    print("| scenario | quotas (cores) | B | system | samples/s | ideal | fraction of ideal | ratio to DDP "
+    print("| scenario | hosts | B | system | samples/s | ideal | fraction of ideal | ratio to DDP "
           "| s to target | final acc. |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         to_target = "" if r["target_accuracy"] is None else \
             f"{fmt(r['seconds_to_target'], '.1f')} (to {r['target_accuracy']:.0%})"
-        print(f"| {r['scenario']} | {r['quotas']} | {r['global_batch']} | {r['system']} "
+        print(f"| {r['scenario']} | {r['conditions']} | {r['global_batch']} | {r['system']} "
               f"| {fmt(r['samples_per_second'], '.1f')} | {fmt(r['ideal_samples_per_second'], '.1f')} "
               f"| {fmt(r['fraction_of_ideal'], '.2f')} | {fmt(r['ratio_to_ddp'], '.2f')} | {to_target} "
               f"| {fmt(r['final_accuracy'], '.2%')} |")
