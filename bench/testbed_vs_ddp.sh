@@ -10,7 +10,7 @@
 #   T4: T3 with host 3's link at 20 Mbit/s  T5: T1 with host 3 at 0.45 for the middle third of the steps
 # Each scenario runs balancenet (balanced, balanced --comm flat, --policy equal) and DDP, and measures each
 # distinct quota alone (one host, one worker, the scenario's global batch): the ideal is the sum over hosts.
-#   STEPS=n        every scenario's steps (default: T1 300, T2 60, T3 60, T4 15, T5 150)
+#   STEPS=n        every scenario's steps (default: T1 250, T2 60, T3 60, T4 15, T5 150)
 #   EVAL_EVERY=n, TARGET=a   T1's evaluation period and target accuracy (default 25, 0.85); the other
 #                  scenarios evaluate once, at the end (balancenet always does; DDP is made to match)
 #   EVAL_IMAGES=n  evaluate on the first n test images (default 2000: a 10000-image evaluation takes about
@@ -65,7 +65,7 @@ fi
 # quota (- = none; FRACTION=QUOTA,...: at that fraction of the steps, watched in rank 0's output)
 scenario() {
   case $1 in
-    T1) echo "0.45,0.45,0.45,0.11 128 300 - -" ;;
+    T1) echo "0.45,0.45,0.45,0.11 128 250 - -" ;;
     T2) echo "0.8,0.2 256 60 - -" ;;
     T3) echo "0.45,0.45,0.45,0.45 128 60 - -" ;;
     T4) echo "0.45,0.45,0.45,0.45 128 15 0,0,0,20 -" ;;
@@ -202,6 +202,7 @@ run_system() { # scenario, system, nodes, quotas, steps, changes, flags...
   ((rc == 0)) || fail "$s: $system failed (exit $rc$( ((rc == 124)) && echo ": over RUN_TIMEOUT=${RUN_TIMEOUT}s")), see $log.host*.log"
 }
 
+for s in $SCENARIOS; do scenario "$s" > /dev/null; done # an unknown name fails here, before any run
 mkdir -p "$OUT"
 export BALANCENET_JOB_TOKEN
 BALANCENET_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -223,7 +224,7 @@ for s in $SCENARIOS; do
   tb "${up_args[@]}" >&2 || fail "could not make the testbed ($TB ${TB_ARGS[*]} ${up_args[*]}); if it is left over from an earlier run: $TB ${TB_ARGS[*]} down"
   testbed_up=1
 
-  # The ideal: every distinct quota of the scenario (its changes included) alone, on a host that has it.
+  # The ideal: every distinct quota of the scenario (its changes included) alone, on the last host.
   IFS=, read -r -a q <<< "$quotas"
   alone_quotas=$(printf '%s\n' "${q[@]}" $([ "$changes" = - ] || tr ',' '\n' <<< "$changes" | cut -d= -f2) | sort -u)
   for aq in $alone_quotas; do measure_alone $((nodes - 1)) "$aq" "$batch"; done
