@@ -10,7 +10,7 @@
 #   T4: T3 with host 3's link at 20 Mbit/s  T5: T1 with host 3 at 0.45 for the middle third of the steps
 # Each scenario runs balancenet (balanced, balanced --comm flat, --policy equal) and DDP, and measures each
 # distinct quota alone (one host, one worker, the scenario's global batch): the ideal is the sum over hosts.
-#   STEPS=n        every scenario's steps (default: T1 250, T2 60, T3 60, T4 15, T5 150)
+#   STEPS=n        every scenario's steps (default: T1 250, T2 60, T3 60, T4 10, T5 150)
 #   EVAL_EVERY=n, TARGET=a   T1's evaluation period and target accuracy (default 25, 0.85); the other
 #                  scenarios evaluate once, at the end (balancenet always does; DDP is made to match)
 #   EVAL_IMAGES=n  evaluate on the first n test images (default 2000: a 10000-image evaluation takes about
@@ -68,7 +68,7 @@ scenario() {
     T1) echo "0.45,0.45,0.45,0.11 128 250 - -" ;;
     T2) echo "0.8,0.2 256 60 - -" ;;
     T3) echo "0.45,0.45,0.45,0.45 128 60 - -" ;;
-    T4) echo "0.45,0.45,0.45,0.45 128 15 0,0,0,20 -" ;;
+    T4) echo "0.45,0.45,0.45,0.45 128 10 0,0,0,20 -" ;;
     T5) echo "0.45,0.45,0.45,0.11 128 150 - 0.333=0.45,0.667=0.11" ;;
     *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5)" >&2; exit 2 ;;
   esac
