@@ -57,6 +57,7 @@ tb() { "$TB" "${TB_ARGS[@]}" "$@"; }
 require_torch testbed_vs_ddp
 [ -x "$BN" ] || { echo "testbed_vs_ddp: error: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 if ! why=$(tb check); then
+  [ -n "$why" ] || exit 2 # testbed.sh refused TB_NAME or TB_SUBNET, and said why
   echo "testbed_vs_ddp: skipped: this machine cannot make a testbed: $why" >&2
   exit 77
 fi
