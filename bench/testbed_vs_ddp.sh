@@ -16,6 +16,8 @@
 #   EVAL_IMAGES=n  evaluate on the first n test images (default 2000: a 10000-image evaluation takes about
 #                  10 s on a 0.11-core host, and T1 evaluates 12 times per system; 10000: the full set)
 #   ALONE_STEPS=n  steps of each alone measurement (default 12)
+#   SYSTEMS="..."  run only these of bn-balanced bn-flat bn-equal ddp (the table shows the runs found in
+#                  out-dir, so a second call with the same out-dir adds systems to it)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target (about 5 minutes)
 #   TB_NAME, TB_SUBNET   the testbed's name and /24 (default vsddp, 10.213.99)
 #   RUN_TIMEOUT=s  a run still going after s seconds fails (default 900)
@@ -25,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 overrides="" # the command line to repeat this run, for the results
-for v in STEPS EVAL_EVERY TARGET EVAL_IMAGES ALONE_STEPS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
+for v in STEPS EVAL_EVERY TARGET EVAL_IMAGES ALONE_STEPS SYSTEMS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
   [ -z "${!v:-}" ] || overrides+="$v=${!v} "
 done
 command="${overrides}bench/testbed_vs_ddp.sh $*"
@@ -46,7 +48,8 @@ ALONE_STEPS=${ALONE_STEPS:-12}
 EVAL_IMAGES=${EVAL_IMAGES:-2000}
 FULL_DATA=/usr/share/datasets/fashion-mnist
 DATA=$OUT/data # the training set and the first EVAL_IMAGES test images, for both systems
-SYSTEMS="bn-balanced bn-flat bn-equal ddp"
+ALL_SYSTEMS="bn-balanced bn-flat bn-equal ddp"
+SYSTEMS=${SYSTEMS:-$ALL_SYSTEMS}
 
 fail() {
   echo "testbed_vs_ddp: error: $*" >&2
@@ -204,6 +207,10 @@ run_system() { # scenario, system, nodes, quotas, steps, changes, flags...
 }
 
 for s in $SCENARIOS; do scenario "$s" > /dev/null; done # an unknown name fails here, before any run
+for system in $SYSTEMS; do
+  [[ " $ALL_SYSTEMS " == *" $system "* ]] ||
+    { echo "testbed_vs_ddp: error: unknown system '$system' in SYSTEMS ($ALL_SYSTEMS)" >&2; exit 2; }
+done
 mkdir -p "$OUT"
 export BALANCENET_JOB_TOKEN
 BALANCENET_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')

@@ -63,14 +63,18 @@ def main():
         runs = {}
         for system, _ in SYSTEMS:
             path = os.path.join(out, name, system + (".json" if system == "ddp" else ""))
-            if not os.path.exists(path):
-                sys.exit(f"testbed_vs_ddp_summary: {name}: no {system} run ({path})")
+            if not os.path.exists(path if system == "ddp" else os.path.join(path, "summary.json")):
+                continue  # not run (SYSTEMS), or stopped before its end
             run = ddp_run(path, warmup) if system == "ddp" else balancenet_run(path, warmup)
             run["ideal"] = ideal(out, quotas, batch, changed, os.path.join(out, name, system + ".changes"),
                                  run["steps"], warmup)
             runs[system] = run
-        ddp_rate = runs["ddp"]["samples_per_second"]
+        if not runs:
+            sys.exit(f"testbed_vs_ddp_summary: {name}: no run in {os.path.join(out, name)}")
+        ddp_rate = runs["ddp"]["samples_per_second"] if "ddp" in runs else None
         for system, label in SYSTEMS:
+            if system not in runs:
+                continue
             r = runs[system]
             rate = r["samples_per_second"]
             rows.append({
