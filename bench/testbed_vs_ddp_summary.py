@@ -77,6 +77,7 @@ def main():
                 continue
             r = runs[system]
             rate = r["samples_per_second"]
+            during = len(r["evaluations"]) > 1  # time to target needs evaluations during training, not at the end only
             rows.append({
                 "scenario": name, "system": label, "hosts": len(quotas), "conditions": conditions,
                 "global_batch": int(batch), "steps": r["steps"], "samples_per_second": rate,
@@ -84,7 +85,8 @@ def main():
                 "fraction_of_ideal": rate / r["ideal"] if rate and r["ideal"] else None,
                 "ratio_to_ddp": rate / ddp_rate if rate and ddp_rate else None,
                 "target_accuracy": target,
-                "seconds_to_target": time_to(r["evaluations"], target) if target is not None else None,
+                "evaluations": len(r["evaluations"]),
+                "seconds_to_target": time_to(r["evaluations"], target) if target and during else None,
                 "final_accuracy": r["evaluations"][-1]["accuracy"] if r["evaluations"] else None,
             })
 
@@ -98,7 +100,7 @@ def main():
           "| s to target | final acc. |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        to_target = "" if r["target_accuracy"] is None else \
+        to_target = "" if r["target_accuracy"] is None or r["evaluations"] < 2 else \
             f"{fmt(r['seconds_to_target'], '.1f')} (to {r['target_accuracy']:.0%})"
         print(f"| {r['scenario']} | {r['conditions']} | {r['global_batch']} | {r['system']} "
               f"| {fmt(r['samples_per_second'], '.1f')} | {fmt(r['ideal_samples_per_second'], '.1f')} "
