@@ -29,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 overrides="" # the command line to repeat this run, for the results
 for v in STEPS EVAL_EVERY TARGET EVAL_IMAGES ALONE_STEPS SYSTEMS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
-  [ -z "${!v:-}" ] || overrides+="$v=${!v} "
+  [ -z "${!v:-}" ] || overrides+="$v=$(printf %q "${!v}") "
 done
 command="${overrides}bench/testbed_vs_ddp.sh $*"
 for v in STEPS EVAL_EVERY ALONE_STEPS EVAL_IMAGES RUN_TIMEOUT; do
