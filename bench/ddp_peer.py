@@ -130,6 +130,8 @@ def main():
     p.add_argument("--eval-every", type=int, default=0)
     p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     p.add_argument("--out", default="ddp.json")
+    p.add_argument("--print-steps", action="store_true",
+                   help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
     a = p.parse_args()
 
     torch.set_num_threads(1)
@@ -172,6 +174,8 @@ def main():
         opt.step()
         step_seconds.append(time.perf_counter() - start)
         train_seconds += step_seconds[-1]
+        if a.print_steps and rank == 0:
+            print(f"step {step + 1}/{a.steps}", flush=True)
         if a.eval_every and ((step + 1) % a.eval_every == 0 or step + 1 == a.steps):
             # Sharded over the ranks like balancenet's evaluation; its time is not training time.
             model.eval()

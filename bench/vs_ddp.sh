@@ -12,14 +12,11 @@ cd "$(dirname "$0")/.."
 OUT=${1:-runs/vs-ddp/$(date +%Y%m%d-%H%M%S)}
 shift $(( $# > 0 ? 1 : 0 ))
 SCENARIOS=${*:-homo h1 h1r h2}
-PY=/usr/bin/python3   # Debian's python3-torch; a python earlier on PATH may have no torch
+. bench/lib/peers.sh  # PY, require_torch, free_port, run_ddp
 BN=build/apps/balancenet
 WARMUP=1              # steps left out of samples/s on both sides (one-time allocations, DDP's first bucket pass)
 
-if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
-  echo "vs_ddp: skipped: $PY cannot import torch (apt-get install python3-torch)" >&2
-  exit 77
-fi
+require_torch vs_ddp
 [ -x "$BN" ] || { echo "vs_ddp: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 
 # name -> nodes, global batch, steps, eval every, target accuracy, emulation flags (balancenet's syntax,
@@ -35,21 +32,11 @@ scenario() {
   esac
 }
 
-free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# torchrun's environment, set by hand: Debian's `python3 -m torch.distributed.run` (torch 1.13) fails
-# under Python 3.11 (AttributeError in its redirect handling), so the workers are started directly.
-run_ddp() {  # nodes out.json args...
-  local nodes=$1 out=$2 port pids=() r rc=0
-  shift 2
-  port=$(free_port)
-  for ((r = 0; r < nodes; r++)); do
-    RANK=$r LOCAL_RANK=$r WORLD_SIZE=$nodes LOCAL_WORLD_SIZE=$nodes MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-      "$PY" bench/ddp_peer.py --out "$out" "$@" &
-    pids+=($!)
-  done
-  for r in "${pids[@]}"; do wait "$r" || rc=$?; done
-  return $rc
+# The DDP workers all run here, over loopback (run_ddp's runner: rank, command).
+on_this_machine() {
+  local r=$1
+  shift
+  LOCAL_RANK=$r LOCAL_WORLD_SIZE=$nodes exec "$@"
 }
 
 mkdir -p "$OUT"
@@ -72,7 +59,7 @@ for s in $SCENARIOS; do
     "$BN" train --nodes "$nodes" --threads 1 --progress-seconds 0 --log-level warn --run-dir "$OUT/$s/bn-$i" \
       "${common[@]}" > "$OUT/$s-bn-$i.log" 2>&1 || { echo "vs_ddp: balancenet failed, see $OUT/$s-bn-$i.log" >&2; exit 1; }
     echo "vs_ddp: $s pair $i/$reps: DDP" >&2
-    run_ddp "$nodes" "$OUT/$s/ddp-$i.json" "${common[@]}" > "$OUT/$s-ddp-$i.log" 2>&1 \
+    run_ddp on_this_machine "$nodes" 127.0.0.1 "$(free_port)" "$OUT/$s/ddp-$i.json" "${common[@]}" > "$OUT/$s-ddp-$i.log" 2>&1 \
       || { echo "vs_ddp: DDP failed, see $OUT/$s-ddp-$i.log" >&2; exit 1; }
   done
 done

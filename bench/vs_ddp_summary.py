@@ -28,7 +28,7 @@ def balancenet_run(run_dir, warmup):
     kept = [s for s in rank0_ms if s >= warmup]
     seconds = sum(rank0_ms[s] for s in kept) / 1000
     return {"samples_per_second": sum(batches[s] for s in kept) / seconds if seconds > 0 else None,
-            "evaluations": summary.get("evaluations", [])}
+            "steps": len(rank0_ms), "evaluations": summary.get("evaluations", [])}
 
 
 def ddp_run(path, warmup):
@@ -37,7 +37,7 @@ def ddp_run(path, warmup):
     steps = summary["step_seconds"][warmup:]
     seconds = sum(steps)
     return {"samples_per_second": len(steps) * summary["global_batch"] / seconds if seconds > 0 else None,
-            "evaluations": summary.get("evaluations", [])}
+            "steps": len(summary["step_seconds"]), "evaluations": summary.get("evaluations", [])}
 
 
 def time_to(evaluations, target):
