@@ -190,10 +190,18 @@ leftovers() { # what of this testbed still exists, one word each
   echo "$out" | xargs
 }
 
-fail_point() { # testing: BALANCENET_TESTBED_FAIL_AT=host2 makes `up` fail when it reaches host 2
+# Testing: BALANCENET_TESTBED_FAIL_AT=host2 makes `up` fail when it reaches host 2;
+# BALANCENET_TESTBED_PAUSE_AT=host2 makes it wait there (up to 30 s) for a signal.
+fail_point() {
   if [ "${BALANCENET_TESTBED_FAIL_AT:-}" = "$1" ]; then
     echo "testbed: failing at $1 (BALANCENET_TESTBED_FAIL_AT)" >&2
     return 1
+  fi
+  if [ "${BALANCENET_TESTBED_PAUSE_AT:-}" = "$1" ]; then
+    echo "testbed: pausing at $1 (BALANCENET_TESTBED_PAUSE_AT)" >&2
+    sleep 30 &
+    PAUSE_PID=$!
+    wait $PAUSE_PID || true # a trapped signal interrupts `wait` at once (not a foreground `sleep`)
   fi
 }
 
@@ -218,7 +226,8 @@ up() {
     die "testbed '$NAME' is already up (testbed.sh --name $NAME down removes it)"
 
   # Cleaning up ignores further signals: a second Ctrl-C must not leave half a testbed behind.
-  trap 'trap - ERR; trap "" INT TERM; echo "testbed: up failed; removing what it made" >&2; down; exit 1' ERR INT TERM
+  trap 'trap - ERR; trap "" INT TERM; [ -z "${PAUSE_PID:-}" ] || kill "$PAUSE_PID" 2>/dev/null
+        echo "testbed: up failed; removing what it made" >&2; down; exit 1' ERR INT TERM
   mkdir -p "$STATE"
   echo "$SUBNET" > "$STATE/subnet"
   ip link add name "$BRIDGE" type bridge

@@ -70,20 +70,26 @@ TEST_F(TestbedScript, AFailedUpLeavesNothingBehind) {
 
 TEST_F(TestbedScript, AnInterruptedUpLeavesNothingBehindWhereverItStopped) {
   const std::string name = "i" + std::to_string(getpid() % 1000000);
-  // Interrupt at several moments of the set-up: whatever it had made is removed.
-  for (const int afterMs : {50, 150, 400}) {
+  // Interrupted at the first host, in the middle and at the last (the script waits there for the signal):
+  // whatever it had made is removed.
+  for (const std::string at : {"host0", "host2", "host5"}) {
     auto argv = scriptArgs(name, {"up", "6", "--cpu", "0.5,0.5,0.5,0.5,0.5,0.5", "--rate-mbit", "10,10,10,10,10,10"});
     argv.insert(argv.begin(), {"/bin/bash", Testbed::script()});
     ProcessOptions o;
+    o.env = {{"BALANCENET_TESTBED_PAUSE_AT", at}};
+    o.timeoutSeconds = 20;
+    bool paused = false;
+    o.onOutput = [&](const std::string& out, double) { paused = out.find("pausing at " + at) != std::string::npos; };
     bool sent = false;
-    o.whileRunning = [&](pid_t pid, double s) {
-      if (!sent && s * 1000 >= afterMs) sent = kill(pid, SIGTERM) == 0;
+    o.whileRunning = [&](pid_t pid, double) {
+      if (paused && !sent) sent = kill(pid, SIGTERM) == 0;
     };
     const auto r = runProcess(argv, o);
+    EXPECT_TRUE(sent) << r.output;
     EXPECT_FALSE(r.timedOut) << r.output;
-    EXPECT_EQ(runTestbedScript(scriptArgs(name, {"leftovers"})).output, "\n") << "interrupted after " << afterMs
-                                                                                << " ms:\n" << r.output;
-    runTestbedScript(scriptArgs(name, {"down"}));  // an `up` that finished before the signal came
+    EXPECT_NE(r.output.find("up failed; removing what it made"), std::string::npos) << r.output;
+    EXPECT_EQ(runTestbedScript(scriptArgs(name, {"leftovers"})).output, "\n") << "interrupted at " << at << ":\n"
+                                                                                << r.output;
   }
 }
 

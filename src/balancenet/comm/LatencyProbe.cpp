@@ -82,12 +82,12 @@ double measureBandwidth(Communicator& comm) {
 
 }  // namespace
 
-LinkMeasurements probeLinks(Communicator& probe, int repeats) {
+LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth) {
   LinkMeasurements out;
   out.latencyMs.assign(probe.size(), 0.0);
   if (probe.size() < 2) return out;
   measureLatencies(probe, std::max(repeats, 1), out.latencyMs);
-  out.bandwidthBytesPerSecond = measureBandwidth(probe);
+  if (withBandwidth) out.bandwidthBytesPerSecond = measureBandwidth(probe);
   return out;
 }
 

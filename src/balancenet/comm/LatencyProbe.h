@@ -27,6 +27,8 @@ struct LinkMeasurements {
 //     1 MiB on any real link. Each rank is the sender of one step and the receiver of another; both
 //     steps are in the same global order, so the argument above holds.
 // Throws RuntimeFailure when a peer dies or the probe communicator times out.
-LinkMeasurements probeLinks(Communicator& probe, int repeats = 5);
+// `withBandwidth` false: latencies only (step 2 skipped, bandwidthBytesPerSecond 0); every rank must pass
+// the same value.
+LinkMeasurements probeLinks(Communicator& probe, int repeats = 5, bool withBandwidth = true);
 
 }  // namespace balancenet::comm

@@ -51,13 +51,24 @@ void NodeMonitor::sampleMemory() {
 
 bool NodeMonitor::linkRound(bool wantStop) {
   try {
-    auto flag = at::full({1}, wantStop ? 1.0f : 0.0f, at::kFloat);
-    probe_->allreduceSum(flag);
-    if (flag.item<float>() > 0) return false;  // somebody stops: everybody leaves together
-    const auto links = comm::probeLinks(*probe_, options_.repeats);
+    // [stop wanted, bandwidth due]: the bandwidth is measured only when every rank's budget allows it, so
+    // the rank that saw it take longest (the slow link's) sets the pace.
+    const bool bandwidthDue = Clock::now() >= nextBandwidth_;
+    auto flags = at::tensor({wantStop ? 1.0f : 0.0f, bandwidthDue ? 1.0f : 0.0f}, at::kFloat);
+    probe_->allreduceSum(flags);
+    if (flags[0].item<float>() > 0) return false;  // somebody stops: everybody leaves together
+    const bool withBandwidth = flags[1].item<float>() >= static_cast<float>(probe_->size());
+    const auto start = Clock::now();
+    const auto links = comm::probeLinks(*probe_, options_.repeats, withBandwidth);
+    if (withBandwidth && options_.bandwidthShare > 0)
+      nextBandwidth_ = Clock::now() + std::chrono::duration_cast<Clock::duration>((Clock::now() - start) /
+                                                                                  options_.bandwidthShare);
     std::lock_guard<std::mutex> lock(mutex_);
     snapshot_.latencyMs = links.latencyMs;
-    snapshot_.bandwidthBytesPerSecond = links.bandwidthBytesPerSecond;
+    if (withBandwidth) {
+      snapshot_.bandwidthBytesPerSecond = links.bandwidthBytesPerSecond;
+      ++snapshot_.bandwidthRounds;
+    }
     ++snapshot_.probeRounds;
     return true;
   } catch (const std::exception& e) {

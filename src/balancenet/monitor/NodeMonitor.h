@@ -19,6 +19,7 @@ struct NodeSnapshot {
   std::vector<double> latencyMs;       // from the latest link round; empty until the first one
   double bandwidthBytesPerSecond = 0;  // to rank (rank+1)%N, latest round; 0: unknown
   int64_t probeRounds = 0;             // link rounds completed so far
+  int64_t bandwidthRounds = 0;         // those of them that measured the bandwidth (Options::bandwidthShare)
 };
 
 // Training never waits for it: the thread owns a DEDICATED probe communicator, so its messages never
@@ -37,6 +38,10 @@ class NodeMonitor {
     std::chrono::milliseconds memoryEvery{200};
     std::chrono::milliseconds linksEvery{2000};
     int repeats = 5;  // ping-pongs per pair per round
+    // The most of the time that the bandwidth measurement (3 MiB per rank) may take: on a 20 Mbit/s link
+    // it lasts over a second, so measuring it every round would take most of the link from training.
+    // After a measurement that took t, the next waits until t / bandwidthShare has passed.
+    double bandwidthShare = 0.02;
   };
 
   // `probe` may be null: memory only, no link probing (and no collective on stop).
@@ -60,6 +65,7 @@ class NodeMonitor {
   mutable std::mutex mutex_;  // guards snapshot_ and stopRequested_
   std::condition_variable wake_;
   NodeSnapshot snapshot_;
+  std::chrono::steady_clock::time_point nextBandwidth_{};  // this rank's budget; only the monitor thread
   bool stopRequested_ = false;
   std::mutex joinMutex_;  // stop() may race with the destructor's stop()
   std::thread thread_;

@@ -86,6 +86,34 @@ TEST(NodeMonitor, StaggeredStopsReturnQuicklyOnAllRanks) {
   });
 }
 
+// The bandwidth measurement keeps within its share of the time: with a tiny share it runs in the first
+// round only (its figure is kept), with a huge share in every round.
+TEST(NodeMonitor, BandwidthIsMeasuredWithinItsShareOfTheTime) {
+  for (const double share : {1e-6, 1e6}) {
+    testing::runRanks(3, [share](comm::Communicator& training) {
+      NodeMonitor::Options options;
+      options.linksEvery = milliseconds(20);
+      options.bandwidthShare = share;
+      NodeMonitor monitor(probeGroup(training), options);
+      const auto deadline = Clock::now() + milliseconds(10000);
+      NodeSnapshot s = monitor.snapshot();
+      while (s.probeRounds < 6 && Clock::now() < deadline) {
+        std::this_thread::sleep_for(milliseconds(20));
+        s = monitor.snapshot();
+      }
+      training.barrier();  // every rank has seen 6 rounds before any stops
+      s = monitor.snapshot();
+      monitor.stop();
+      ASSERT_GE(s.probeRounds, 6);
+      EXPECT_GT(s.bandwidthBytesPerSecond, 0.0);
+      if (share < 1e-3)
+        EXPECT_EQ(s.bandwidthRounds, 1) << "rank " << training.rank() << " of " << s.probeRounds << " rounds";
+      else
+        EXPECT_EQ(s.bandwidthRounds, s.probeRounds) << "rank " << training.rank();
+    });
+  }
+}
+
 TEST(NodeMonitor, OnePeerStoppingEndsProbingEverywhere) {
   testing::runRanks(3, [](comm::Communicator& training) {
     NodeMonitor::Options options;
