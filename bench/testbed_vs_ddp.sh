@@ -17,7 +17,8 @@
 #                  accuracy is only a sanity check, on the first 1000 (a full evaluation on a 0.11-core host
 #                  takes about 10 s)
 #   ALONE_STEPS=n  steps of each alone measurement (default 12)
-#   SYSTEMS="..."  run only these of bn-balanced bn-flat bn-equal ddp (the table shows the runs found in
+#   SYSTEMS="..."  run only these of bn-balanced bn-nooffload bn-flat bn-equal ddp (bn-nooffload: balanced
+#                  with --offload-below 0, the ring as before issue 15) (the table shows the runs found in
 #                  out-dir, so a second call with the same out-dir adds systems to it)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target (about 5 minutes)
 #   TB_NAME, TB_SUBNET   the testbed's name and /24 (default vsddp, 10.213.99)
@@ -50,7 +51,7 @@ EVAL_IMAGES=${EVAL_IMAGES:-10000}
 FULL_DATA=/usr/share/datasets/fashion-mnist
 DATA=$OUT/data             # the training set and the first EVAL_IMAGES test images: T1's
 CHECK_DATA=$OUT/data-check # the training set and the first 1000 test images: the others'
-ALL_SYSTEMS="bn-balanced bn-flat bn-equal ddp"
+ALL_SYSTEMS="bn-balanced bn-nooffload bn-flat bn-equal ddp"
 SYSTEMS=${SYSTEMS:-$ALL_SYSTEMS}
 
 fail() {
@@ -195,6 +196,7 @@ run_system() { # scenario, system, nodes, quotas, steps, changes, flags...
   fi
   case $system in
     bn-balanced) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" || rc=$? ;;
+    bn-nooffload) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --offload-below 0 || rc=$? ;;
     bn-flat) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --comm flat || rc=$? ;;
     bn-equal) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --policy equal || rc=$? ;;
     ddp) run_ddp ddp_on_host "$nodes" "$(tb addr 0)" "$((next_port++))" "$OUT/$s/ddp.json" --print-steps "$@" \

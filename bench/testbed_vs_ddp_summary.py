@@ -16,7 +16,8 @@ import sys
 
 from vs_ddp_summary import balancenet_run, ddp_run, fmt, time_to
 
-SYSTEMS = [("bn-balanced", "balancenet, balanced"), ("bn-flat", "balancenet, balanced, --comm flat"),
+SYSTEMS = [("bn-balanced", "balancenet, balanced"), ("bn-nooffload", "balancenet, balanced, --offload-below 0"),
+           ("bn-flat", "balancenet, balanced, --comm flat"),
            ("bn-equal", "balancenet, --policy equal"), ("ddp", "PyTorch DDP")]
 
 
