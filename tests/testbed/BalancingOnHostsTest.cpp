@@ -97,10 +97,10 @@ TEST_F(BalancingOnHosts, SlowHostGetsItsQuotaShare) {
   const double expected = quota[3] / (quota[0] + quota[1] + quota[2] + quota[3]);
   const size_t warmUp = 15;  // the first decisions (every 5 steps) learn the hosts' speeds
   const double share = medianShare(steps, 3, warmUp, steps.size());
-  std::printf("slow host (quota %.2f of %.2f cores): median share %.3f of the batch after step %zu, quota-proportional "
-              "%.3f (%.0f%%)\n",
-              quota[3], quota[0] + quota[1] + quota[2] + quota[3], share, warmUp, expected,
-              100 * (share / expected - 1));
+  std::printf(
+      "slow host (quota %.2f of %.2f cores): median share %.3f of the batch after step %zu, quota-proportional "
+      "%.3f (%.0f%%)\n",
+      quota[3], quota[0] + quota[1] + quota[2] + quota[3], share, warmUp, expected, 100 * (share / expected - 1));
   EXPECT_NEAR(share, expected, 0.3 * expected);
 }
 
@@ -183,11 +183,12 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
   const double fullShare = medianShare(steps, kSlow, restoredAt + toFull, steps.size());
   const double slowRatio = computeRatio(steps, kSlow, slowedAt + toSlow, restoredAt);
   const double fullRatio = computeRatio(steps, kSlow, restoredAt + toFull, steps.size());
-  std::printf("host %d slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median share %.3f, "
-              "compute time %.2fx the others'); restored at step %zu: followed to %.3f in %zu steps (then median share "
-              "%.3f, compute time %.2fx)\n",
-              kSlow, slowed, slowedAt, slowTarget, toSlow, slowShare, slowRatio, restoredAt, fullTarget, toFull,
-              fullShare, fullRatio);
+  std::printf(
+      "host %d slowed to %.3f cores at step %zu: share followed to %.3f in %zu steps (then median share %.3f, "
+      "compute time %.2fx the others'); restored at step %zu: followed to %.3f in %zu steps (then median share "
+      "%.3f, compute time %.2fx)\n",
+      kSlow, slowed, slowedAt, slowTarget, toSlow, slowShare, slowRatio, restoredAt, fullTarget, toFull, fullShare,
+      fullRatio);
   EXPECT_LE(toSlow, 20u) << slowness;
   EXPECT_LE(toFull, 20u) << slowness;
   // Settled, by what the policy promises: equal compute times for the rest of each phase. (Not the quota's

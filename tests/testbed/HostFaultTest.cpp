@@ -48,9 +48,9 @@ class HostFaults : public TestbedFixture, public ::testing::WithParamInterface<H
   Timed runWithFault(const Testbed& bed, std::vector<std::string> flags, const std::string& noticed,
                      const std::string& named) {
     const auto [fault, victim] = GetParam();
-    flags.insert(flags.end(), {"--model", "mlp", "--global-batch", std::to_string(kGlobalBatch), "--steps",
-                               std::to_string(kSteps), "--node-speed", "40,40,40,40", "--progress-seconds", "0.5",
-                               "--rendezvous-timeout", "15"});
+    flags.insert(flags.end(),
+                 {"--model", "mlp", "--global-batch", std::to_string(kGlobalBatch), "--steps", std::to_string(kSteps),
+                  "--node-speed", "40,40,40,40", "--progress-seconds", "0.5", "--rendezvous-timeout", "15"});
     Timed t;
     std::mutex mutex;
     std::atomic<bool> training{false};

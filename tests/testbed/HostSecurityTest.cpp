@@ -29,14 +29,27 @@ class HostSecurity : public TestbedFixture {
     ProcessOptions o;
     if (s.token) o.env["BALANCENET_JOB_TOKEN"] = s.token;
     o.timeoutSeconds = 60;
-    const std::vector<std::string> flags{"--model",         "mlp",       "--global-batch", std::to_string(kGlobalBatch),
-                                         "--steps",         "3",         "--nnodes",       std::to_string(s.nnodes),
-                                         "--node-rank",     std::to_string(s.nodeRank),
-                                         "--nproc-per-node", "1",        "--master-addr",  bed.address(0),
-                                         "--master-port",   std::to_string(kTestbedStorePort),
-                                         "--iface",         "eth0",      "--rendezvous-timeout", "20"};
-    return runProcess(bed.asHost(host, trainCommand(dataDir_, dir_.file(std::string("stranger-") + s.name), flags)),
-                      o);
+    const std::vector<std::string> flags{"--model",
+                                         "mlp",
+                                         "--global-batch",
+                                         std::to_string(kGlobalBatch),
+                                         "--steps",
+                                         "3",
+                                         "--nnodes",
+                                         std::to_string(s.nnodes),
+                                         "--node-rank",
+                                         std::to_string(s.nodeRank),
+                                         "--nproc-per-node",
+                                         "1",
+                                         "--master-addr",
+                                         bed.address(0),
+                                         "--master-port",
+                                         std::to_string(kTestbedStorePort),
+                                         "--iface",
+                                         "eth0",
+                                         "--rendezvous-timeout",
+                                         "20"};
+    return runProcess(bed.asHost(host, trainCommand(dataDir_, dir_.file(std::string("stranger-") + s.name), flags)), o);
   }
 };
 
@@ -48,14 +61,22 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
       {"wrong-token", "not-the-job-token-0a9b8c", kJobHosts, 1, "job token does not match the job at " + job},
       {"wrong-world-size", kTestbedJobToken, kJobHosts + 1, kJobHosts,
        "world size mismatch: this process was started for 5 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) "
-       "but the job at " + job + " has 4"},
+       "but the job at " +
+           job + " has 4"},
   };
   std::vector<ProcessResult> refused(strangers.size());
   std::vector<std::thread> tries;
   // Paced steps (8 samples at 40 samples/s: at least 200 ms each, 8 s in all) outlast the strangers,
   // who start with the job and wait for its store like any host.
-  const std::vector<std::string> flags{"--model", "mlp", "--global-batch", std::to_string(kGlobalBatch), "--steps",
-                                       std::to_string(kSteps), "--node-speed", "40,40,40,40", "--progress-seconds",
+  const std::vector<std::string> flags{"--model",
+                                       "mlp",
+                                       "--global-batch",
+                                       std::to_string(kGlobalBatch),
+                                       "--steps",
+                                       std::to_string(kSteps),
+                                       "--node-speed",
+                                       "40,40,40,40",
+                                       "--progress-seconds",
                                        "0"};
   std::vector<double> jobEnd(kJobHosts, 0);
   const auto start = std::chrono::steady_clock::now();
@@ -74,8 +95,7 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
   for (size_t i = 0; i < strangers.size(); ++i) {
     SCOPED_TRACE(strangers[i].name);
     expectOneLineError(refused[i], strangers[i].expected, 2);
-    std::printf("%s: refused after %.1f s (the job took %.1f s)\n", strangers[i].name, refused[i].seconds,
-                jobSeconds);
+    std::printf("%s: refused after %.1f s (the job took %.1f s)\n", strangers[i].name, refused[i].seconds, jobSeconds);
   }
   for (int h = 0; h < kJobHosts; ++h) {
     ASSERT_FALSE(hosts[h].timedOut) << "host " << h << " hung:\n" << hosts[h].output;

@@ -43,9 +43,10 @@ TEST_F(LinkBandwidth, AShapedUplinkReadsAsItsRateInSplitsCsv) {
   ASSERT_EQ(byRank.size(), 3u) << "no decision rows for every rank in splits.csv";
   std::vector<double> medians;
   for (const auto& [rank, mbps] : byRank) medians.push_back(median(mbps));
-  std::printf("measured outgoing bandwidth (Mbit/s, median over %zu decisions): rank 0 %.1f, rank 1 %.1f (shaped to "
-              "%.0f), rank 2 %.1f\n",
-              byRank.at(1).size(), medians[0], medians[1], kShapedMbit, medians[2]);
+  std::printf(
+      "measured outgoing bandwidth (Mbit/s, median over %zu decisions): rank 0 %.1f, rank 1 %.1f (shaped to "
+      "%.0f), rank 2 %.1f\n",
+      byRank.at(1).size(), medians[0], medians[1], kShapedMbit, medians[2]);
   EXPECT_NEAR(medians[1], kShapedMbit, 0.3 * kShapedMbit);
   // Data into the shaped host and between the others goes out unshaped.
   EXPECT_GT(medians[0], 3 * kShapedMbit);

@@ -14,9 +14,8 @@ using MultiHostExactness = TestbedFixture;
 
 TEST_F(MultiHostExactness, ThreeHostsWithAnUnequalSplitMatchOneProcess) {
   Testbed bed({"none", "none", "none"});
-  const std::vector<std::string> common{"--model",    "mlp", "--global-batch", "32",   "--steps",      "4",
-                                        "--lr",       "0.05", "--momentum",    "0.9",  "--weight-decay", "5e-4",
-                                        "--dropout",  "0"};
+  const std::vector<std::string> common{"--model",    "mlp", "--global-batch", "32",   "--steps",   "4", "--lr", "0.05",
+                                        "--momentum", "0.9", "--weight-decay", "5e-4", "--dropout", "0"};
   auto multi = common;
   multi.insert(multi.end(), {"--split", "5,20,7", "--save-params", dir_.file("multi.pt")});
   const auto hosts = trainOnHosts(bed, multi);

@@ -46,7 +46,8 @@ Testbed::~Testbed() { runTestbedScript({"--name", name_, "down"}); }
 std::string Testbed::address(int host) const { return subnet_ + "." + std::to_string(host + 1); }
 
 std::vector<std::string> Testbed::asHost(int host, const std::vector<std::string>& argv) const {
-  std::vector<std::string> out{"/bin/bash", script(), "--name", name_, "--subnet", subnet_, "run", std::to_string(host)};
+  std::vector<std::string> out{"/bin/bash", script(), "--name", name_,
+                               "--subnet",  subnet_,  "run",    std::to_string(host)};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

@@ -22,9 +22,9 @@ void TestbedFixture::SetUp() {
 std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int host,
                                                      const std::vector<std::string>& flags, int jobHosts) const {
   auto all = flags;
-  all.insert(all.end(), {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
-                         "--nproc-per-node", "1", "--master-addr", bed.address(0), "--master-port",
-                         std::to_string(kTestbedStorePort), "--iface", "eth0"});
+  all.insert(all.end(), {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank",
+                         std::to_string(host), "--nproc-per-node", "1", "--master-addr", bed.address(0),
+                         "--master-port", std::to_string(kTestbedStorePort), "--iface", "eth0"});
   return bed.asHost(host, trainCommand(dataDir_, runDir(host), all));
 }
 

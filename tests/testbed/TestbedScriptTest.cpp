@@ -89,7 +89,7 @@ TEST_F(TestbedScript, AnInterruptedUpLeavesNothingBehindWhereverItStopped) {
     EXPECT_FALSE(r.timedOut) << r.output;
     EXPECT_NE(r.output.find("up failed; removing what it made"), std::string::npos) << r.output;
     EXPECT_EQ(runTestbedScript(scriptArgs(name, {"leftovers"})).output, "\n") << "interrupted at " << at << ":\n"
-                                                                                << r.output;
+                                                                              << r.output;
   }
 }
 

@@ -54,8 +54,8 @@ class PendingWork {
 
 // Forms a process group of `size` ranks over `store`, with the devices and timeout of the group that
 // made it; how a Communicator makes subgroups without knowing about network interfaces.
-using GroupMaker =
-    std::function<c10::intrusive_ptr<c10d::ProcessGroup>(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size)>;
+using GroupMaker = std::function<c10::intrusive_ptr<c10d::ProcessGroup>(const c10::intrusive_ptr<c10d::Store>& store,
+                                                                        int rank, int size)>;
 
 // Owns a process group (and the store it was formed over). Collectives block; a c10d failure
 // (peer died, timeout) surfaces as RuntimeFailure with a one-line message.

@@ -7,7 +7,7 @@
 namespace balancenet::comm {
 
 struct LinkMeasurements {
-  std::vector<double> latencyMs;       // median round trip to each rank, 0 for self
+  std::vector<double> latencyMs;  // median round trip to each rank, 0 for self
   // This rank's outgoing bandwidth: 1 MiB sent to the next rank (rank+1)%N, timed until its ack; 0 if N==1.
   double bandwidthBytesPerSecond = 0;
 };

@@ -46,8 +46,8 @@ auto askStore(int64_t step, Call&& call) -> decltype(call()) {
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    throw RuntimeFailure(fmt::format("step {}: the job's store stopped answering while the group re-formed ({})",
-                                     step, firstLine(e.what())));
+    throw RuntimeFailure(fmt::format("step {}: the job's store stopped answering while the group re-formed ({})", step,
+                                     firstLine(e.what())));
   }
 }
 

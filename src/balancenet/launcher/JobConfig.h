@@ -52,7 +52,7 @@ struct CommOptions {
   int servers = 0;                                  // --ps K: parameter server processes beside the workers (mode ps)
   int staleness = 0;                                // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
-  bool overlap = true;   // --no-overlap turns it off
+  bool overlap = true;  // --no-overlap turns it off
   // --offload-below: with allreduce or flat, a rank whose share is below this fraction of the largest
   // hands its gradient to a ring peer (comm/OffloadSync.h); 0: never.
   double offloadBelow = comm::kDefaultOffloadBelow;

@@ -430,9 +430,10 @@ class Supervisor {
     stopAll(children_);
     std::string remain;
     if (elastic)
-      remain = c_.launch.nnodes > 1 ? "; no worker of this host remains; the job goes on without it while "
-                                      "--min-workers remain on the other hosts"
-                                    : fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes);
+      remain = c_.launch.nnodes > 1
+                   ? "; no worker of this host remains; the job goes on without it while "
+                     "--min-workers remain on the other hosts"
+                   : fmt::format("; fewer than --min-workers {} workers remain", c_.resilience.minNodes);
     std::cerr << "balancenet: error: " << why << remain << "; stopped the other workers" << std::endl;
     return causeBadInput ? 2 : 1;
   }

@@ -61,8 +61,8 @@ bool NodeMonitor::linkRound(bool wantStop) {
     const auto start = Clock::now();
     const auto links = comm::probeLinks(*probe_, options_.repeats, withBandwidth);
     if (withBandwidth && options_.bandwidthShare > 0)
-      nextBandwidth_ = Clock::now() + std::chrono::duration_cast<Clock::duration>((Clock::now() - start) /
-                                                                                  options_.bandwidthShare);
+      nextBandwidth_ =
+          Clock::now() + std::chrono::duration_cast<Clock::duration>((Clock::now() - start) / options_.bandwidthShare);
     std::lock_guard<std::mutex> lock(mutex_);
     snapshot_.latencyMs = links.latencyMs;
     if (withBandwidth) {
