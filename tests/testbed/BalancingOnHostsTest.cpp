@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <regex>
+
 #include <cmath>
 #include <filesystem>
+#include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -135,23 +140,27 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
   const double full = 0.4, slowed = full / 4;
   constexpr int kSlow = 2;
   Testbed bed({"0.4", "0.4", "0.4"});
-  // Seconds after training started (splits.csv written: its first row is the initial split); steps take
-  // 0.1-0.2 s, so each phase has 30 or more steps.
-  constexpr double kSlowAt = 5, kRestoreAt = 12;
-  double trainingStarted = -1;
+  // At training steps, not seconds: how long a phase lasts in seconds depends on how fast the machine is,
+  // its length in steps must not (a time-based version once got a 14-step phase on a busy machine).
+  // Rank 0 prints its step every 0.1 s; the quota changes when it passes kSlowAt and kRestoreAt.
+  constexpr int kSlowAt = 50, kRestoreAt = 100;
+  std::mutex mutex;
   int changes = 0;
   std::string controlError;
-  auto quotaChanges = [&](int host, pid_t, double seconds) {
-    if (host != 0 || !controlError.empty()) return;
-    if (trainingStarted < 0) {
-      if (std::filesystem::exists(runDir(0) + "/splits.csv")) trainingStarted = seconds;
-      return;
-    }
+  const std::regex progress(R"(step (\d+)/)");
+  ProcessOptions options;
+  options.onOutput = [&](const std::string& out, double) {
+    const auto tail = out.substr(out.size() > 400 ? out.size() - 400 : 0);
+    int step = -1;
+    for (auto it = std::sregex_iterator(tail.begin(), tail.end(), progress); it != std::sregex_iterator(); ++it)
+      step = std::stoi((*it)[1]);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!controlError.empty()) return;
     try {
-      if (changes == 0 && seconds >= trainingStarted + kSlowAt) {
+      if (changes == 0 && step >= kSlowAt) {
         bed.control({"set-cpu", std::to_string(kSlow), std::to_string(slowed)});
         ++changes;
-      } else if (changes == 1 && seconds >= trainingStarted + kRestoreAt) {
+      } else if (changes == 1 && step >= kRestoreAt) {
         bed.control({"set-cpu", std::to_string(kSlow), std::to_string(full)});
         ++changes;
       }
@@ -159,7 +168,9 @@ TEST_F(BalancingOnHosts, FollowsAHostSlowedAndRestoredWhileTheJobRuns) {
       controlError = e.what();
     }
   };
-  const auto hosts = trainOnHosts(bed, computeHeavy(bed.hosts(), 180), {}, quotaChanges);
+  auto flags = computeHeavy(bed.hosts(), 180);
+  flags.insert(flags.end(), {"--progress-seconds", "0.1"});
+  const auto hosts = trainOnHosts(bed, flags, options);
   ASSERT_EQ(controlError, "");
   ASSERT_EQ(changes, 2) << "the run ended before both quota changes";
   expectAllHostsSucceeded(bed, hosts);

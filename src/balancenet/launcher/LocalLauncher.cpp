@@ -346,17 +346,19 @@ class Supervisor {
 
   // Elastic: a death is one line, not the end, while enough workers remain (bad input ends the job anyway).
   // A launcher of a job over several hosts sees only its own workers: the workers count the job's.
+  static bool badInput(const Child& failure) {
+    return !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
+  }
+
   bool survivable(const Child& failure) const {
-    const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
     const int enough = c_.launch.nnodes > 1 ? 1 : c_.resilience.minNodes;
-    return c_.resilience.elastic && !badInput && runningWorkers(children_) >= enough;
+    return c_.resilience.elastic && !badInput(failure) && runningWorkers(children_) >= enough;
   }
 
   // Host 0 of an elastic job over several hosts, its own workers all dead: the other hosts' workers still
   // need the store it serves, to re-form without them and to go on.
   bool servesTheStoreAlone(const Child& failure) const {
-    const bool badInput = !WIFSIGNALED(failure.status) && WEXITSTATUS(failure.status) == 2;
-    return c_.resilience.elastic && c_.launch.nnodes > 1 && c_.launch.nodeRank == 0 && !badInput &&
+    return c_.resilience.elastic && c_.launch.nnodes > 1 && c_.launch.nodeRank == 0 && !badInput(failure) &&
            runningWorkers(children_) == 0;
   }
 
