@@ -198,9 +198,10 @@ fail_point() {
     return 1
   fi
   if [ "${BALANCENET_TESTBED_PAUSE_AT:-}" = "$1" ]; then
-    echo "testbed: pausing at $1 (BALANCENET_TESTBED_PAUSE_AT)" >&2
-    sleep 30 &
+    # Its pid is known before the message that invites the signal; it holds no pipe of the caller's.
+    sleep 30 > /dev/null 2>&1 &
     PAUSE_PID=$!
+    echo "testbed: pausing at $1 (BALANCENET_TESTBED_PAUSE_AT)" >&2
     wait $PAUSE_PID || true # a trapped signal interrupts `wait` at once (not a foreground `sleep`)
   fi
 }

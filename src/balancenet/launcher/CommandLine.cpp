@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -142,6 +143,9 @@ int dispatch(Commands& commands, int argc, char** argv) {
 
 int runCommandLine(int argc, char** argv) {
   installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
+  // A peer that died closes its sockets: writing to one must be an error the worker handles (elastic
+  // recovery, the line naming the peer), not SIGPIPE killing it (seen on the testbed when host 0's worker died).
+  std::signal(SIGPIPE, SIG_IGN);
   Commands commands;
   if (auto exitCode = parse(commands, argc, argv)) return *exitCode;
   try {
