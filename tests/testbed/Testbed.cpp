@@ -9,12 +9,16 @@ namespace balancenet::testing {
 
 std::string Testbed::script() { return std::string(BALANCENET_SOURCE_DIR) + "/scripts/testbed.sh"; }
 
-ProcessResult runTestbedScript(const std::vector<std::string>& args, double timeoutSeconds) {
+ProcessResult runTestbedScript(const std::vector<std::string>& args, ProcessOptions options) {
   std::vector<std::string> argv{"/bin/bash", Testbed::script()};
   argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv, options);
+}
+
+ProcessResult runTestbedScript(const std::vector<std::string>& args, double timeoutSeconds) {
   ProcessOptions o;
   o.timeoutSeconds = timeoutSeconds;
-  return runProcess(argv, o);
+  return runTestbedScript(args, o);
 }
 
 std::optional<std::string> Testbed::unavailableReason() {

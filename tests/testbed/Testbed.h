@@ -42,6 +42,7 @@ class Testbed {
 };
 
 // Runs the testbed script with `args`; the result of the process.
+ProcessResult runTestbedScript(const std::vector<std::string>& args, ProcessOptions options);
 ProcessResult runTestbedScript(const std::vector<std::string>& args, double timeoutSeconds = 60);
 
 }  // namespace balancenet::testing

@@ -60,9 +60,7 @@ TEST_F(TestbedScript, AFailedUpLeavesNothingBehind) {
   const std::string name = "f" + std::to_string(getpid() % 1000000);
   ProcessOptions o;
   o.env = {{"BALANCENET_TESTBED_FAIL_AT", "host2"}};
-  auto argv = scriptArgs(name, {"up", "4", "--cpu", "0.5,0.5,0.5,0.5"});
-  argv.insert(argv.begin(), {"/bin/bash", Testbed::script()});
-  const auto r = runProcess(argv, o);
+  const auto r = runTestbedScript(scriptArgs(name, {"up", "4", "--cpu", "0.5,0.5,0.5,0.5"}), o);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("up failed; removing what it made"), std::string::npos) << r.output;
   EXPECT_EQ(runTestbedScript(scriptArgs(name, {"leftovers"})).output, "\n");
@@ -73,8 +71,6 @@ TEST_F(TestbedScript, AnInterruptedUpLeavesNothingBehindWhereverItStopped) {
   // Interrupted at the first host, in the middle and at the last (the script waits there for the signal):
   // whatever it had made is removed.
   for (const std::string at : {"host0", "host2", "host5"}) {
-    auto argv = scriptArgs(name, {"up", "6", "--cpu", "0.5,0.5,0.5,0.5,0.5,0.5", "--rate-mbit", "10,10,10,10,10,10"});
-    argv.insert(argv.begin(), {"/bin/bash", Testbed::script()});
     ProcessOptions o;
     o.env = {{"BALANCENET_TESTBED_PAUSE_AT", at}};
     o.timeoutSeconds = 20;
@@ -84,7 +80,8 @@ TEST_F(TestbedScript, AnInterruptedUpLeavesNothingBehindWhereverItStopped) {
     o.whileRunning = [&](pid_t pid, double) {
       if (paused && !sent) sent = kill(pid, SIGTERM) == 0;
     };
-    const auto r = runProcess(argv, o);
+    const auto r = runTestbedScript(
+        scriptArgs(name, {"up", "6", "--cpu", "0.5,0.5,0.5,0.5,0.5,0.5", "--rate-mbit", "10,10,10,10,10,10"}), o);
     EXPECT_TRUE(sent) << r.output;
     EXPECT_FALSE(r.timedOut) << r.output;
     EXPECT_NE(r.output.find("up failed; removing what it made"), std::string::npos) << r.output;

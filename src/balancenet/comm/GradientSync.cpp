@@ -3,7 +3,32 @@
 
 #include <torch/nn/module.h>
 
+#include <ATen/ATen.h>
+
 namespace balancenet::comm {
+
+void packGradients(const std::vector<at::Tensor>& grads, const at::Tensor& scalars, at::Tensor& buffer) {
+  int64_t total = scalars.numel();
+  for (const auto& g : grads) total += g.numel();
+  if (!buffer.defined() || buffer.numel() != total) buffer = at::empty({total}, at::kFloat);
+  int64_t offset = 0;
+  auto pack = [&](const at::Tensor& t) {
+    buffer.narrow(0, offset, t.numel()).copy_(t.reshape({-1}));
+    offset += t.numel();
+  };
+  for (const auto& g : grads) pack(g);
+  pack(scalars);
+}
+
+void unpackGradients(const at::Tensor& buffer, const std::vector<at::Tensor>& grads, at::Tensor& scalars) {
+  int64_t offset = 0;
+  auto unpack = [&](const at::Tensor& t) {
+    t.copy_(buffer.narrow(0, offset, t.numel()).view(t.sizes()));
+    offset += t.numel();
+  };
+  for (const auto& g : grads) unpack(g);
+  unpack(scalars);
+}
 
 ParameterList namedParameters(const torch::nn::Module& module) {
   ParameterList out;

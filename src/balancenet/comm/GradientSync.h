@@ -28,6 +28,12 @@ ParameterList namedParameters(const torch::nn::Module& module);  // in module.pa
 // "layers.3.weight" -> "layers.3": the unit per-layer accounting and per-layer decisions work in.
 std::string layerOf(const std::string& parameterName);
 
+// One float buffer holding `grads` then `scalars`, end to end: what strategies that move every gradient in
+// one message send. packGradients (re)allocates `buffer` when its size does not fit, then fills it;
+// unpackGradients copies it back into the tensors.
+void packGradients(const std::vector<at::Tensor>& grads, const at::Tensor& scalars, at::Tensor& buffer);
+void unpackGradients(const at::Tensor& buffer, const std::vector<at::Tensor>& grads, at::Tensor& scalars);
+
 // What each rank sends (and receives) for a ring all-reduce of `payloadBytes`: 2(P-1)/P of it. All
 // strategies count bytes on the wire this way, so their byte columns compare.
 int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize);

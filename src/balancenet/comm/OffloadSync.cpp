@@ -14,20 +14,6 @@ namespace {
 constexpr int kTagToPeer = 1501;
 constexpr int kTagFromPeer = 1502;
 
-void copyAcross(const std::vector<at::Tensor>& grads, at::Tensor& scalars, at::Tensor& buffer, bool pack) {
-  int64_t offset = 0;
-  auto move = [&](const at::Tensor& t) {
-    auto slot = buffer.narrow(0, offset, t.numel());
-    if (pack)
-      slot.copy_(t.reshape({-1}));
-    else
-      t.copy_(slot.view(t.sizes()));
-    offset += t.numel();
-  };
-  for (const auto& g : grads) move(g);
-  move(scalars);
-}
-
 }  // namespace
 
 OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below)
@@ -55,13 +41,10 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
                                    const SyncContext& context) {
   if (!plan_.offloads()) return whenEven_->synchronize(grads, scalars, context);
   Stopwatch watch;
-  int64_t total = scalars.numel();
-  for (const auto& g : grads) total += g.numel();
-  if (!buffer_.defined() || buffer_.numel() != total) buffer_ = at::empty({total}, at::kFloat);
-  copyAcross(grads, scalars, buffer_, /*pack=*/true);
+  packGradients(grads, scalars, buffer_);
   const int peer = plan_.peerOf[comm_.rank()];
   SyncStats stats = peer >= 0 ? handToPeer(peer, context) : sumForClients(context);
-  copyAcross(grads, scalars, buffer_, /*pack=*/false);
+  unpackGradients(buffer_, grads, scalars);
   stats.elapsedMs = watch.elapsedMs();
   return stats;
 }
