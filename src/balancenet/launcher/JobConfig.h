@@ -84,6 +84,15 @@ struct CheckpointOptions {
   bool resume = false;  // continue from the newest intact checkpoint in dir
 };
 
+// Pipeline parallelism (see docs/pipeline.md): the model cut into stages, micro-batches through them.
+struct PipelineOptions {
+  int stages = 1;                  // --pipeline-stages: 1 is data parallelism; the world a multiple of it
+  int microBatches = 0;            // --micro-batches M; 0: the default, 4 x stages
+  std::string schedule = "1f1b";   // --schedule gpipe|1f1b
+  std::string partition = "uniform";  // --partition uniform|"0-9,10-17"
+  bool enabled() const { return stages > 1; }
+};
+
 struct JobConfig {
   LaunchOptions launch;
   std::optional<WorkerIdentity> worker;
@@ -102,6 +111,8 @@ struct JobConfig {
   std::string saveParams;  // rank 0 writes the final parameters here (torch::save format)
   std::string exportPath;  // rank 0 writes the final state_dict here (Python's torch.load reads it)
   CheckpointOptions checkpoint;
+  PipelineOptions pipeline;
+  double memoryLimitMb = 0;  // --memory-limit-mb: emulated per-worker memory cap on placements; 0: none
   std::vector<std::string> argv;  // as given, to start workers with
 };
 

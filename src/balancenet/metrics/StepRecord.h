@@ -16,15 +16,22 @@ struct StepRecord {
   double lr = 0;
   int64_t bytesSent = 0;
   int64_t bytesReceived = 0;
+  // Pipeline parallelism (data parallelism: stage 0, one micro-batch, no bubble, no transfers).
+  int stage = 0;
+  int64_t microBatches = 1;
+  double bubbleMs = 0;  // idle inside the schedule: waiting for a neighbour stage's activation or gradient
+  double sendMs = 0;    // waiting for this stage's sends to be taken (posted asynchronously)
+  double recvMs = 0;    // receiving activations and gradients once they were on their way
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 10;
+  static constexpr int kFields = 15;
   std::vector<double> toRow() const {
-    return {double(step), double(rank),      double(batch),        computeMs, syncMs, updateMs, loss,
-            lr,           double(bytesSent), double(bytesReceived)};
+    return {double(step), double(rank),      double(batch),         computeMs,    syncMs,   updateMs, loss, lr,
+            double(bytesSent), double(bytesReceived), double(stage), double(microBatches), bubbleMs, sendMs, recvMs};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]), int64_t(v[2]), v[3], v[4], v[5], v[6], v[7], int64_t(v[8]), int64_t(v[9])};
+    return {int64_t(v[0]), int(v[1]), int64_t(v[2]), v[3],          v[4],           v[5],  v[6],  v[7],
+            int64_t(v[8]), int64_t(v[9]), int(v[10]), int64_t(v[11]), v[12], v[13], v[14]};
   }
 };
 

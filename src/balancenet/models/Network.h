@@ -1,9 +1,13 @@
 // Network: the interface every model of the zoo implements.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
+
+#include "balancenet/models/Blocks.h"
 
 namespace balancenet::models {
 
@@ -15,6 +19,13 @@ class Network : public torch::nn::Module {
   static constexpr int64_t kNumClasses = 10;
 
   virtual at::Tensor forward(const at::Tensor& x) = 0;
+
+  // The ordered blocks whose forwards, chained, are forward(): every zoo model has at least 2. This
+  // default, for a network that cannot be cut, is one block: the whole network.
+  virtual std::vector<BlockInfo> blocks() const;
+  // Blocks [first, end) as one module sharing this network's tensors. Throws InternalError for an
+  // empty or out-of-range span.
+  virtual std::shared_ptr<BlockRange> blockRange(size_t first, size_t end);
 };
 
 }  // namespace balancenet::models

@@ -1,0 +1,39 @@
+// The fallback for a network that cannot be cut: one block, the whole network.
+#include "balancenet/models/Network.h"
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+
+namespace balancenet::models {
+namespace {
+
+// Holds the network as its only child, so parameters() and buffers() are the network's.
+class WholeNetwork : public BlockRange {
+ public:
+  explicit WholeNetwork(std::shared_ptr<Network> net) : net_(register_module("net", std::move(net))) {}
+  at::Tensor forward(const at::Tensor& x) override { return net_->forward(x); }
+
+ private:
+  std::shared_ptr<Network> net_;
+};
+
+}  // namespace
+
+std::vector<BlockInfo> Network::blocks() const {
+  BlockInfo whole;
+  whole.name = "model";
+  whole.kind = "whole";
+  for (const auto& p : parameters()) whole.parameters += p.numel();
+  whole.outputShape = {kNumClasses};
+  whole.outputElementsPerSample = kNumClasses;
+  return {whole};
+}
+
+std::shared_ptr<BlockRange> Network::blockRange(size_t first, size_t end) {
+  if (first != 0 || end != 1)
+    throw InternalError(fmt::format("blocks {}..{} of a network that is one block", first, end));
+  return std::make_shared<WholeNetwork>(std::static_pointer_cast<Network>(shared_from_this()));
+}
+
+}  // namespace balancenet::models
