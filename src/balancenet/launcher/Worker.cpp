@@ -23,6 +23,7 @@
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/SyncFactory.h"
+#include "balancenet/launcher/WorkerSetup.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/monitor/NodeMonitor.h"
@@ -44,26 +45,6 @@ orchestrator::OrchestratorOptions splitLogStart(const elastic::Generation& g, in
   o.firstNote = workersBefore > 0 ? fmt::format("membership change: {} -> {} workers", workersBefore, workers)
                                   : fmt::format("membership change: {} workers", workers);
   return o;
-}
-
-std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
-                                                       const models::ModelInfo& model,
-                                                       orchestrator::NodeSampler sampler,
-                                                       orchestrator::OrchestratorOptions options) {
-  // The orchestrator's periodic gather is a barrier, which SSP exists to avoid: a fixed split instead.
-  if (c.comm.staleness > 0) return std::make_unique<orchestrator::StaticAllocator>(c.split);
-  orchestrator::PolicyOptions policy;
-  policy.name = c.orchestration.policy;
-  policy.seed = c.trainer.seed;
-  policy.staticSplit = c.split;
-  policy.bnoNormalize = c.orchestration.bnoNormalize;
-  options.rebalanceEvery = c.orchestration.rebalanceEvery;
-  options.globalBatch = c.trainer.globalBatch;
-  options.flopsPerSample = static_cast<double>(model.flopsPerSample);
-  options.memoryPerSampleBytes = static_cast<double>(model.memoryPerSampleBytes);
-  options.runDir = c.trainer.runDir;
-  return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,
-                                                      std::move(sampler), options);
 }
 
 // The job's configuration as one generation of it sees it: after a membership change the global batch
@@ -187,33 +168,6 @@ bool takeOurPlace(const JobConfig& c, elastic::ElasticAgent& agent, JobEntry& en
   return entry.comm != nullptr;
 }
 
-struct TrainingData {
-  data::MnistDataset train, test;
-};
-
-TrainingData loadTrainingData(const JobConfig& c) {
-  TrainingData d{data::loadMnist(c.dataDir, /*train=*/true), data::loadMnist(c.dataDir, /*train=*/false)};
-  data::requireModelImageSize(d.train, c.dataDir);
-  data::requireModelImageSize(d.test, c.dataDir);
-  return d;
-}
-
-// `announce`: the first launched worker says what it built.
-models::BuiltModel buildWorkerModel(const JobConfig& c, bool announce) {
-  models::ModelOptions options = c.model;
-  // The layers' group is seated by WorkerGroup, which seats the new one after a membership change.
-  if (c.syncBatchNorm)
-    options.batchNorm = [](int64_t channels) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, nullptr)); };
-  if (capturesFactors(c.comm)) options.linear = comm::factorLinearFactory();
-  at::manual_seed(c.trainer.seed);
-  auto model = models::buildModel(options);
-  if (announce)
-    spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
-                 c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, c.worker->worldSize,
-                 c.split.str());
-  return model;
-}
-
 void explainGradientSync(const JobConfig& c, WorkerGroup& group) {
   if (group.comm().rank() != 0 || !c.comm.explain) return;
   auto text = group.sync().explain();
@@ -254,27 +208,10 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   return wired;
 }
 
-// Rank 0 writes what was asked for: the state_dict export, the raw parameters, the final accuracy.
-void writeOutputs(const JobConfig& c, models::Network& net, const trainer::Trainer& trainer,
-                  const metrics::RunSummary& summary) {
-  if (trainer.communicator().rank() != 0) return;
-  if (!c.exportPath.empty()) {
-    models::exportStateDict(net, c.exportPath);
-    spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
-  }
-  if (!c.saveParams.empty()) {
-    std::ostringstream out;
-    torch::save(trainer.parameters(), out);
-    writeFileAtomically(c.saveParams, out.str());
-  }
-  if (!summary.evals.empty())
-    spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
-                 summary.steps, summary.samplesPerSecond);
-}
-
 }  // namespace
 
 int runWorker(const JobConfig& c) {
+  if (c.pipeline.enabled()) return runPipelineWorker(c);
   setIntraOpThreads(c.threads);
   const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
@@ -298,7 +235,7 @@ int runWorker(const JobConfig& c) {
   const auto summary = wired.trainer->run();
   agent.finish();
 
-  writeOutputs(c, *model.net, *wired.trainer, summary);
+  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->communicator().rank(), summary);
   group.stopMonitor();
   group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;

@@ -38,6 +38,14 @@ double residentBytes() {
   return residentPages * static_cast<double>(page > 0 ? page : 4096);
 }
 
+double peakResidentBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, 6, "VmHWM:") == 0) return std::stod(line.substr(6)) * 1024.0;  // "VmHWM:  1234 kB"
+  return 0;
+}
+
 double nodeMemoryTotalBytes() { return meminfoBytes("MemTotal"); }
 
 double nodeMemoryAvailableBytes() { return meminfoBytes("MemAvailable"); }

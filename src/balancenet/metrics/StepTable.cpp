@@ -49,16 +49,20 @@ std::vector<double> StepTable::updateMsPerBlock(int block) const {
 
 int64_t StepTable::totalSamples() const {
   int64_t n = 0;
-  for (const auto& r : records_) n += r.batch;
+  // Every stage of a pipeline processes its column's samples: count them once, at stage 0.
+  for (const auto& r : records_)
+    if (r.stage == 0) n += r.batch;
   return n;
 }
 
 std::string StepTable::toCsv() const {
-  std::string out = "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n";
+  std::string out =
+      "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
+      "stage,micro_batches,bubble_ms,send_ms,recv_ms\n";
   for (const auto& r : records_)
-    out += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{},{}\n", r.step, r.rank, r.batch,
-                       r.computeMs, commMs(r.step), waitMs(r), r.syncMs, r.updateMs, r.loss, r.lr, r.bytesSent,
-                       r.bytesReceived);
+    out += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{},{},{},{},{:.4f},{:.4f},{:.4f}\n",
+                       r.step, r.rank, r.batch, r.computeMs, commMs(r.step), waitMs(r), r.syncMs, r.updateMs, r.loss,
+                       r.lr, r.bytesSent, r.bytesReceived, r.stage, r.microBatches, r.bubbleMs, r.sendMs, r.recvMs);
   return out;
 }
 

@@ -21,9 +21,10 @@ class StepTable {
   double meanUpdateMs() const;
   // The paper's table: mean weight-update time of each consecutive block of `block` updates.
   std::vector<double> updateMsPerBlock(int block = 100) const;
-  int64_t totalSamples() const;
+  int64_t totalSamples() const;  // samples of the global batches (a pipeline's stage-0 rows)
 
-  // steps.csv: step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received
+  // steps.csv: step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,
+  // stage,micro_batches,bubble_ms,send_ms,recv_ms
   std::string toCsv() const;
 
  private:

@@ -45,11 +45,24 @@ TEST(StepTable, MeanAndPerBlockUseTheSlowestRank) {
 TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
   auto csv = t.toCsv();
-  EXPECT_EQ(
-      csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n", 0),
-      0u);
+  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
+                      "stage,micro_batches,bubble_ms,send_ms,recv_ms\n",
+                      0),
+            0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("\n1,1,11,"), std::string::npos);
+}
+
+TEST(StepTable, PipelineSamplesAreCountedOnceAtStageZero) {
+  auto at = [](int rank, int stage) {
+    StepRecord r = rec(0, rank, 1, 2);
+    r.batch = 64;
+    r.stage = stage;
+    return r;
+  };
+  // Two columns of two stages: every stage of a column processes the column's 64 samples.
+  StepTable t({at(0, 0), at(1, 1), at(2, 0), at(3, 1)});
+  EXPECT_EQ(t.totalSamples(), 128);
 }
 
 TEST(StepRecord, RowRoundTrip) {
@@ -57,6 +70,11 @@ TEST(StepRecord, RowRoundTrip) {
   r.loss = 0.125;
   r.bytesSent = 4096;
   r.bytesReceived = 8192;
+  r.stage = 2;
+  r.microBatches = 5;
+  r.bubbleMs = 1.25;
+  r.sendMs = 0.5;
+  r.recvMs = 0.75;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -65,6 +83,11 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.updateMs, 9.25);
   EXPECT_EQ(back.bytesSent, 4096);
   EXPECT_EQ(back.bytesReceived, 8192);
+  EXPECT_EQ(back.stage, 2);
+  EXPECT_EQ(back.microBatches, 5);
+  EXPECT_DOUBLE_EQ(back.bubbleMs, 1.25);
+  EXPECT_DOUBLE_EQ(back.sendMs, 0.5);
+  EXPECT_DOUBLE_EQ(back.recvMs, 0.75);
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {

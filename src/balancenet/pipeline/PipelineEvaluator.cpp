@@ -1,0 +1,54 @@
+// Evaluation through the pipeline: forward only, chunk by chunk down each column.
+#include "balancenet/pipeline/PipelineEvaluator.h"
+
+#include <ATen/ATen.h>
+
+namespace balancenet::pipeline {
+namespace {
+
+// Above every training tag (ScheduleRunner::tagFor stays below 2^21).
+constexpr int kEvalTagBase = 1 << 28;
+
+}  // namespace
+
+metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& groups,
+                                    const std::vector<int64_t>& inputShape, const data::MnistDataset& test,
+                                    int64_t step, int64_t chunk) {
+  const int64_t n = test.size(), columns = groups.topology.replicas, j = groups.replica();
+  const int64_t begin = n * j / columns, end = n * (j + 1) / columns;
+  const bool wasTraining = stage.is_training();
+  stage.eval();
+  double correct = 0, lossSum = 0, counted = 0;
+  {
+    at::NoGradGuard noGrad;
+    int tag = kEvalTagBase;
+    for (int64_t b = begin; b < end; b += chunk, ++tag) {
+      const int64_t len = std::min(chunk, end - b);
+      at::Tensor x;
+      if (groups.firstStage()) {
+        x = test.images.narrow(0, b, len);
+      } else {
+        std::vector<int64_t> shape{len};
+        shape.insert(shape.end(), inputShape.begin(), inputShape.end());
+        x = at::empty(shape, at::kFloat);
+        groups.world.recv(x, groups.previousRank(), tag);
+      }
+      auto y = stage.forward(x).contiguous();
+      if (!groups.lastStage()) {
+        groups.world.send(y, groups.nextRank(), tag);
+        continue;
+      }
+      auto labels = test.labels.narrow(0, b, len);
+      lossSum += at::cross_entropy_loss(y, labels, {}, at::Reduction::Sum).item<double>();
+      correct += y.argmax(1).eq(labels).sum().item<double>();
+      counted += static_cast<double>(len);
+    }
+  }
+  stage.train(wasTraining);
+  auto totals = at::tensor({correct, lossSum, counted}, at::kDouble);
+  groups.world.allreduceSum(totals);
+  const double count = totals[2].item<double>();
+  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
+}
+
+}  // namespace balancenet::pipeline

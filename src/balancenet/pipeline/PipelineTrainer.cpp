@@ -1,0 +1,328 @@
+// The pipeline-parallel step loop. Exactness: the last stage's loss for each micro-batch is (sum of its
+// per-sample losses) / B, so the gradients accumulated over a column's micro-batches are that column's
+// share of the global-batch gradient, and the sum over a stage's replicas is the whole batch's.
+#include "balancenet/pipeline/PipelineTrainer.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/metrics/ResourceProbe.h"
+#include "balancenet/pipeline/MicroBatches.h"
+#include "balancenet/pipeline/PipelineEvaluator.h"
+#include "balancenet/trainer/OptimizerFactory.h"
+#include "balancenet/trainer/RunOutputs.h"
+
+namespace balancenet::pipeline {
+namespace {
+
+constexpr int64_t kStepsDrawn = 5;  // pipeline.csv keeps the actions of the last steps only
+
+Timeline::Clock::time_point sharedOrigin(comm::Communicator& world) {
+  // Rank 0's steady clock: comparable between the processes of one machine, as the Timeline's is.
+  const auto now = Timeline::Clock::now();
+  std::vector<at::Tensor> origin{
+      at::full({1}, static_cast<int64_t>(now.time_since_epoch().count()), at::kLong)};
+  world.broadcast(origin, 0);
+  return Timeline::Clock::time_point(Timeline::Clock::duration(origin[0].item<int64_t>()));
+}
+
+std::string spansCsv(const std::vector<ActionSpan>& spans, const PipelineGroups& g) {
+  std::string rows;
+  for (const auto& s : spans)
+    rows += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f}\n", s.step, g.world.rank(), g.stageIndex(), g.replica(),
+                        s.action.kind == Action::Forward ? 'F' : 'B', s.action.micro, s.startMs, s.endMs);
+  return rows;
+}
+
+}  // namespace
+
+PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts parts)
+    : options_(std::move(options)), parts_(parts), sampler_(parts.train.size(), options_.trainer.seed) {
+  auto& g = parts_.groups;
+  if (options_.partition.stageCount() != g.topology.stages)
+    throw InternalError(fmt::format("a partition of {} stages for a pipeline of {}", options_.partition.stageCount(),
+                                    g.topology.stages));
+  if (g.firstStage() != (parts_.allocator != nullptr))
+    throw InternalError("the allocator belongs to the first stage, and only there");
+  blocks_ = parts_.net.blocks();
+  const auto range = options_.partition.stages.at(g.stageIndex());
+  stage_ = parts_.net.blockRange(range.first, range.end);
+  params_ = stage_->parameters();
+  buffers_ = stage_->buffers();
+  freeOtherStages();
+  // Every rank built the model from the same seed; replica 0's tensors make sure of it.
+  std::vector<at::Tensor> state = params_;
+  state.insert(state.end(), buffers_.begin(), buffers_.end());
+  if (g.topology.replicas > 1 && !state.empty()) g.stage->broadcast(state, 0);
+  optimizer_ = trainer::makeOptimizer(options_.trainer.optimizer, params_, options_.trainer.lr.at(0));
+  stageSync_ = std::make_unique<comm::FlatAllReduceSync>(*g.stage);
+  if (!options_.trainer.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(g.world.rank());
+  runner_ = std::make_unique<ScheduleRunner>(g, *stage_, options_.schedule, stageInputShape(), sharedOrigin(g.world));
+  stage_->train();
+}
+
+PipelineTrainer::~PipelineTrainer() = default;
+
+std::vector<int64_t> PipelineTrainer::stageInputShape() const {
+  const size_t first = options_.partition.stages.at(parts_.groups.stageIndex()).first;
+  return first == 0 ? std::vector<int64_t>{} : blocks_.at(first - 1).outputShape;
+}
+
+void PipelineTrainer::freeOtherStages() {
+  std::unordered_set<const void*> mine;
+  for (const auto& t : params_) mine.insert(t.unsafeGetTensorImpl());
+  for (const auto& t : buffers_) mine.insert(t.unsafeGetTensorImpl());
+  auto all = parts_.net.parameters();
+  const auto buffers = parts_.net.buffers();
+  all.insert(all.end(), buffers.begin(), buffers.end());
+  at::NoGradGuard noGrad;
+  for (auto& t : all) {
+    if (mine.count(t.unsafeGetTensorImpl())) continue;
+    freed_.push_back({t, t.sizes().vec()});
+    t.set_data(at::empty({0}, t.options()));
+  }
+}
+
+void PipelineTrainer::gatherModelToRankZero() {
+  auto& g = parts_.groups;
+  const int me = g.world.rank();
+  // Each stage's replica 0 sends its tensors, in the network's order, to rank 0 (stage 0's replica 0).
+  if (g.replica() == 0 && !g.firstStage()) {
+    int tag = 0;
+    std::vector<at::Tensor> mine = params_;
+    mine.insert(mine.end(), buffers_.begin(), buffers_.end());
+    for (auto& t : mine) {
+      auto c = t.detach().contiguous();
+      g.world.send(c, 0, (1 << 29) + tag++);
+    }
+  }
+  if (me != 0) return;
+  at::NoGradGuard noGrad;
+  // Rank 0 learns which stage owns each freed tensor from the partition: the same block ranges cut the
+  // same tensors on every rank, so it rebuilds each stage's list in that stage's own order.
+  std::unordered_set<const void*> freed;
+  for (auto& [t, shape] : freed_) freed.insert(t.unsafeGetTensorImpl());
+  for (int s = 1; s < g.topology.stages; ++s) {
+    const auto r = options_.partition.stages[s];
+    auto other = parts_.net.blockRange(r.first, r.end);
+    std::vector<at::Tensor> theirs = other->parameters();
+    const auto b = other->buffers();
+    theirs.insert(theirs.end(), b.begin(), b.end());
+    int tag = 0;
+    for (auto& t : theirs) {
+      auto it = std::find_if(freed_.begin(), freed_.end(),
+                             [&](const auto& f) { return f.first.unsafeGetTensorImpl() == t.unsafeGetTensorImpl(); });
+      if (it == freed_.end()) throw InternalError("a stage's tensor was not among those freed on rank 0");
+      auto full = at::empty(it->second, t.options());
+      g.world.recv(full, g.topology.rankOf(s, 0), (1 << 29) + tag++);
+      t.set_data(full);
+    }
+  }
+}
+
+Split PipelineTrainer::columnSplit() {
+  auto& g = parts_.groups;
+  const int columns = g.topology.replicas;
+  at::Tensor shares = at::empty({columns}, at::kLong);
+  if (g.firstStage()) {
+    const Split decided = parts_.allocator->splitFor(step_);
+    decided.validate(columns, decided.total());
+    std::copy(decided.batches.begin(), decided.batches.end(), shares.data_ptr<int64_t>());
+  }
+  std::vector<at::Tensor> message{shares};
+  g.column->broadcast(message, 0);
+  Split split;
+  split.batches.assign(shares.data_ptr<int64_t>(), shares.data_ptr<int64_t>() + columns);
+  return split;
+}
+
+std::vector<double> PipelineTrainer::flushColumn(double lossSum, double computeMs) {
+  auto& g = parts_.groups;
+  // [column loss, compute of stage 0 .. S-1]: a sum where each rank fills its own slots.
+  auto totals = at::zeros({1 + g.topology.stages}, at::kDouble);
+  if (g.lastStage()) totals[0] = lossSum;
+  totals[1 + g.stageIndex()] = computeMs;
+  g.column->allreduceSum(totals);
+  return {totals.data_ptr<double>(), totals.data_ptr<double>() + totals.numel()};
+}
+
+metrics::StepRecord PipelineTrainer::step() {
+  auto& g = parts_.groups;
+  Stopwatch stepWatch;
+  const Split split = columnSplit();
+  const int j = g.replica();
+  lastSplit_ = split;
+  const double lr = options_.trainer.lr.at(step_);
+  trainer::setLearningRate(*optimizer_, lr);
+
+  StepInput input;
+  input.step = step_;
+  input.microSizes = microBatchSizes(split.batches[j], options_.microBatches);
+  input.globalBatch = static_cast<double>(split.total());
+  input.slowdown = options_.slowdown ? options_.slowdown(step_) : 1.0;
+  if (g.firstStage() || g.lastStage()) {
+    const auto indices = sampler_.rankIndices(position_, split, j);
+    if (g.firstStage()) input.images = parts_.train.imagesAt(indices);
+    if (g.lastStage()) input.labels = parts_.train.labelsAt(indices);
+  }
+  optimizer_->zero_grad();
+  Stopwatch spanWatch;
+  const StageOutcome outcome = runner_->run(input, timeline_.get(), spans_);
+  const auto column = flushColumn(outcome.lossSum, outcome.computeMs);
+  const double spanMs = spanWatch.elapsedMs();
+
+  std::vector<at::Tensor> grads;
+  for (auto& p : params_) {
+    if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);
+    grads.push_back(p.grad());
+  }
+  // The column's loss travels with the gradients, so every rank ends with the global batch's loss.
+  auto scalars = at::full({1}, column[0], at::kFloat);
+  comm::SyncContext context{step_, split.batches[j], outcome.computeMs, split.batches, lr, timeline_.get()};
+  comm::SyncStats stats;
+  {
+    Timeline::Span span(timeline_.get(), "synchronize", "sync");
+    stats = stageSync_->synchronize(grads, scalars, context);
+  }
+  {
+    Timeline::Span span(timeline_.get(), "optimizer", "compute");
+    optimizer_->step();
+  }
+
+  metrics::StepRecord record;
+  record.step = step_;
+  record.rank = g.world.rank();
+  record.batch = split.batches[j];
+  record.computeMs = outcome.computeMs;
+  record.syncMs = stats.elapsedMs;
+  record.updateMs = stepWatch.elapsedMs();
+  record.loss = scalars[0].item<double>();
+  record.lr = lr;
+  record.bytesSent = stats.bytesSent + outcome.bytesSent;
+  record.bytesReceived = stats.bytesReceived + outcome.bytesReceived;
+  record.stage = g.stageIndex();
+  record.microBatches = static_cast<int64_t>(input.microSizes.size());
+  record.bubbleMs = std::max(0.0, spanMs - outcome.computeMs);
+  record.sendMs = outcome.sendMs;
+  record.recvMs = outcome.recvMs;
+  bubbleMs_ += record.bubbleMs;
+  spanMs_ += spanMs;
+  if (g.firstStage()) {
+    // A column is as fast as its slowest stage: that is what the policy sees of it.
+    metrics::StepRecord seen = record;
+    seen.computeMs = *std::max_element(column.begin() + 1, column.end());
+    parts_.allocator->observe(seen);
+  }
+  spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
+                              [this](const ActionSpan& s) { return s.step <= step_ - kStepsDrawn; }),
+               spans_.end());
+  position_ += split.total();
+  samples_ += split.total();
+  ++step_;
+  return record;
+}
+
+metrics::EvalPoint PipelineTrainer::evaluateNow(double trainSeconds) {
+  auto& g = parts_.groups;
+  // BatchNorm running statistics are per replica: evaluate replica 0's, as data parallelism does rank 0's.
+  if (!buffers_.empty() && g.topology.replicas > 1) g.stage->broadcast(buffers_, 0);
+  auto point = evaluatePipeline(*stage_, g, stageInputShape(), *parts_.test, step_);
+  point.trainSeconds = trainSeconds;
+  if (g.world.rank() == 0)
+    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
+                 point.loss);
+  return point;
+}
+
+void PipelineTrainer::describePipeline(metrics::RunSummary& summary) {
+  auto& g = parts_.groups;
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double activationPeakMb = std::max(0.0, metrics::peakResidentBytes() - residentBeforeTraining_) / kMiB;
+  const auto all = g.world.allgather(at::tensor({bubbleMs_, spanMs_, activationPeakMb}, at::kDouble));
+  double bubble = 0, span = 0;
+  std::vector<double> stageBubble(g.topology.stages, 0), stageSpan(g.topology.stages, 0), activation;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const double* v = all[r].data_ptr<double>();
+    bubble += v[0];
+    span += v[1];
+    stageBubble[g.topology.stageOf(static_cast<int>(r))] += v[0];
+    stageSpan[g.topology.stageOf(static_cast<int>(r))] += v[1];
+    activation.push_back(v[2]);
+  }
+  std::vector<double> perStage;
+  for (int s = 0; s < g.topology.stages; ++s) perStage.push_back(stageSpan[s] > 0 ? stageBubble[s] / stageSpan[s] : 0);
+  const int micros = static_cast<int>(microBatchSizes(lastSplit_.batches.at(0), options_.microBatches).size());
+  summary.extra["bubble_fraction"] = span > 0 ? bubble / span : 0.0;
+  summary.extra["bubble_fraction_per_stage"] = perStage;
+  summary.extra["analytical_bubble"] = analyticalBubble(g.topology.stages, micros);
+  summary.extra["activation_peak_mb"] = activation;
+  summary.extra["pipeline"] = {{"stages", g.topology.stages},
+                               {"replicas", g.topology.replicas},
+                               {"micro_batches", options_.microBatches},
+                               {"schedule", scheduleName(options_.schedule)},
+                               {"partition", options_.partition.str()}};
+}
+
+void PipelineTrainer::writeSpans() {
+  auto& g = parts_.groups;
+  const auto parts = g.world.allgatherText(spansCsv(spans_, g));
+  const auto& dir = options_.trainer.runDir;
+  if (g.world.rank() != 0 || dir.empty()) return;
+  std::string csv = "step,rank,stage,replica,kind,micro,start_ms,end_ms\n";
+  for (const auto& p : parts) csv += p;
+  ensureDirectory(dir);
+  writeFileAtomically(dir + "/pipeline.csv", csv);
+}
+
+metrics::RunSummary PipelineTrainer::run() {
+  auto& g = parts_.groups;
+  const auto& o = options_.trainer;
+  std::vector<metrics::StepRecord> records;
+  std::vector<metrics::EvalPoint> evals;
+  double trainSeconds = 0;
+  Stopwatch sinceProgress;
+  residentBeforeTraining_ = metrics::residentBytes();
+  while (step_ < o.steps) {
+    Stopwatch watch;
+    records.push_back(step());
+    trainSeconds += watch.elapsedMs() / 1000.0;
+    if (parts_.test && o.evalEvery > 0 && step_ % o.evalEvery == 0 && step_ < o.steps)
+      evals.push_back(evaluateNow(trainSeconds));
+    if (g.world.rank() == 0 && o.progressSeconds > 0 && step_ < o.steps &&
+        sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
+      spdlog::info(metrics::formatProgress({step_, o.steps, trainSeconds, samples_, records.back().loss}));
+      sinceProgress.restart();
+    }
+  }
+  if (parts_.test && o.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
+
+  metrics::RunSummary summary;
+  summary.model = o.modelName;
+  summary.worldSize = g.world.size();
+  summary.globalBatch = o.globalBatch;
+  summary.steps = step_;
+  summary.split = lastSplit_.str();
+  summary.trainSeconds = trainSeconds;
+  summary.samplesPerSecond = trainSeconds > 0 ? samples_ / trainSeconds : 0;
+  summary.finalLoss = records.empty() ? 0 : records.back().loss;
+  summary.evals = evals;
+  describePipeline(summary);
+  trainer::writeRunOutputs(g.world, records, summary, o.runDir);
+  writeSpans();
+  if (timeline_) trainer::writeTimeline(g.world, *timeline_, o.timelinePath);
+  if (g.world.rank() == 0 && o.progressSeconds > 0 && step_ > 0)
+    spdlog::info(metrics::formatProgress({step_, o.steps, trainSeconds, samples_, summary.finalLoss}) +
+                 fmt::format("  bubble {:.1f}%", 100 * summary.extra.value("bubble_fraction", 0.0)));
+  return summary;
+}
+
+}  // namespace balancenet::pipeline

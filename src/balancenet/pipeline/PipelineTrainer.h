@@ -1,0 +1,100 @@
+// PipelineTrainer: the pipeline-parallel step loop. The model is cut into stages (one per rank of a
+// column), each global batch flows through every column in micro-batches, and a flush ends each step:
+// after it, parameters are what one process training the whole model on the whole batch would have.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "balancenet/data/GlobalPermutationSampler.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/metrics/RunSummary.h"
+#include "balancenet/metrics/StepRecord.h"
+#include "balancenet/models/Network.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/pipeline/Partition.h"
+#include "balancenet/pipeline/PipelineGroups.h"
+#include "balancenet/pipeline/ScheduleRunner.h"
+#include "balancenet/trainer/Trainer.h"
+
+namespace balancenet::comm {
+class FlatAllReduceSync;
+}
+
+namespace balancenet::pipeline {
+
+struct PipelineTrainerOptions {
+  trainer::TrainerOptions trainer;  // steps, batch, seed, optimiser, evaluation, outputs (capacity unused)
+  ScheduleKind schedule = ScheduleKind::OneFOneB;
+  int microBatches = 4;
+  Partition partition;  // one range per stage
+  // This rank's emulated slowdown at a step (each compute lasts that many times its real time); null: 1.
+  std::function<double(int64_t step)> slowdown;
+};
+
+struct PipelineParts {
+  models::Network& net;  // the whole model as built (same seed on every rank); this rank keeps its stage
+  const data::MnistDataset& train;
+  const data::MnistDataset* test;  // null: no evaluation
+  PipelineGroups& groups;
+  // The split over the columns (one share per replica); used on stage 0, whose group it decides over,
+  // and null elsewhere. The trainer broadcasts the decision down each column.
+  orchestrator::Allocator* allocator;
+};
+
+class PipelineTrainer {
+ public:
+  // Keeps this rank's stage and frees the rest of the model's tensors (memory is why one pipelines),
+  // and makes the replicas of a stage start from replica 0's tensors.
+  PipelineTrainer(PipelineTrainerOptions options, PipelineParts parts);
+  ~PipelineTrainer();
+
+  metrics::StepRecord step();
+  // All steps with evaluation, progress lines and (rank 0) the run outputs, pipeline.csv included.
+  metrics::RunSummary run();
+  metrics::EvalPoint evaluateNow(double trainSeconds);
+
+  int stage() const { return parts_.groups.stageIndex(); }
+  // This rank's stage: its parameters (optimiser order) and its module.
+  std::vector<at::Tensor> stageParameters() const { return params_; }
+  // Collective over the world: rank 0's network gets every stage's parameters and buffers back
+  // (from replica 0 of each stage), for --export and --save-params; other ranks' stay cut.
+  void gatherModelToRankZero();
+
+ private:
+  Split columnSplit();
+  // The activations entering this stage, per sample; empty at the first stage.
+  std::vector<int64_t> stageInputShape() const;
+  void freeOtherStages();
+  // Ends the schedule for the whole column: every rank learns its column's loss and each stage's compute.
+  std::vector<double> flushColumn(double lossSum, double computeMs);
+  // Collective: the pipeline's shape, bubble fractions and activation memory into the summary.
+  void describePipeline(metrics::RunSummary& summary);
+  // Collective: rank 0 writes every rank's last actions as pipeline.csv.
+  void writeSpans();
+
+  PipelineTrainerOptions options_;
+  PipelineParts parts_;
+  std::vector<models::BlockInfo> blocks_;
+  std::shared_ptr<models::BlockRange> stage_;
+  std::vector<at::Tensor> params_;
+  std::vector<at::Tensor> buffers_;
+  std::vector<std::pair<at::Tensor, std::vector<int64_t>>> freed_;  // other stages' tensors and their shapes
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<comm::FlatAllReduceSync> stageSync_;
+  std::unique_ptr<ScheduleRunner> runner_;
+  data::GlobalPermutationSampler sampler_;
+  std::unique_ptr<Timeline> timeline_;
+  std::vector<ActionSpan> spans_;  // the last steps' actions, for pipeline.csv
+  int64_t step_ = 0;
+  int64_t position_ = 0;
+  int64_t samples_ = 0;
+  Split lastSplit_;
+  double bubbleMs_ = 0, spanMs_ = 0;  // summed over steps: this rank's bubble fraction
+  double residentBeforeTraining_ = 0;
+};
+
+}  // namespace balancenet::pipeline

@@ -1,0 +1,128 @@
+// Executing a schedule's actions for one stage.
+#include "balancenet/pipeline/ScheduleRunner.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/pipeline/MicroBatches.h"
+
+namespace balancenet::pipeline {
+namespace {
+
+constexpr int kMaxMicroBatches = 1024;
+constexpr int64_t kStepWrap = 1024;  // steps in flight at once: 1; the wrap only keeps tags in range
+
+// Emulated slowness: the compute just done, stretched to `slowdown` times its length.
+void stretch(const Stopwatch& watch, double slowdown) {
+  if (slowdown <= 1) return;
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(watch.elapsedMs() * (slowdown - 1)));
+}
+
+std::vector<int64_t> batchShape(int64_t rows, const std::vector<int64_t>& perSample) {
+  std::vector<int64_t> shape{rows};
+  shape.insert(shape.end(), perSample.begin(), perSample.end());
+  return shape;
+}
+
+}  // namespace
+
+ScheduleRunner::ScheduleRunner(PipelineGroups& groups, models::BlockRange& stage, ScheduleKind kind,
+                               std::vector<int64_t> inputShape, Timeline::Clock::time_point origin)
+    : groups_(groups), stage_(stage), kind_(kind), inputShape_(std::move(inputShape)), origin_(origin) {}
+
+int ScheduleRunner::tagFor(int64_t step, int micro, Action::Kind direction) {
+  if (micro < 0 || micro >= kMaxMicroBatches)
+    throw InternalError(fmt::format("micro-batch {} beyond the {} a step may have", micro, kMaxMicroBatches));
+  return static_cast<int>(((step % kStepWrap) * kMaxMicroBatches + micro) * 2 + (direction == Action::Backward));
+}
+
+double ScheduleRunner::sinceOriginMs(Timeline::Clock::time_point t) const {
+  return std::chrono::duration<double, std::milli>(t - origin_).count();
+}
+
+StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std::vector<ActionSpan>& spans) {
+  const bool first = groups_.firstStage(), last = groups_.lastStage();
+  const int micros = static_cast<int>(input.microSizes.size());
+  const auto offsets = microBatchOffsets(input.microSizes);
+  const auto actions = stageActions(kind_, groups_.stageIndex(), groups_.topology.stages, micros);
+  // Per micro-batch, what its backward needs: the stage's input (whose gradient goes back) and its
+  // output (the loss on the last stage). Released by the backward, so 1F1B holds fewer at once.
+  std::vector<at::Tensor> inputs(micros), outputs(micros);
+  std::deque<at::Tensor> sent;  // kept alive until their sends complete
+  std::vector<comm::PendingWork> sends;
+  StageOutcome out;
+  auto post = [&](at::Tensor t, int peer, int tag) {
+    sent.push_back(t.contiguous());
+    out.bytesSent += sent.back().nbytes();
+    sends.push_back(groups_.world.sendAsync(sent.back(), peer, tag));
+  };
+  auto receive = [&](at::Tensor& t, int peer, int tag) {
+    Timeline::Span span(timeline, "recv", "pipeline", Timeline::kCommunication);
+    Stopwatch watch;
+    groups_.world.recv(t, peer, tag);
+    out.recvMs += watch.elapsedMs();
+    out.bytesReceived += t.nbytes();
+  };
+
+  for (const Action& a : actions) {
+    const int m = a.micro;
+    if (a.kind == Action::Forward) {
+      at::Tensor x;
+      if (first) {
+        x = input.images.narrow(0, offsets[m], input.microSizes[m]);
+      } else {
+        x = at::empty(batchShape(input.microSizes[m], inputShape_), at::kFloat);
+        receive(x, groups_.previousRank(), tagFor(input.step, m, Action::Forward));
+        x.requires_grad_(true);
+      }
+      const auto start = Timeline::Clock::now();
+      Stopwatch watch;
+      {
+        Timeline::Span span(timeline, fmt::format("F{}", m), "pipeline");
+        auto y = stage_.forward(x);
+        if (last) {
+          auto target = input.labels.narrow(0, offsets[m], input.microSizes[m]);
+          y = at::cross_entropy_loss(y, target, {}, at::Reduction::Sum) / input.globalBatch;
+          out.lossSum += y.item<double>();
+        }
+        outputs[m] = y;
+        stretch(watch, input.slowdown);
+      }
+      out.computeMs += watch.elapsedMs();
+      spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
+      inputs[m] = x;
+      if (!last) post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
+    } else {
+      at::Tensor gradient;
+      if (!last) {
+        gradient = at::empty(outputs[m].sizes(), at::kFloat);
+        receive(gradient, groups_.nextRank(), tagFor(input.step, m, Action::Backward));
+      }
+      const auto start = Timeline::Clock::now();
+      Stopwatch watch;
+      {
+        Timeline::Span span(timeline, fmt::format("B{}", m), "pipeline");
+        if (last)
+          outputs[m].backward();
+        else
+          outputs[m].backward(gradient);
+        stretch(watch, input.slowdown);
+      }
+      out.computeMs += watch.elapsedMs();
+      spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
+      if (!first) post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward));
+      inputs[m] = at::Tensor();
+      outputs[m] = at::Tensor();
+    }
+  }
+  Stopwatch watch;
+  for (auto& s : sends) s.wait();
+  out.sendMs = watch.elapsedMs();
+  return out;
+}
+
+}  // namespace balancenet::pipeline

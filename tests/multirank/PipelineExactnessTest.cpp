@@ -1,0 +1,99 @@
+// Pipeline parallelism keeps the engine's promise: after each flushed step the parameters are those of one
+// process training the whole model on the whole global batch, for every schedule, stage count, number
+// of replicas and unequal shares between them.
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/pipeline/PipelineTrainer.h"
+#include "testing/ChangingAllocator.h"
+#include "testing/ReferenceTraining.h"
+#include "testing/SyntheticData.h"
+#include "testing/ThreadRanks.h"
+
+namespace balancenet {
+namespace {
+
+struct Case {
+  std::string name;
+  std::string model;
+  int stages;
+  std::vector<Split> splits;  // over the columns (replicas); step s uses splits[s % size]
+  pipeline::ScheduleKind schedule;
+  int micros;
+  std::string optimizer;
+};
+
+// Trains `steps` steps as a pipeline of thread ranks; returns the whole model's parameters as rank 0
+// gathers them back from the stages.
+std::vector<at::Tensor> pipelineTraining(const Case& c, const trainer::TrainerOptions& options,
+                                         const data::MnistDataset& train) {
+  const int replicas = c.splits[0].worldSize();
+  std::vector<at::Tensor> gathered;
+  testing::runRanks(c.stages * replicas, [&](comm::Communicator& world) {
+    const auto topology = pipeline::Topology::of(world.size(), c.stages);
+    auto groups = pipeline::formPipelineGroups(world, topology);
+    models::BuiltModel built;
+    {
+      // Every rank builds the model as the single process does: same seed, under one lock (shared RNG).
+      static std::mutex rngMutex;
+      std::lock_guard<std::mutex> lock(rngMutex);
+      at::manual_seed(options.seed);
+      built = models::buildModel(testing::comparisonModel(c.model));
+    }
+    std::unique_ptr<orchestrator::Allocator> allocator;
+    if (groups.firstStage()) allocator = std::make_unique<testing::ChangingAllocator>(c.splits);
+    pipeline::PipelineTrainerOptions o;
+    o.trainer = options;
+    o.schedule = c.schedule;
+    o.microBatches = c.micros;
+    o.partition = pipeline::Partition::uniform(built.net->blocks().size(), c.stages);
+    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get()});
+    for (int64_t s = 0; s < options.steps; ++s) {
+      const auto record = t.step();
+      EXPECT_EQ(record.stage, topology.stageOf(world.rank()));
+      EXPECT_GE(record.microBatches, 1);
+    }
+    t.gatherModelToRankZero();
+    if (world.rank() == 0)
+      for (auto& p : built.net->parameters()) gathered.push_back(p.detach().clone());
+  });
+  return gathered;
+}
+
+class PipelineExactnessTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PipelineExactnessTest, MatchesSingleProcessOnTheWholeBatch) {
+  const Case& c = GetParam();
+  const auto train = testing::syntheticDataset(300, 5);
+  const auto options = testing::comparisonOptions(c.optimizer, 4, c.splits[0].total(), 1e-4);
+  const auto pipelined = pipelineTraining(c, options, train);
+  const auto reference = testing::referenceTraining(testing::comparisonModel(c.model), options, train);
+  ASSERT_EQ(pipelined.size(), reference.size());
+  const double diff = testing::maxAbsDifference(pipelined, reference);
+  std::printf("[%s] max |param difference| vs single process = %.3g\n", c.name.c_str(), diff);
+  EXPECT_LT(diff, 1e-5);
+}
+
+using pipeline::ScheduleKind;
+INSTANTIATE_TEST_SUITE_P(
+    Schedules, PipelineExactnessTest,
+    ::testing::Values(Case{"mlp_sgd_gpipe_s2", "mlp", 2, {Split{{48}}}, ScheduleKind::GPipe, 4, "sgd"},
+                      Case{"mlp_adam_1f1b_s2_m1", "mlp", 2, {Split{{40}}}, ScheduleKind::OneFOneB, 1, "adam"},
+                      Case{"mlp_adam_1f1b_s3_m7", "mlp", 3, {Split{{37}}}, ScheduleKind::OneFOneB, 7, "adam"},
+                      Case{"cnn_sgd_1f1b_s4_m4", "cnn", 4, {Split{{24}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+                      Case{"cnn_adam_gpipe_s4_m9", "cnn", 4, {Split{{27}}}, ScheduleKind::GPipe, 9, "adam"},
+                      Case{"cnn_sgd_gpipe_s2_m5", "cnn", 2, {Split{{20}}}, ScheduleKind::GPipe, 5, "sgd"},
+                      // Replicas with unequal shares: a stage's replicas are weighted by their columns' shares.
+                      Case{"mlp_sgd_1f1b_s2_r2_unequal", "mlp", 2, {Split{{5, 43}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+                      Case{"cnn_adam_gpipe_s2_r3_unequal", "cnn", 2, {Split{{1, 20, 11}}}, ScheduleKind::GPipe, 3,
+                           "adam"},
+                      Case{"cnn_sgd_1f1b_s4_r1_m9", "cnn", 4, {Split{{30}}}, ScheduleKind::OneFOneB, 9, "sgd"},
+                      // The share of each column changes every step, as a live policy changes it.
+                      Case{"mlp_adam_1f1b_s2_r2_changing", "mlp", 2,
+                           {Split{{1, 31}}, Split{{20, 12}}, Split{{16, 16}}}, ScheduleKind::OneFOneB, 3, "adam"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace balancenet
