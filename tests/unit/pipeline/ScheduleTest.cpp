@@ -32,6 +32,13 @@ int positionOf(const std::vector<Action>& actions, const Action& action) {
   return static_cast<int>(std::find(actions.begin(), actions.end(), action) - actions.begin());
 }
 
+// f_s(k) of docs/pipeline.md: how many forwards come before `action` in the list.
+int forwardsBefore(const std::vector<Action>& actions, const Action& action) {
+  const auto at = std::find(actions.begin(), actions.end(), action);
+  return static_cast<int>(
+      std::count_if(actions.begin(), at, [](const Action& a) { return a.kind == Action::Forward; }));
+}
+
 TEST(ScheduleKind, ParsesBothNamesAndRefusesOthersNamingThem) {
   EXPECT_EQ(parseScheduleKind("gpipe"), ScheduleKind::GPipe);
   EXPECT_EQ(parseScheduleKind("1f1b"), ScheduleKind::OneFOneB);
@@ -101,6 +108,10 @@ TEST(Simulation, EverySchedulePassesEveryMicroBatchOnceWithoutDeadlockAndTheExpe
             if (a.kind == Action::Backward) backwardOrder.push_back(a.micro);
           EXPECT_TRUE(std::is_sorted(backwardOrder.begin(), backwardOrder.end())) << "stage " << s;
           EXPECT_EQ(peakInFlight(actions), kind == ScheduleKind::GPipe ? M : std::min(S - s, M)) << "stage " << s;
+          // docs/pipeline.md's premise: before B(k), a stage has forwarded at least what the next one has.
+          for (int k = 0; s > 0 && k < M; ++k) {
+            EXPECT_GE(forwardsBefore(lists[s - 1], B(k)), forwardsBefore(actions, B(k))) << "stage " << s << " B" << k;
+          }
           lists.push_back(actions);
         }
         std::vector<std::vector<int>> starts;
