@@ -10,12 +10,14 @@
 namespace balancenet::pipeline {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;  // --memory-limit-mb counts these, as the other "MB" of the project do
+// --memory-limit-mb counts MiB, as the other "MB" of the project do. Named apart from other files' MiB constants:
+// this file is a torch file (Blocks.h), compiled in unity batches with the module's others.
+constexpr double kEstimateMiB = 1024.0 * 1024.0;
 
 // Few enough decimals to read, enough that a need just above the limit does not print as equal to it.
 int mibDecimals(int64_t needBytes, double limitMb) {
   int decimals = 0;
-  for (double scale = 1; decimals < 3 && std::round(needBytes / kMiB * scale) / scale <= limitMb; scale *= 10)
+  for (double scale = 1; decimals < 3 && std::round(needBytes / kEstimateMiB * scale) / scale <= limitMb; scale *= 10)
     ++decimals;
   return decimals;
 }
@@ -49,9 +51,9 @@ StageMemory estimateStageMemory(const std::vector<models::BlockInfo>& blocks, St
 
 void requireFits(const StageMemory& need, double limitMb, int node, const std::string& what, const std::string& hint) {
   if (limitMb < 0) throw InternalError(fmt::format("a memory limit of {} MB", limitMb));  // the flag refuses it
-  if (limitMb == 0 || need.total() <= limitMb * kMiB) return;
+  if (limitMb == 0 || need.total() <= limitMb * kEstimateMiB) return;
   const int decimals = mibDecimals(need.total(), limitMb);
-  const auto mib = [&](int64_t bytes) { return fmt::format("{:.{}f} MiB", bytes / kMiB, decimals); };
+  const auto mib = [&](int64_t bytes) { return fmt::format("{:.{}f} MiB", bytes / kEstimateMiB, decimals); };
   throw UsageError(fmt::format("node {} ({}) needs an estimated {} (state {} + activations {}), above "
                                "--memory-limit-mb {}{}",
                                node, what, mib(need.total()), mib(need.stateBytes), mib(need.activationBytes),
