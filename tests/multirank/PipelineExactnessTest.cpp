@@ -5,7 +5,10 @@
 
 #include <mutex>
 
+#include <ATen/ATen.h>
+
 #include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/pipeline/PipelineEvaluator.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "testing/ChangingAllocator.h"
 #include "testing/ReferenceTraining.h"
@@ -15,7 +18,7 @@
 namespace balancenet {
 namespace {
 
-struct Case {
+struct PipelineCase {
   std::string name;
   std::string model;
   int stages;
@@ -27,7 +30,7 @@ struct Case {
 
 // Trains `steps` steps as a pipeline of thread ranks; returns the whole model's parameters as rank 0
 // gathers them back from the stages.
-std::vector<at::Tensor> pipelineTraining(const Case& c, const trainer::TrainerOptions& options,
+std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::TrainerOptions& options,
                                          const data::MnistDataset& train) {
   const int replicas = c.splits[0].worldSize();
   std::vector<at::Tensor> gathered;
@@ -62,10 +65,10 @@ std::vector<at::Tensor> pipelineTraining(const Case& c, const trainer::TrainerOp
   return gathered;
 }
 
-class PipelineExactnessTest : public ::testing::TestWithParam<Case> {};
+class PipelineExactnessTest : public ::testing::TestWithParam<PipelineCase> {};
 
 TEST_P(PipelineExactnessTest, MatchesSingleProcessOnTheWholeBatch) {
-  const Case& c = GetParam();
+  const PipelineCase& c = GetParam();
   const auto train = testing::syntheticDataset(300, 5);
   const auto options = testing::comparisonOptions(c.optimizer, 4, c.splits[0].total(), 1e-4);
   const auto pipelined = pipelineTraining(c, options, train);
@@ -79,21 +82,61 @@ TEST_P(PipelineExactnessTest, MatchesSingleProcessOnTheWholeBatch) {
 using pipeline::ScheduleKind;
 INSTANTIATE_TEST_SUITE_P(
     Schedules, PipelineExactnessTest,
-    ::testing::Values(Case{"mlp_sgd_gpipe_s2", "mlp", 2, {Split{{48}}}, ScheduleKind::GPipe, 4, "sgd"},
-                      Case{"mlp_adam_1f1b_s2_m1", "mlp", 2, {Split{{40}}}, ScheduleKind::OneFOneB, 1, "adam"},
-                      Case{"mlp_adam_1f1b_s3_m7", "mlp", 3, {Split{{37}}}, ScheduleKind::OneFOneB, 7, "adam"},
-                      Case{"cnn_sgd_1f1b_s4_m4", "cnn", 4, {Split{{24}}}, ScheduleKind::OneFOneB, 4, "sgd"},
-                      Case{"cnn_adam_gpipe_s4_m9", "cnn", 4, {Split{{27}}}, ScheduleKind::GPipe, 9, "adam"},
-                      Case{"cnn_sgd_gpipe_s2_m5", "cnn", 2, {Split{{20}}}, ScheduleKind::GPipe, 5, "sgd"},
+    ::testing::Values(PipelineCase{"mlp_sgd_gpipe_s2", "mlp", 2, {Split{{48}}}, ScheduleKind::GPipe, 4, "sgd"},
+                      PipelineCase{"mlp_adam_1f1b_s2_m1", "mlp", 2, {Split{{40}}}, ScheduleKind::OneFOneB, 1, "adam"},
+                      PipelineCase{"mlp_adam_1f1b_s3_m7", "mlp", 3, {Split{{37}}}, ScheduleKind::OneFOneB, 7, "adam"},
+                      PipelineCase{"cnn_sgd_1f1b_s4_m4", "cnn", 4, {Split{{24}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+                      PipelineCase{"cnn_adam_gpipe_s4_m9", "cnn", 4, {Split{{27}}}, ScheduleKind::GPipe, 9, "adam"},
+                      PipelineCase{"cnn_sgd_gpipe_s2_m5", "cnn", 2, {Split{{20}}}, ScheduleKind::GPipe, 5, "sgd"},
                       // Replicas with unequal shares: a stage's replicas are weighted by their columns' shares.
-                      Case{"mlp_sgd_1f1b_s2_r2_unequal", "mlp", 2, {Split{{5, 43}}}, ScheduleKind::OneFOneB, 4, "sgd"},
-                      Case{"cnn_adam_gpipe_s2_r3_unequal", "cnn", 2, {Split{{1, 20, 11}}}, ScheduleKind::GPipe, 3,
+                      PipelineCase{"mlp_sgd_1f1b_s2_r2_unequal", "mlp", 2, {Split{{5, 43}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+                      PipelineCase{"cnn_adam_gpipe_s2_r3_unequal", "cnn", 2, {Split{{1, 20, 11}}}, ScheduleKind::GPipe, 3,
                            "adam"},
-                      Case{"cnn_sgd_1f1b_s4_r1_m9", "cnn", 4, {Split{{30}}}, ScheduleKind::OneFOneB, 9, "sgd"},
+                      PipelineCase{"cnn_adam_1f1b_s4_r2_unequal", "cnn", 4, {Split{{7, 25}}}, ScheduleKind::OneFOneB, 4,
+                                   "adam"},
+                      PipelineCase{"cnn_sgd_1f1b_s4_r1_m9", "cnn", 4, {Split{{30}}}, ScheduleKind::OneFOneB, 9, "sgd"},
                       // The share of each column changes every step, as a live policy changes it.
-                      Case{"mlp_adam_1f1b_s2_r2_changing", "mlp", 2,
+                      PipelineCase{"mlp_adam_1f1b_s2_r2_changing", "mlp", 2,
                            {Split{{1, 31}}, Split{{20, 12}}, Split{{16, 16}}}, ScheduleKind::OneFOneB, 3, "adam"}),
     [](const auto& info) { return info.param.name; });
+
+// Evaluation through the stages (two columns, each a shard of the test set) gives what the whole model
+// gives on the whole test set in one process.
+TEST(PipelineEvaluation, MatchesTheWholeModelOnTheWholeTestSet) {
+  const auto test = testing::syntheticDataset(257, 9);
+  const uint64_t seed = 3;
+  double expectedCorrect = 0, expectedLoss = 0;
+  {
+    at::manual_seed(seed);
+    auto whole = models::buildModel(testing::comparisonModel("cnn"));
+    whole.net->eval();
+    at::NoGradGuard noGrad;
+    auto logits = whole.net->forward(test.images);
+    expectedLoss = at::cross_entropy_loss(logits, test.labels, {}, at::Reduction::Mean).item<double>();
+    expectedCorrect = logits.argmax(1).eq(test.labels).sum().item<double>();
+  }
+  std::vector<metrics::EvalPoint> points(6);
+  testing::runRanks(6, [&](comm::Communicator& world) {
+    auto groups = pipeline::formPipelineGroups(world, pipeline::Topology::of(world.size(), 3));
+    models::BuiltModel built;
+    {
+      static std::mutex rngMutex;
+      std::lock_guard<std::mutex> lock(rngMutex);
+      at::manual_seed(seed);
+      built = models::buildModel(testing::comparisonModel("cnn"));
+    }
+    const auto blocks = built.net->blocks();
+    const auto cut = pipeline::Partition::uniform(blocks.size(), 3).stages[groups.stageIndex()];
+    auto stage = built.net->blockRange(cut.first, cut.end);
+    const auto inputShape = cut.first == 0 ? std::vector<int64_t>{} : blocks[cut.first - 1].outputShape;
+    points[world.rank()] = pipeline::evaluatePipeline(*stage, groups, inputShape, test, 7, /*chunk=*/50);
+  });
+  for (const auto& p : points) {
+    EXPECT_EQ(p.step, 7);
+    EXPECT_NEAR(p.accuracy, expectedCorrect / test.size(), 1e-12);
+    EXPECT_NEAR(p.loss, expectedLoss, 1e-5);
+  }
+}
 
 }  // namespace
 }  // namespace balancenet
