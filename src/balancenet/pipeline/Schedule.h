@@ -35,6 +35,10 @@ int peakInFlight(const std::vector<Action>& actions);
 // naming the stuck stages if some action can never start (a deadlock).
 // The proof by exhaustion the tests run for every schedule, S and M; also the analytical timeline.
 std::vector<std::vector<int>> simulateSchedule(ScheduleKind kind, int stages, int micros);
+// The same for any action lists (stage s runs lists[s]), whatever their origin: simulateSchedule runs it on
+// stageActions's lists; tests run it on broken lists to show that it does find a deadlock. Here a backward
+// of m also needs the same stage's forward of m done (its activations).
+std::vector<std::vector<int>> simulateActions(const std::vector<std::vector<Action>>& lists);
 
 // (S - 1) / (M + S - 1): the idle fraction of a flushed pipeline of equal stages.
 double analyticalBubble(int stages, int micros);
