@@ -32,7 +32,7 @@ AlexNet::AlexNet(const ModelOptions& options, ShapeTracker& tracker) {
       .linear(options.scaled(1024))
       .relu()
       .linear(kNumClasses);
-  setLayers(b.layers());
+  setLayers(b);
 }
 
 }  // namespace balancenet::models

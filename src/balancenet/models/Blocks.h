@@ -11,6 +11,14 @@ namespace balancenet::models {
 
 // One unit a pipeline cut may not split: a conv with its BatchNorm, activation and pooling, a linear
 // layer with its activation and dropout, a residual block, a TorchScript model's top-level child.
+//
+// Zoo models (LayerBuilder cuts them while it builds): a block starts at every conv ("conv1", "conv2",
+// ...), linear layer ("fc1", ...) and residual block ("res<stage>.<i>", both from 1: "res1.1" is the
+// first block of the first stage); resnet's first conv unit is "stem". BatchNorm, ReLU, pooling,
+// padding, flatten and dropout belong to the block before them; layers before the first block (mlp's
+// flatten, vgg16's input padding) belong to the first. Kinds: "conv", "linear", "residual".
+// TorchScript models whose forward is their top-level children in order: one block per child, named
+// as the child, kind "scripted" (see ScriptedNetwork.h); any other network: one block, "model".
 struct BlockInfo {
   std::string name;               // "conv3", "res2.1", "fc1": unique within the model
   std::string kind;               // "conv", "linear", "residual", "scripted", ...

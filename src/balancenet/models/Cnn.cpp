@@ -19,7 +19,7 @@ Cnn::Cnn(const ModelOptions& options, ShapeTracker& tracker) {
       .relu()
       .dropout(options.dropoutOr(0.5))
       .linear(kNumClasses);
-  setLayers(b.layers());
+  setLayers(b);
 }
 
 }  // namespace balancenet::models

@@ -16,7 +16,7 @@ Mlp::Mlp(const ModelOptions& options, ShapeTracker& tracker) {
       .relu()
       .dropout(p)
       .linear(kNumClasses);
-  setLayers(b.layers());
+  setLayers(b);
 }
 
 }  // namespace balancenet::models

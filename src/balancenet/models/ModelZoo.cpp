@@ -120,7 +120,7 @@ BuiltModel buildModel(const ModelOptions& options) {
   built.info.name = options.name;
   built.info.parameters = parameterCount(*built.net);
   built.info.flopsPerSample = tracker.flops();
-  built.info.memoryPerSampleBytes = tracker.activations() * static_cast<int64_t>(sizeof(float)) * 2 * 2;
+  built.info.memoryPerSampleBytes = ShapeTracker::trainingBytes(tracker.activations());
   built.info.hasBatchNorm = batchNormLayers > 0;
   return built;
 }

@@ -34,9 +34,8 @@ struct ModelInfo {
   // biases and residual adds are not counted (see ShapeTracker.h).
   int64_t flopsPerSample = 0;
   bool hasBatchNorm = false;  // whether building called the BatchNorm factory
-  // Training memory one more sample costs, estimated from the tracked activations: float32, x2 for the
-  // BatchNorm/activation outputs kept beside them, x2 for their gradients in backward. An estimate for
-  // memory caps, deliberately on the generous side.
+  // Training memory one more sample costs, estimated from the tracked activations (ShapeTracker::
+  // trainingBytes: float32, x2 for BatchNorm/activation outputs, x2 for gradients). Generous on purpose.
   int64_t memoryPerSampleBytes = 0;
 };
 

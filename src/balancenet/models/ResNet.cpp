@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "balancenet/models/LayerBuilder.h"
 #include "balancenet/models/ResNetBlocks.h"
 
@@ -23,17 +25,18 @@ ResNet::ResNet(const ModelOptions& options, ShapeTracker& tracker, const ResNetL
   // The ImageNet stem (7x7 stride 2 + maxpool) would shrink 28x28 to 7x7 before the first stage; the
   // CIFAR stem keeps full resolution, so the stages run at 28, 14, 7 and 4 pixels.
   LayerBuilder b(tracker, options.batchNorm, options.linear);
-  b.convBnRelu(options.scaled(64), 3, 1, 1);
+  b.convBnRelu(options.scaled(64), 3, 1, 1).nameBlock("stem");
   for (size_t stage = 0; stage < layout.blocksPerStage.size(); ++stage) {
     const int64_t planes = options.scaled(int64_t{64} << stage);
     for (int64_t i = 0; i < layout.blocksPerStage[stage]; ++i) {
       const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
-      b.module(makeBlock(layout.block, tracker, options.batchNorm, planes, stride));
+      b.module(makeBlock(layout.block, tracker, options.batchNorm, planes, stride),
+               fmt::format("res{}.{}", stage + 1, i + 1));
     }
   }
   // No dropout in ResNet by default; an explicit --dropout applies before the classifier.
   b.globalAvgPool().flatten().dropout(options.dropoutOr(0.0)).linear(kNumClasses);
-  setLayers(b.layers());
+  setLayers(b);
 }
 
 }  // namespace balancenet::models

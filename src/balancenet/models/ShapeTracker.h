@@ -24,6 +24,9 @@ class ShapeTracker {
   // Output elements of every conv, pool, pad and linear layer so far: what a forward keeps for backward
   // (BatchNorm and activations keep about as much again; see ModelInfo::memoryPerSampleBytes).
   int64_t activations() const { return activations_; }
+  // Training memory of `activations` elements per sample: float32, x2 for the BatchNorm/activation
+  // outputs kept beside them, x2 for their gradients in backward. Generous on purpose (memory caps).
+  static int64_t trainingBytes(int64_t activations) { return activations * int64_t{4} * 2 * 2; }
   bool sameShape(const ShapeTracker& other) const;
   std::string str() const;  // "64x14x14", or "10" once flattened
 

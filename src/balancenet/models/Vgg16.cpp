@@ -25,7 +25,7 @@ Vgg16::Vgg16(const ModelOptions& options, ShapeTracker& tracker) {
       b.convBnRelu(options.scaled(entry), 3, 1, 1);
   }
   b.flatten().linear(options.scaled(512)).relu().dropout(options.dropoutOr(0.5)).linear(kNumClasses);
-  setLayers(b.layers());
+  setLayers(b);
 }
 
 }  // namespace balancenet::models
