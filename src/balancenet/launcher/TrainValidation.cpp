@@ -12,6 +12,7 @@
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/pipeline/Schedule.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -132,11 +133,12 @@ std::string workersGiven(const JobConfig& c, int world) {
   return fmt::format("--nodes {}", world);
 }
 
-// A --partition list's syntax: one inclusive range "a-b" (or one block "a") per stage. Whether the ranges
-// cover the model's blocks is checked where the model is built (launcher/PlacementCheck.h).
+// A --partition list's syntax, as pipeline::Partition::parse reads it: one inclusive range "a-b" (or one block
+// "a") per stage. Whether the ranges cover the model's blocks is checked where the model is built
+// (launcher/PlacementCheck.h).
 void validatePartitionSyntax(const std::string& text, int stages) {
   if (text == "uniform") return;
-  static const std::regex kRanges(R"(\d+(-\d+)?(,\d+(-\d+)?)*)");
+  static const std::regex kRanges(R"( *\d+(-\d+)? *(, *\d+(-\d+)? *)*)");
   require(std::regex_match(text, kRanges),
           fmt::format("--partition '{}' is neither uniform nor inclusive block ranges like 0-9,10-17", text));
   const int ranges = static_cast<int>(std::count(text.begin(), text.end(), ',')) + 1;
@@ -157,8 +159,7 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   require(raw.microBatches == kUnset || raw.microBatches >= 1,
           fmt::format("--micro-batches must be at least 1, got {}", raw.microBatches));
   p.microBatches = raw.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.microBatches;
-  require(p.schedule == "gpipe" || p.schedule == "1f1b",
-          fmt::format("unknown --schedule '{}'; choose one of: gpipe, 1f1b", p.schedule));
+  pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both
   validatePartitionSyntax(p.partition, p.stages);
   if (!p.enabled()) return;
   // The engine runs the plain all-reduce among a stage's replicas and keeps no per-stage checkpoint or

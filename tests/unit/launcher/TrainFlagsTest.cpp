@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "balancenet/core/EnvironmentVariables.h"
+#include "LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::launcher {
@@ -13,14 +14,7 @@ namespace {
 
 using balancenet::testing::usageErrorOf;
 
-class TrainFlags : public ::testing::Test {
- protected:
-  // These tests are the launcher's view: no inherited worker identity.
-  void SetUp() override {
-    for (const auto& v : environmentVariables())
-      if (v.identity) ::unsetenv(v.name);
-  }
-};
+class TrainFlags : public LauncherViewTest {};
 
 void expectRefused(const std::vector<std::string>& args, const std::string& fragment) {
   const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
@@ -167,9 +161,10 @@ TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
   };
   expectRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
   expectRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
-  expectRefused(with({"--schedule", "pipedream"}), "unknown --schedule 'pipedream'; choose one of: gpipe, 1f1b");
+  expectRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
   expectRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
   expectRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");
+  EXPECT_EQ(parseTrainCommandLine(with({"--partition", "0-4, 5-9"})).pipeline.partition, "0-4, 5-9");
   for (const std::string bad : {"even", "0-4;5-9", "0-4,", "0..4,5-9", "a-4,5-9", "0-4,5-"})
     expectRefused(with({"--partition", bad}),
                   "--partition '" + bad + "' is neither uniform nor inclusive block ranges");
