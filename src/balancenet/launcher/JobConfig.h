@@ -85,9 +85,11 @@ struct CheckpointOptions {
 };
 
 // Pipeline parallelism (see docs/pipeline.md): the model cut into stages, micro-batches through them.
+// --micro-batches' default per stage: enough micro-batches that the bubble, (S-1)/(M+S-1), stays below 20%.
+constexpr int kDefaultMicroBatchesPerStage = 4;
 struct PipelineOptions {
   int stages = 1;                  // --pipeline-stages: 1 is data parallelism; the world a multiple of it
-  int microBatches = 0;            // --micro-batches M; 0: the default, 4 x stages
+  int microBatches = 0;            // --micro-batches M; validation fills in the default, 4 x stages
   std::string schedule = "1f1b";   // --schedule gpipe|1f1b
   std::string partition = "uniform";  // --partition uniform|"0-9,10-17"
   bool enabled() const { return stages > 1; }
@@ -100,7 +102,9 @@ struct JobConfig {
   models::ModelOptions model;
   std::string dataDir;
   bool syncBatchNorm = false;
-  Split split;  // the initial allocation
+  // The initial allocation: one share per worker in data parallelism; with --pipeline-stages S > 1, one per
+  // pipeline (column, see pipeline/Topology.h), worldSize / S long, every stage of column j processing share j.
+  Split split;
   OrchestrationOptions orchestration;
   EmulationOptions emulation;
   CommOptions comm;

@@ -28,6 +28,7 @@
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
+#include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 
 extern char** environ;
@@ -464,6 +465,7 @@ class Supervisor {
 
 int launchLocalWorkers(const JobConfig& config) {
   checkDatasetReadable(config.dataDir);
+  checkPlacement(config);
   if (config.launch.nodeRank == 0) preflightCheckpoints(config);  // rank 0, the one that writes them, runs here
   ensureDirectory(config.trainer.runDir);
   JobConfig c = config;  // the store fills in c.launch.storeFile

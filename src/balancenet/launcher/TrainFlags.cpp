@@ -143,6 +143,32 @@ void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                "Rescale the bno policy's batch sizes to sum to --global-batch");
 }
 
+// Pipeline parallelism: the model cut into stages, each share of the batch into micro-batches.
+void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  auto& p = c.pipeline;
+  app.add_option("--pipeline-stages", p.stages,
+                 "Cut the model into this many stages, each on its own worker: the workers form --nodes / stages "
+                 "pipelines, each taking one share of the global batch (--split then has one value per pipeline); "
+                 "1 is data parallelism (see docs/pipeline.md)")
+      ->capture_default_str();
+  app.add_option("--micro-batches", raw.microBatches,
+                 "With --pipeline-stages: micro-batches each pipeline's share is cut into per step (default: 4 x "
+                 "stages); more shrink the idle bubble and the activations a micro-batch holds")
+      ->default_str("");  // unset unless given: the default follows --pipeline-stages
+  app.add_option("--schedule", p.schedule,
+                 "With --pipeline-stages: gpipe (all forwards, then all backwards: a stage holds every micro-batch's "
+                 "activations) or 1f1b (one forward, one backward: stage s holds at most stages - s)")
+      ->capture_default_str();
+  app.add_option("--partition", p.partition,
+                 "With --pipeline-stages: the blocks each stage runs, uniform (equal block counts) or inclusive block "
+                 "ranges, one per stage, e.g. 0-9,10-17 (see 'balancenet models --blocks MODEL')")
+      ->capture_default_str();
+  app.add_option("--memory-limit-mb", c.memoryLimitMb,
+                 "Emulated memory cap per worker, in MB: a placement whose estimated memory (parameters, gradients, "
+                 "optimiser state, activations) exceeds it on some worker is refused before training (0: none)")
+      ->capture_default_str();
+}
+
 // Heterogeneity emulation: slower workers and links.
 void addEmulationFlags(CLI::App& app, RawFlags& raw) {
   app.add_option("--slowdown", raw.slowdown,
@@ -239,6 +265,7 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   addResilienceFlags(app, c, raw);
   addModelFlags(app, c);
   addAllocationFlags(app, c, raw);
+  addPipelineFlags(app, c, raw);
   addEmulationFlags(app, raw);
   addCommFlags(app, c, raw);
   addRunFlags(app, c);

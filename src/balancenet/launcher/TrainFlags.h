@@ -26,6 +26,7 @@ struct RawFlags {
   double rendezvousTimeoutS = 60;
   double stallTimeoutS = 0, peerTimeoutS = 30;
   std::string split;
+  int microBatches = kUnset;  // --micro-batches: unset is 4 x --pipeline-stages
   std::string joinStoreFile;
   std::string lrDecay = "constant";
   double progressSeconds = -1;

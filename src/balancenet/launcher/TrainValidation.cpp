@@ -1,6 +1,8 @@
 // Validation of the train flags: each value, and the combinations that cannot work, as one-line UsageErrors.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/pipeline/Schedule.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -122,14 +125,75 @@ void validateModel(const JobConfig& c) {
   require(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
 }
 
-// --steps, --global-batch, --split, --policy.
+// The launched workers in the words of the flags (or the environment) that set their number.
+std::string workersGiven(const JobConfig& c, int world) {
+  if (c.worker) return fmt::format("WORLD_SIZE {}", world);
+  if (c.launch.nnodes > 1)
+    return fmt::format("--nnodes {} x --nproc-per-node {} = {} workers", c.launch.nnodes, c.launch.nprocPerNode, world);
+  return fmt::format("--nodes {}", world);
+}
+
+// A --partition list's syntax, as pipeline::Partition::parse reads it: one inclusive range "a-b" (or one block
+// "a") per stage. Whether the ranges cover the model's blocks is checked where the model is built
+// (launcher/PlacementCheck.h).
+void validatePartitionSyntax(const std::string& text, int stages) {
+  if (text == "uniform") return;
+  static const std::regex kRanges(R"( *\d+(-\d+)? *(, *\d+(-\d+)? *)*)");
+  require(std::regex_match(text, kRanges),
+          fmt::format("--partition '{}' is neither uniform nor inclusive block ranges like 0-9,10-17", text));
+  const int ranges = static_cast<int>(std::count(text.begin(), text.end(), ',')) + 1;
+  require(ranges == stages,
+          fmt::format("--partition '{}' has {} ranges but --pipeline-stages is {}: one per stage", text, ranges,
+                      stages));
+}
+
+// --pipeline-stages, --micro-batches, --schedule, --partition, --memory-limit-mb, and the flags pipelines do not
+// work with yet. Before the allocation, which splits the global batch over the pipelines.
+void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
+  auto& p = c.pipeline;
+  require(std::isfinite(c.memoryLimitMb) && c.memoryLimitMb >= 0,
+          fmt::format("--memory-limit-mb must be a finite number, at least 0 (0: no limit), got {}", c.memoryLimitMb));
+  require(p.stages >= 1, fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", p.stages));
+  require(world % p.stages == 0,
+          fmt::format("{} is not a multiple of --pipeline-stages {}", workersGiven(c, world), p.stages));
+  require(raw.microBatches == kUnset || raw.microBatches >= 1,
+          fmt::format("--micro-batches must be at least 1, got {}", raw.microBatches));
+  p.microBatches = raw.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.microBatches;
+  pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both
+  validatePartitionSyntax(p.partition, p.stages);
+  if (!p.enabled()) return;
+  // The engine runs the plain all-reduce among a stage's replicas and keeps no per-stage checkpoint or
+  // membership yet (--export and --save-params work: the first column gathers the model).
+  const std::pair<bool, std::string> unsupported[] = {
+      {c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
+      {raw.staleness != kUnset, "--staleness"},
+      {c.syncBatchNorm, "--sync-bn"},
+      {c.resilience.elastic, "--elastic"},
+      {c.resilience.join, "--join"},
+      {c.resilience.maxRestarts > 0, "--max-restarts"},
+      {!c.checkpoint.dir.empty(), "--checkpoint-dir"},
+      {c.checkpoint.resume, "--resume"},
+  };
+  for (const auto& [given, flag] : unsupported)
+    require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, p.stages));
+}
+
+// --steps, --global-batch, --split, --policy. With pipelines, the split is over the pipelines (columns).
 void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
   auto& t = c.trainer;
   require(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
-  require(t.globalBatch >= world, fmt::format("--global-batch {} is smaller than the {} workers: each needs at least 1 "
-                                              "sample",
-                                              t.globalBatch, world));
-  c.split = raw.split.empty() ? Split::equal(t.globalBatch, world) : Split::parse(raw.split, world, t.globalBatch);
+  const int columns = world / c.pipeline.stages;
+  const std::string takers = c.pipeline.enabled() ? fmt::format("{} pipelines ({} workers / --pipeline-stages {})",
+                                                                columns, world, c.pipeline.stages)
+                                                  : fmt::format("{} workers", world);
+  require(t.globalBatch >= columns,
+          fmt::format("--global-batch {} is smaller than the {}: each needs at least 1 sample", t.globalBatch, takers));
+  if (c.pipeline.enabled() && !raw.split.empty()) {
+    const int entries = static_cast<int>(std::count(raw.split.begin(), raw.split.end(), ',')) + 1;
+    require(entries == columns, fmt::format("--split has {} entries but the job has {}: one per pipeline", entries,
+                                            takers));
+  }
+  c.split = raw.split.empty() ? Split::equal(t.globalBatch, columns) : Split::parse(raw.split, columns, t.globalBatch);
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
   const bool stale = raw.staleness != kUnset && raw.staleness > 0;
   auto& o = c.orchestration;
@@ -206,8 +270,9 @@ void validateCheckpoints(const JobConfig& c) {
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateLaunch(c, raw);
   validateComm(c, raw);
-  validateResilience(c, raw);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  validatePipeline(c, raw, world);
+  validateResilience(c, raw);
   validateModel(c);
   validateAllocation(c, raw, world);
   validateEmulation(c, raw, world);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "balancenet/core/EnvironmentVariables.h"
+#include "LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::launcher {
@@ -13,14 +14,7 @@ namespace {
 
 using balancenet::testing::usageErrorOf;
 
-class TrainFlags : public ::testing::Test {
- protected:
-  // These tests are the launcher's view: no inherited worker identity.
-  void SetUp() override {
-    for (const auto& v : environmentVariables())
-      if (v.identity) ::unsetenv(v.name);
-  }
-};
+class TrainFlags : public LauncherViewTest {};
 
 void expectRefused(const std::vector<std::string>& args, const std::string& fragment) {
   const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
@@ -111,6 +105,122 @@ TEST_F(TrainFlags, WorkerIdentityComesFromTheEnvironment) {
   EXPECT_EQ(c.worker->rank, 1);
   EXPECT_EQ(c.split.worldSize(), 2);
   EXPECT_EQ(c.threads, 2);
+}
+
+// Pipeline parallelism: --pipeline-stages S makes world / S pipelines (columns); --split is per pipeline.
+TEST_F(TrainFlags, PipelineDefaultsAreDataParallelism) {
+  const auto c = parseTrainCommandLine({"--nodes", "4"});
+  EXPECT_EQ(c.pipeline.stages, 1);
+  EXPECT_FALSE(c.pipeline.enabled());
+  EXPECT_EQ(c.pipeline.microBatches, 4);
+  EXPECT_EQ(c.pipeline.schedule, "1f1b");
+  EXPECT_EQ(c.pipeline.partition, "uniform");
+  EXPECT_EQ(c.memoryLimitMb, 0);
+  EXPECT_EQ(c.split.worldSize(), 4);
+}
+
+TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
+  const auto c = parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "64"});
+  EXPECT_TRUE(c.pipeline.enabled());
+  EXPECT_EQ(c.pipeline.stages, 4);
+  EXPECT_EQ(c.pipeline.microBatches, 16);  // 4 x stages
+  EXPECT_EQ(c.split.batches, (std::vector<int64_t>{32, 32}));  // equal over the 2 pipelines
+
+  const auto given = parseTrainCommandLine({"--nodes", "6", "--pipeline-stages", "3", "--micro-batches", "5",
+                                            "--schedule", "gpipe", "--partition", "0-1,2-3,4-7", "--global-batch",
+                                            "30", "--split", "20,10", "--memory-limit-mb", "512.5", "--slowdown",
+                                            "1,1,1,2,2,2"});
+  EXPECT_EQ(given.pipeline.microBatches, 5);
+  EXPECT_EQ(given.pipeline.schedule, "gpipe");
+  EXPECT_EQ(given.pipeline.partition, "0-1,2-3,4-7");
+  EXPECT_EQ(given.split.batches, (std::vector<int64_t>{20, 10}));
+  EXPECT_EQ(given.orchestration.policy, "static");
+  EXPECT_DOUBLE_EQ(given.memoryLimitMb, 512.5);
+  EXPECT_DOUBLE_EQ(given.emulation.slowdown.at(0, 5), 2);  // emulation stays one value per worker
+
+  // A pipeline of all the workers: one column takes the whole batch; every policy is allowed.
+  const auto one = parseTrainCommandLine({"--nodes", "2", "--pipeline-stages", "2", "--policy", "proportional",
+                                          "--export", "m.pt", "--save-params", "p.pt", "--partition", "0,1-5"});
+  EXPECT_EQ(one.split.batches, std::vector<int64_t>{one.trainer.globalBatch});
+  EXPECT_EQ(one.orchestration.policy, "proportional");
+}
+
+TEST_F(TrainFlags, WorldMustBeAMultipleOfTheStages) {
+  expectRefused({"--nodes", "6", "--pipeline-stages", "4"}, "--nodes 6 is not a multiple of --pipeline-stages 4");
+  expectRefused({"--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500", "--pipeline-stages", "4"},
+                "--nnodes 2 x --nproc-per-node 3 = 6 workers is not a multiple of --pipeline-stages 4");
+  expectRefused({"--pipeline-stages", "0"}, "--pipeline-stages must be at least 1 (1: data parallelism), got 0");
+  expectRefused({"--pipeline-stages", "-2"}, "--pipeline-stages must be at least 1");
+}
+
+TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  expectRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
+  expectRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
+  expectRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
+  expectRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
+  expectRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");
+  EXPECT_EQ(parseTrainCommandLine(with({"--partition", "0-4, 5-9"})).pipeline.partition, "0-4, 5-9");
+  for (const std::string bad : {"even", "0-4;5-9", "0-4,", "0..4,5-9", "a-4,5-9", "0-4,5-"})
+    expectRefused(with({"--partition", bad}),
+                  "--partition '" + bad + "' is neither uniform nor inclusive block ranges");
+  expectRefused(with({"--memory-limit-mb", "-1"}), "--memory-limit-mb must be a finite number, at least 0");
+  expectRefused(with({"--memory-limit-mb", "inf"}), "--memory-limit-mb");
+  expectRefused(with({"--memory-limit-mb", "nan"}), "--memory-limit-mb");
+}
+
+TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
+  const std::vector<std::string> pipe{"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "64"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  expectRefused(with({"--split", "8,8,8,8,8,8,8,8"}),
+                "--split has 8 entries but the job has 2 pipelines (8 workers / --pipeline-stages 4): one per "
+                "pipeline");
+  expectRefused(with({"--split", "40,20"}), "--split sums to 60 but --global-batch is 64");
+  expectRefused({"--nodes", "8", "--pipeline-stages", "2", "--global-batch", "3"},
+                "--global-batch 3 is smaller than the 4 pipelines (8 workers / --pipeline-stages 2)");
+  // Each pipeline, not each worker, needs a sample: 8 workers in 2 pipelines train on a batch of 2.
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "2"}).split.batches,
+            (std::vector<int64_t>{1, 1}));
+  // The emulation flags stay one value per launched worker.
+  expectRefused(with({"--node-speed", "100,25"}), "--node-speed has 2 values but the job has 8 workers");
+}
+
+TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  const std::vector<std::vector<std::string>> refused{
+      {"--comm", "flat"},        {"--comm", "sfb"},        {"--comm", "hybrid"}, {"--comm", "ps", "--ps", "1"},
+      {"--staleness", "0"},      {"--sync-bn"},            {"--elastic"},        {"--elastic", "--join"},
+      {"--elastic", "--max-restarts", "1"}, {"--checkpoint-dir", "ck"}, {"--checkpoint-dir", "ck", "--resume"},
+  };
+  for (const auto& flags : refused) {
+    auto args = pipe;
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
+    EXPECT_NE(message.find("is not supported with --pipeline-stages 2 yet"), std::string::npos)
+        << flags.front() << " got: " << message;
+    EXPECT_NE(message.find(flags.front()), std::string::npos) << message;
+  }
+  expectRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "hybrid"},
+                "--comm hybrid is not supported with --pipeline-stages 2 yet");
+  // The same flags with --pipeline-stages 1 are data parallelism, as before.
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "1", "--comm", "flat"}).comm.mode,
+            comm::CommMode::Flat);
+}
+
+TEST_F(TrainFlags, WorkersOfAPipelineJobSeeTheWorldFromTheEnvironment) {
+  ::setenv(kRankVar, "3", 1);
+  ::setenv(kWorldSizeVar, "4", 1);
+  ::setenv(kMasterPortVar, "29500", 1);
+  const auto c = parseTrainCommandLine({"--pipeline-stages", "2", "--threads", "1"});
+  EXPECT_EQ(c.split.worldSize(), 2);
+  expectRefused({"--pipeline-stages", "3"}, "WORLD_SIZE 4 is not a multiple of --pipeline-stages 3");
 }
 
 }  // namespace

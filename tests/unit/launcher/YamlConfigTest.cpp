@@ -32,6 +32,18 @@ TEST_F(YamlConfig, UnderscoresAndDashesAreTheSameKey) {
   EXPECT_DOUBLE_EQ(c.trainer.lr.minLr, 0.01);
 }
 
+TEST_F(YamlConfig, PipelineKeysAreFlagsToo) {
+  const auto c = parseWith(
+      "workers: 4\npipeline_stages: 2\nmicro-batches: 6\nschedule: gpipe\npartition: 0-2,3-5\nsplit: [10, 22]\n"
+      "global_batch: 32\nmemory_limit_mb: 300\n");
+  EXPECT_EQ(c.pipeline.stages, 2);
+  EXPECT_EQ(c.pipeline.microBatches, 6);
+  EXPECT_EQ(c.pipeline.schedule, "gpipe");
+  EXPECT_EQ(c.pipeline.partition, "0-2,3-5");
+  EXPECT_EQ(c.split.batches, (std::vector<int64_t>{10, 22}));
+  EXPECT_DOUBLE_EQ(c.memoryLimitMb, 300);
+}
+
 TEST_F(YamlConfig, CommandLineOverridesTheFile) {
   EXPECT_EQ(parseWith("steps: 3\n", {"--steps", "9"}).trainer.steps, 9);
 }
