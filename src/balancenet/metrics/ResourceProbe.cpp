@@ -1,4 +1,5 @@
-// ResourceProbe: parses /proc/self/statm and /proc/meminfo on every call (no caching: figures are live).
+// ResourceProbe: parses /proc/self/statm, /proc/self/status and /proc/meminfo on every call (no caching: the
+// figures are live).
 #include "balancenet/metrics/ResourceProbe.h"
 
 #include <unistd.h>
@@ -10,9 +11,9 @@
 namespace balancenet::metrics {
 namespace {
 
-// A "Key:   12345 kB" line of /proc/meminfo, in bytes; 0 if the key is missing.
-double meminfoBytes(const std::string& key) {
-  std::ifstream in("/proc/meminfo");
+// A "Key:   12345 kB" line of a /proc file (meminfo, self/status), in bytes; 0 if the key is missing.
+double procKeyBytes(const char* file, const std::string& key) {
+  std::ifstream in(file);
   std::string line;
   const std::string prefix = key + ":";
   while (std::getline(in, line)) {
@@ -38,8 +39,10 @@ double residentBytes() {
   return residentPages * static_cast<double>(page > 0 ? page : 4096);
 }
 
-double nodeMemoryTotalBytes() { return meminfoBytes("MemTotal"); }
+double peakResidentBytes() { return procKeyBytes("/proc/self/status", "VmHWM"); }
 
-double nodeMemoryAvailableBytes() { return meminfoBytes("MemAvailable"); }
+double nodeMemoryTotalBytes() { return procKeyBytes("/proc/meminfo", "MemTotal"); }
+
+double nodeMemoryAvailableBytes() { return procKeyBytes("/proc/meminfo", "MemAvailable"); }
 
 }  // namespace balancenet::metrics
