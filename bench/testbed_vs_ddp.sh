@@ -41,6 +41,7 @@ OUT=${1:-runs/testbed-vs-ddp/$(date +%Y%m%d-%H%M%S)}
 shift $(($# > 0 ? 1 : 0))
 SCENARIOS=${*:-T1 T2 T3 T4 T5}
 . bench/lib/peers.sh # PY, require_torch, wait_peers, run_ddp
+. bench/lib/testset.sh # FULL_DATA, make_data
 BN=build/apps/balancenet
 TB=scripts/testbed.sh
 TB_ARGS=(--name "${TB_NAME:-vsddp}" --subnet "${TB_SUBNET:-10.213.99}")
@@ -48,7 +49,6 @@ WARMUP=1 # steps left out of samples/s on both sides, as in bench/vs_ddp.sh
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 ALONE_STEPS=${ALONE_STEPS:-12}
 EVAL_IMAGES=${EVAL_IMAGES:-10000}
-FULL_DATA=/usr/share/datasets/fashion-mnist
 DATA=$OUT/data             # the training set and the first EVAL_IMAGES test images: T1's
 CHECK_DATA=$OUT/data-check # the training set and the first 1000 test images: the others'
 ALL_SYSTEMS="bn-balanced bn-nooffload bn-flat bn-equal ddp"
@@ -94,27 +94,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# DIR: the training set (links) and the first N test images (IDX files, as MNIST's).
-make_data() { # dir, n
-  mkdir -p "$1"
-  ln -sf "$(realpath "$FULL_DATA")"/train-* "$1/"
-  "$PY" - "$FULL_DATA" "$1" "$2" <<'PYEOF'
-import gzip, os, sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-for name, item in (("t10k-images-idx3-ubyte", 28 * 28), ("t10k-labels-idx1-ubyte", 1)):
-    with gzip.open(os.path.join(src, name + ".gz")) as f:
-        data = f.read()
-    dims = data[3]
-    if not 0 < n <= int.from_bytes(data[4:8], "big"):
-        sys.exit(f"testbed_vs_ddp: error: EVAL_IMAGES must be 1..{int.from_bytes(data[4:8], 'big')}, not {n}")
-    header = bytearray(data[:4 + 4 * dims])
-    header[4:8] = n.to_bytes(4, "big")
-    with open(os.path.join(dst, name + ".tmp"), "wb") as f:
-        f.write(bytes(header) + data[4 + 4 * dims:4 + 4 * dims + n * item])
-    os.replace(os.path.join(dst, name + ".tmp"), os.path.join(dst, name))
-PYEOF
-}
 
 # run_ddp's runner and balancenet's: rank/host I runs in host I's namespace and cgroup, with a time limit.
 on_host() {
@@ -220,7 +199,7 @@ done
 mkdir -p "$OUT"
 export BALANCENET_JOB_TOKEN
 BALANCENET_JOB_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-make_data "$DATA" "$EVAL_IMAGES" || fail "could not write the test set into $DATA"
+make_data "$DATA" "$EVAL_IMAGES" "testbed_vs_ddp: error: EVAL_IMAGES" || fail "could not write the test set into $DATA"
 make_data "$CHECK_DATA" 1000 || fail "could not write the test set into $CHECK_DATA"
 : > "$OUT/scenarios.txt"
 for s in $SCENARIOS; do

@@ -1,4 +1,5 @@
-// ResourceProbe: parses /proc/self/statm and /proc/meminfo on every call (no caching: figures are live).
+// ResourceProbe: parses /proc/self/statm, /proc/self/status and /proc/meminfo on every call (no caching: the
+// figures are live).
 #include "balancenet/metrics/ResourceProbe.h"
 
 #include <unistd.h>
@@ -10,9 +11,9 @@
 namespace balancenet::metrics {
 namespace {
 
-// A "Key:   12345 kB" line of /proc/meminfo, in bytes; 0 if the key is missing.
-double meminfoBytes(const std::string& key) {
-  std::ifstream in("/proc/meminfo");
+// A "Key:   12345 kB" line of a /proc file (meminfo, self/status), in bytes; 0 if the key is missing.
+double procKeyBytes(const char* file, const std::string& key) {
+  std::ifstream in(file);
   std::string line;
   const std::string prefix = key + ":";
   while (std::getline(in, line)) {
@@ -38,16 +39,10 @@ double residentBytes() {
   return residentPages * static_cast<double>(page > 0 ? page : 4096);
 }
 
-double peakResidentBytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.compare(0, 6, "VmHWM:") == 0) return std::stod(line.substr(6)) * 1024.0;  // "VmHWM:  1234 kB"
-  return 0;
-}
+double peakResidentBytes() { return procKeyBytes("/proc/self/status", "VmHWM"); }
 
-double nodeMemoryTotalBytes() { return meminfoBytes("MemTotal"); }
+double nodeMemoryTotalBytes() { return procKeyBytes("/proc/meminfo", "MemTotal"); }
 
-double nodeMemoryAvailableBytes() { return meminfoBytes("MemAvailable"); }
+double nodeMemoryAvailableBytes() { return procKeyBytes("/proc/meminfo", "MemAvailable"); }
 
 }  // namespace balancenet::metrics

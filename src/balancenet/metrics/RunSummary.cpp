@@ -1,6 +1,8 @@
 // JSON form of a RunSummary.
 #include "balancenet/metrics/RunSummary.h"
 
+#include <algorithm>
+
 namespace balancenet::metrics {
 
 nlohmann::json RunSummary::toJson() const {
@@ -22,6 +24,10 @@ nlohmann::json RunSummary::toJson() const {
       {"final_accuracy", evals.empty() ? nlohmann::json(nullptr) : nlohmann::json(evals.back().accuracy)},
       {"evaluations", evalJson},
   };
+  if (!peakMemoryMb.empty()) {
+    j["peak_memory_mb"] = peakMemoryMb;
+    j["peak_memory_mb_max"] = *std::max_element(peakMemoryMb.begin(), peakMemoryMb.end());
+  }
   j.update(extra);
   return j;
 }

@@ -26,6 +26,7 @@ struct RunSummary {
   std::vector<double> updateMsPer100;  // the paper's table
   double finalLoss = 0;
   std::vector<EvalPoint> evals;
+  std::vector<double> peakMemoryMb;  // each rank's peak resident set (MiB), in rank order; none: not written
   nlohmann::json extra = nlohmann::json::object();  // model info, options: anything worth keeping
 
   nlohmann::json toJson() const;

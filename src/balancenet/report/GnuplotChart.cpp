@@ -8,15 +8,28 @@
 #include <spdlog/spdlog.h>
 
 namespace balancenet::report {
-namespace {
 
-std::string quoted(const std::string& s) {
+std::string gnuplotString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return out + "\"";
 }
 
-}  // namespace
+std::string gnuplotPngTerminal(const std::string& pngPath, int width, int height) {
+  // noenhanced: run names hold '_', which gnuplot's enhanced text would take for a subscript.
+  return fmt::format("set terminal pngcairo size {},{} font 'sans,11' noenhanced\nset output {}\n", width, height,
+                     gnuplotString(pngPath));
+}
+
+bool runGnuplot(const std::string& scriptPath, const std::string& pngPath, const std::string& dataPath) {
+  const int rc = std::system(fmt::format("gnuplot {} 2>/dev/null", gnuplotString(scriptPath)).c_str());
+  if (rc != 0) {
+    spdlog::warn("gnuplot could not draw {} (is it installed? apt-get install gnuplot-nox); data kept in {}", pngPath,
+                 dataPath);
+    return false;
+  }
+  return true;
+}
 
 std::vector<std::pair<double, double>> movingBlocks(const std::vector<double>& values, int window) {
   std::vector<std::pair<double, double>> out;
@@ -40,26 +53,19 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
     }
   }
   std::ofstream script(scriptPath);
-  script << "set terminal pngcairo size 1000,560 font 'sans,11' noenhanced\n"  // run names hold '_'
-         << "set output " << quoted(pngPath) << "\n"
-         << "set title " << quoted(chart.title) << "\n"
-         << "set xlabel " << quoted(chart.xLabel) << "\n"
-         << "set ylabel " << quoted(chart.yLabel) << "\n"
+  script << gnuplotPngTerminal(pngPath, 1000, 560)
+         << "set title " << gnuplotString(chart.title) << "\n"
+         << "set xlabel " << gnuplotString(chart.xLabel) << "\n"
+         << "set ylabel " << gnuplotString(chart.yLabel) << "\n"
          << "set key outside right\nset grid\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
          << "plot ";
   for (size_t i = 0; i < chart.series.size(); ++i)
-    script << (i ? ", " : "") << quoted(dataPath) << " index " << i << " with "
+    script << (i ? ", " : "") << gnuplotString(dataPath) << " index " << i << " with "
            << (chart.series[i].steps ? "steps" : "linespoints pt 7 ps 0.5") << " lw 2 title "
-           << quoted(chart.series[i].title);
+           << gnuplotString(chart.series[i].title);
   script << "\n";
   script.close();
-  const int rc = std::system(fmt::format("gnuplot {} 2>/dev/null", quoted(scriptPath)).c_str());
-  if (rc != 0) {
-    spdlog::warn("gnuplot could not draw {} (is it installed? apt-get install gnuplot-nox); data kept in {}", pngPath,
-                 dataPath);
-    return false;
-  }
-  return true;
+  return runGnuplot(scriptPath, pngPath, dataPath);
 }
 
 }  // namespace balancenet::report

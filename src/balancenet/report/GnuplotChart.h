@@ -21,6 +21,13 @@ struct Chart {
 // Returns false, with a warning logged, when gnuplot is missing or fails: pictures are optional.
 bool renderChart(const Chart& chart, const std::string& pngPath);
 
+// The pieces every chart's script shares (the pipeline chart draws boxes, not series):
+std::string gnuplotString(const std::string& s);  // a double-quoted gnuplot string literal
+// "set terminal pngcairo ... / set output": the first lines of a script drawing a width x height PNG.
+std::string gnuplotPngTerminal(const std::string& pngPath, int width, int height);
+// Runs gnuplot on the script; false, with a warning naming pngPath and where its data stays, when it fails.
+bool runGnuplot(const std::string& scriptPath, const std::string& pngPath, const std::string& dataPath);
+
 // Mean of each consecutive window of `window` values, at the window's middle x (1-based steps).
 std::vector<std::pair<double, double>> movingBlocks(const std::vector<double>& values, int window);
 

@@ -3,15 +3,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/report/GnuplotChart.h"
+#include "balancenet/report/PipelineChart.h"
 #include "balancenet/report/RunCharts.h"
 
 namespace balancenet::report {
@@ -59,13 +62,21 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
+std::string fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A PNG file as an <img> with its bytes inline.
+std::string inlineImage(const std::string& pngPath, const std::string& alt) {
+  const std::string png = fileBytes(pngPath);
+  return fmt::format("<figure><img class=\"chart\" alt=\"{}\" src=\"data:image/png;base64,{}\"></figure>\n",
+                     escape(alt), base64(png));
+}
+
 // The chart as an <img> with its PNG inline; empty when gnuplot could not draw it.
 std::string chartImage(const Chart& chart, const std::string& pngPath) {
-  if (!renderChart(chart, pngPath)) return {};
-  std::ifstream in(pngPath, std::ios::binary);
-  const std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return fmt::format("<figure><img class=\"chart\" alt=\"{}\" src=\"data:image/png;base64,{}\"></figure>\n",
-                     escape(chart.title), base64(png));
+  return renderChart(chart, pngPath) ? inlineImage(pngPath, chart.title) : std::string();
 }
 
 std::string label(const RunResults& run) {
@@ -76,17 +87,20 @@ std::string summaryTable(const std::vector<RunResults>& runs) {
   std::string out =
       "<table><tr><th>run</th><th>workers</th><th>steps</th><th>samples/s</th><th>mean weight update (ms)</th>"
       "<th>exposed sync (ms)</th><th>MB sent per worker-step</th><th>final test accuracy</th>"
-      "<th>final split</th></tr>\n";
+      "<th>final split</th><th>peak memory, largest worker (MB)</th></tr>\n";
   for (const auto& r : runs) {
     const auto& s = r.summary;
     const bool hasAccuracy = s.contains("final_accuracy") && s["final_accuracy"].is_number();
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td>"
-        "<td>{}</td><td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(label(r)), s.value("nodes", 0), s.value("steps", 0), s.value("samples_per_second", 0.0),
         s.value("mean_weight_update_ms", 0.0), r.meanSyncMs(), r.bytesSentPerStep / 1e6,
         hasAccuracy ? fmt::format("{:.2f}%", 100 * s["final_accuracy"].get<double>()) : "-",
-        escape(s.value("split", "")));
+        escape(s.value("split", "")),
+        r.peakMemoryMb.empty()
+            ? "-"
+            : fmt::format("{:.0f}", *std::max_element(r.peakMemoryMb.begin(), r.peakMemoryMb.end())));
   }
   return out + "</table>\n";
 }
@@ -140,6 +154,43 @@ std::string breakdownTable(const RunResults& run) {
   return out + "</table>\n";
 }
 
+// The schedule a pipelined run used, as its summary.json names it; empty when it does not.
+std::string scheduleOf(const nlohmann::json& summary) {
+  if (summary.contains("schedule") && summary["schedule"].is_string()) return summary["schedule"];
+  if (summary.contains("pipeline") && summary["pipeline"].is_object()) return summary["pipeline"].value("schedule", "");
+  return {};
+}
+
+// One line on a step's bubble: each rank's idle share, their mean, and (S-1)/(M+S-1), what a flushed
+// pipeline of equal stages would leave idle.
+std::string bubbleLine(const StepIdle& idle) {
+  std::string perRank;
+  for (const auto& r : idle.ranks)
+    perRank += fmt::format("{}rank {} {:.1f}% ({:.1f} ms busy)", perRank.empty() ? "" : ", ", r.rank,
+                           100 * r.bubbleFraction, r.busyMs);
+  const double analytical =
+      idle.stages > 0 ? (idle.stages - 1.0) / (idle.microBatches + idle.stages - 1.0) : 0;
+  return fmt::format(
+      "<p>Step {} ({:.1f} ms from the first action to the last): bubble fraction {}; mean {:.1f}% "
+      "(equal stages would leave (S-1)/(M+S-1) = {:.1f}% with S = {}, M = {}).</p>\n",
+      idle.step, idle.spanMs, perRank, 100 * idle.meanBubbleFraction, 100 * analytical, idle.stages,
+      idle.microBatches);
+}
+
+// Each pipelined run's last recorded step: its bubble in words, and its picture as chartDir/pipeline_<i>.png.
+std::string pipelineSection(const std::vector<RunResults>& runs, const std::string& chartDir) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    if (r.pipeline.empty()) continue;
+    const auto png = fmt::format("{}/pipeline_{}.png", chartDir, i);
+    out += "<h3>" + escape(label(r)) + "</h3>\n" + bubbleLine(pipelineIdle(actionsOfStep(r.pipeline)));
+    if (renderPipelineChart(r.pipeline, png, {-1, scheduleOf(r.summary)}))
+      out += inlineImage(png, label(r) + ": pipeline schedule");
+  }
+  return out.empty() ? out : "<h2>Pipeline schedule</h2>\n" + out;
+}
+
 constexpr const char* kStyle = R"(<style>
 body { font-family: sans-serif; margin: 2em; max-width: 1100px; color: #222; }
 table { border-collapse: collapse; margin: 1em 0; }
@@ -186,6 +237,7 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
   const auto per100 = per100Table(runs);
   if (!per100.empty()) page += "<h2>Mean weight-update time (ms) per 100 updates</h2>\n" + per100;
   page += "<h2>Charts</h2>\n" + (charts.empty() ? "<p>(gnuplot not available: no charts)</p>\n" : charts);
+  page += pipelineSection(runs, chartDir);
   page +=
       "<h2>Where each worker's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
       "the synchronisation beyond the fastest worker's (waiting for slower peers).</p>\n";
@@ -200,6 +252,16 @@ void writeHtmlReport(const std::vector<std::string>& runDirs, const std::string&
   const auto chartDir = std::filesystem::temp_directory_path() / fmt::format("balancenet-report-{}", ::getpid());
   std::filesystem::create_directories(chartDir);
   const auto page = htmlReport(runs, chartDir.string());
+  // A pipelined run's picture also stays in its directory, beside pipeline.csv (for documents, slides).
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto png = chartDir / fmt::format("pipeline_{}.png", i);
+    if (!std::filesystem::exists(png)) continue;
+    try {
+      writeFileAtomically(runs[i].dir + "/pipeline.png", fileBytes(png.string()));
+    } catch (const std::exception& e) {  // a read-only run directory: the page has the picture all the same
+      spdlog::warn("could not keep the pipeline picture in {}: {}", runs[i].dir, e.what());
+    }
+  }
   std::filesystem::remove_all(chartDir);
   writeFileAtomically(outPath, page);
 }

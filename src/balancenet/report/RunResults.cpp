@@ -58,6 +58,11 @@ RunResults loadRun(const std::string& dir) {
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("{}: not valid JSON", summaryPath));
   }
+  try {  // written since pipeline parallelism came (issue 16)
+    r.peakMemoryMb = r.summary.value("peak_memory_mb", std::vector<double>{});
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(fmt::format("{}: peak_memory_mb is not a list of numbers", summaryPath));
+  }
 
   const std::string stepsPath = dir + "/steps.csv";
   auto steps = readCsv(stepsPath);
@@ -107,6 +112,8 @@ RunResults loadRun(const std::string& dir) {
       r.splits.back().batches.push_back(std::stoll(rows[i].at(batch)));
     }
   }
+  const std::string pipelinePath = dir + "/pipeline.csv";
+  if (std::ifstream(pipelinePath)) r.pipeline = readPipelineCsv(pipelinePath);
   return r;
 }
 

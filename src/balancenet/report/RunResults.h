@@ -1,9 +1,11 @@
-// RunResults: what a finished run directory holds (summary.json, steps.csv, splits.csv), read back.
+// RunResults: what a finished run directory holds (summary.json, steps.csv, splits.csv, pipeline.csv), read back.
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "balancenet/report/PipelineTrace.h"
 
 namespace balancenet::report {
 
@@ -28,6 +30,8 @@ struct RunResults {
   std::vector<double> samplesPerStep;  // global batch actually trained in each step
   std::vector<RankBreakdown> ranks;    // per rank, in rank order
   std::vector<SplitChange> splits;     // every decision of splits.csv, in order
+  std::vector<double> peakMemoryMb;    // summary.json's peak_memory_mb, per rank; empty for older runs
+  std::vector<PipelineAction> pipeline;  // pipeline.csv's rows; empty when the run was not pipelined
 
   // Mean of syncMsPerStep without the first step (connection set-up, first buffers).
   double meanSyncMs() const;

@@ -7,6 +7,7 @@
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/metrics/StepTable.h"
 
 namespace balancenet::trainer {
@@ -23,6 +24,15 @@ void gatherCapacities(comm::Communicator& comm, const metrics::WorkerCapacity& m
     peaks.push_back({v[0], v[1], static_cast<int>(v[2])});
     threads.push_back(static_cast<int>(v[3]));
   }
+}
+
+// Every rank's peak resident set in MiB, in rank order: the high-water mark of its worker process so far,
+// which at the end of a run is the run's (ranks run as threads of one process share one figure).
+std::vector<double> gatherPeakMemoryMb(comm::Communicator& comm) {
+  std::vector<double> mb;
+  for (const auto& t : comm.allgather(at::full({1}, metrics::peakResidentBytes() / (1 << 20), at::kDouble)))
+    mb.push_back(t.item<double>());
+  return mb;
 }
 
 }  // namespace
@@ -57,6 +67,7 @@ std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
   gatherCapacities(comm, capacity, peaks, threads);
   const auto efficiency =
       metrics::workerEfficiency(table, peaks, threads, capacity.flopsPerSample, summary.trainSeconds);
+  summary.peakMemoryMb = gatherPeakMemoryMb(comm);
   if (capacity.peak.oneThread > 0) {
     summary.extra["workers"] = metrics::toJson(efficiency);
     summary.extra["blas"] = blasLibraryPath();

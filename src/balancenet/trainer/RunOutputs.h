@@ -13,7 +13,8 @@ namespace balancenet::trainer {
 
 // Collective: every rank calls it (records may differ in number). Fills the summary's step-derived
 // fields (mean and per-100 weight-update time, and "workers": each rank's achieved FLOP/s against its
-// peak) on every rank, and returns the per-rank efficiency; rank 0 writes the files atomically.
+// peak; each rank's peak resident memory) on every rank, and returns the per-rank efficiency; rank 0 writes
+// the files atomically.
 std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
                                                        const std::vector<metrics::StepRecord>& mine,
                                                        metrics::RunSummary& summary, const std::string& runDir,

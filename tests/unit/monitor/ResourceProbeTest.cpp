@@ -1,4 +1,4 @@
-// Tests of the pure probes: resident memory, node memory, GEMM throughput.
+// Tests of the pure probes: resident memory and its peak, node memory, GEMM throughput.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -23,6 +23,22 @@ TEST(ResourceProbe, ResidentMemoryGrowsByAFreshlyTouchedBuffer) {
   EXPECT_EQ(buffer[kBytes - 1], 1);
   EXPECT_GT(after - before, 0.9 * kBytes);
   EXPECT_LT(after - before, 1.2 * kBytes);
+}
+
+// The peak is a high-water mark: it only grows once resident memory passes it, so the buffer is sized to
+// reach 200 MB beyond the peak so far (an earlier test may have freed a bigger buffer).
+TEST(ResourceProbe, PeakResidentGrowsPastItsMarkAndNeverTrailsResident) {
+  constexpr double kGrowth = double(size_t{200} << 20);
+  const double peakBefore = peakResidentBytes(), residentBefore = residentBytes();
+  ASSERT_GT(peakBefore, 0);
+  EXPECT_GE(peakBefore, residentBefore);
+  const auto bytes = static_cast<size_t>(peakBefore - residentBefore + kGrowth);
+  std::unique_ptr<char[]> buffer(new char[bytes]);
+  std::memset(buffer.get(), 1, bytes);
+  const double peakAfter = peakResidentBytes();
+  EXPECT_EQ(buffer[bytes - 1], 1);
+  EXPECT_GT(peakAfter - peakBefore, 0.9 * kGrowth);
+  EXPECT_GE(peakAfter, residentBytes());
 }
 
 TEST(ResourceProbe, NodeMemoryTotalExceedsAvailable) {

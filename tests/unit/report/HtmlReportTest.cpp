@@ -1,6 +1,11 @@
 // The report page: tables for every run, per-rank bars, escaped text, charts inline.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "PipelineFixture.h"
 #include "balancenet/report/HtmlReport.h"
 #include "testing/TempDir.h"
 
@@ -55,6 +60,58 @@ TEST(HtmlReport, EachRankShowsItsFractionOfTheSgemmPeak) {
   EXPECT_NE(page.find("<td>21.0</td><td>40.0</td><td>0.42</td>"), std::string::npos);  // rank 1, its own entry
   EXPECT_NE(page.find("<td>1.0</td><td>61.9</td><td>0.65</td>"), std::string::npos);   // rank 0
   EXPECT_NE(page.find("<td>21.0</td><td>-</td><td>-</td>"), std::string::npos);        // the old run
+}
+
+size_t images(const std::string& page) {
+  size_t n = 0;
+  for (size_t pos = 0; (pos = page.find("data:image/png;base64,", pos)) != std::string::npos; ++pos) ++n;
+  return n;
+}
+
+TEST(HtmlReport, APipelinedRunShowsItsScheduleAndBubble) {
+  testing::TempDir charts, runDir;
+  fixture::writeText(runDir.file("pipeline.csv"), fixture::kGpipeCsv);
+  auto run = fakeRun("runs/p", "32,32");
+  run.pipeline = readPipelineCsv(runDir.file("pipeline.csv"));
+  run.summary["schedule"] = "gpipe";
+  const auto page = htmlReport({run, fakeRun("runs/dp", "32,32")}, charts.path());
+  EXPECT_NE(page.find("<h2>Pipeline schedule</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<h3>p (cnn)</h3>"), std::string::npos);
+  EXPECT_EQ(page.find("<h3>dp (cnn)</h3>\n<p>Step"), std::string::npos);  // no pipeline, no section of its own
+  EXPECT_NE(page.find("Step 5 (12.0 ms from the first action to the last): bubble fraction rank 0 25.0% (9.0 ms "
+                      "busy), rank 1 25.0% (9.0 ms busy); mean 25.0% (equal stages would leave (S-1)/(M+S-1) = "
+                      "25.0% with S = 2, M = 3)"),
+            std::string::npos);
+  EXPECT_NE(page.find("alt=\"p (cnn): pipeline schedule\""), std::string::npos);
+  EXPECT_EQ(images(page), 5u);  // throughput, update, two split charts and the pipeline
+  EXPECT_EQ(htmlReport({fakeRun("runs/dp", "32,32")}, charts.path()).find("Pipeline schedule"), std::string::npos);
+}
+
+TEST(HtmlReport, PeakMemoryOfTheLargestWorkerOrADashForOlderRuns) {
+  testing::TempDir charts;
+  auto run = fakeRun("runs/a", "40,24");
+  run.peakMemoryMb = {512.4, 730.6};
+  const auto page = htmlReport({run, fakeRun("runs/old", "40,24")}, charts.path());
+  EXPECT_NE(page.find("<th>peak memory, largest worker (MB)</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>40,24</td><td>731</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>40,24</td><td>-</td>"), std::string::npos);
+}
+
+// `balancenet report RUN_DIR` on a pipelined run: the page, and the picture kept beside pipeline.csv.
+TEST(HtmlReport, WritesThePageAndKeepsPipelinePngInTheRunDirectory) {
+  testing::TempDir run, out;
+  fixture::writeText(run.file("summary.json"), R"({"model": "mlp", "nodes": 2, "peak_memory_mb": [300, 310]})");
+  fixture::writeText(run.file("steps.csv"),
+                     "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received\n"
+                     "0,0,8,1,1,0,1,10,1,0.1,4,4\n0,1,8,1,1,0,1,10,1,0.1,4,4\n");
+  fixture::writeText(run.file("pipeline.csv"), fixture::kGpipeCsv);
+  writeHtmlReport({run.path()}, out.file("report.html"));
+  std::ifstream in(out.file("report.html"));
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<h2>Pipeline schedule</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<td>310</td>"), std::string::npos);
+  ASSERT_TRUE(std::filesystem::exists(run.file("pipeline.png"))) << "gnuplot (Debian's gnuplot-nox) is required";
+  EXPECT_GT(std::filesystem::file_size(run.file("pipeline.png")), 1000u);
 }
 
 }  // namespace

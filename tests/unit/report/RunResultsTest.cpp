@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/metrics/RunSummary.h"
 #include "balancenet/report/GnuplotChart.h"
 #include "balancenet/report/RunCharts.h"
 #include "balancenet/report/RunResults.h"
@@ -57,6 +58,30 @@ TEST(RunCharts, ASplitChartSpansAnElasticGroupThatShrank) {
   using Points = std::vector<std::pair<double, double>>;
   EXPECT_EQ(chart.series[0].points, (Points{{0, 10}, {15, 15}, {20, 15}}));
   EXPECT_EQ(chart.series[2].points, (Points{{0, 10}, {15, 0}, {20, 0}}));  // no rank 2 after the re-form
+}
+
+TEST(RunResults, PeakMemoryRoundTripsAndOlderRunsHaveNone) {
+  testing::TempDir dir;
+  writeRun(dir);  // a summary.json written before peak memory was recorded
+  EXPECT_TRUE(loadRun(dir.path()).peakMemoryMb.empty());
+  metrics::RunSummary summary;
+  summary.peakMemoryMb = {256.5, 301.0};
+  write(dir.file("summary.json"), summary.toJson().dump());
+  EXPECT_EQ(loadRun(dir.path()).peakMemoryMb, (std::vector<double>{256.5, 301.0}));
+  write(dir.file("summary.json"), R"({"peak_memory_mb": "lots"})");
+  EXPECT_THROW(loadRun(dir.path()), UsageError);
+}
+
+TEST(RunResults, PipelineCsvIsReadWhenPresentAndAMalformedOneIsAUsageError) {
+  testing::TempDir dir;
+  writeRun(dir);
+  EXPECT_TRUE(loadRun(dir.path()).pipeline.empty());
+  write(dir.file("pipeline.csv"), "step,rank,stage,replica,kind,micro,start_ms,end_ms\n3,1,1,0,B,2,10,12.5\n");
+  const auto run = loadRun(dir.path());
+  ASSERT_EQ(run.pipeline.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.pipeline[0].endMs, 12.5);
+  write(dir.file("pipeline.csv"), "step,rank\n");
+  EXPECT_THROW(loadRun(dir.path()), UsageError);
 }
 
 TEST(RunResults, MissingOrMalformedRunIsAUsageError) {
