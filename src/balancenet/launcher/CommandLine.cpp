@@ -17,12 +17,12 @@
 #include "balancenet/launcher/CompareCommand.h"
 #include "balancenet/launcher/JobConfig.h"
 #include "balancenet/launcher/LocalLauncher.h"
+#include "balancenet/launcher/ModelsCommand.h"
 #include "balancenet/launcher/ServerProcess.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 #include "balancenet/launcher/YamlConfig.h"
-#include "balancenet/models/ModelZoo.h"
 #include "balancenet/report/HtmlReport.h"
 
 namespace balancenet::launcher {
@@ -33,21 +33,6 @@ std::string defaultRunDir() {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   return fmt::format("runs/{}-{}", stamp, ::getpid());
-}
-
-int runModelsCommand() {
-  std::cout << fmt::format("{:<10} {:>14} {:>16} {:>16}  {}\n", "model", "parameters", "MFLOPs/sample",
-                           "train MB/sample", "batch norm");
-  for (const auto& name : models::modelNames()) {
-    models::ModelOptions o;
-    o.name = name;
-    auto info = models::buildModel(o).info;
-    std::cout << fmt::format("{:<10} {:>14} {:>16.2f} {:>16.2f}  {}\n", name, info.parameters,
-                             info.flopsPerSample / 1e6, info.memoryPerSampleBytes / 1e6,
-                             info.hasBatchNorm ? "yes" : "no");
-  }
-  std::cout << "(forward FLOPs per 28x28x1 sample at --width 1; training costs about 3x)\n";
-  return 0;
 }
 
 // The whole command line: every subcommand with its flags, bound to the values they fill.
@@ -63,13 +48,15 @@ struct Commands {
   std::string reportOut = "report.html";
   CLI::App* compare = nullptr;
   CompareOptions compareOptions;
+  ModelsOptions modelsOptions;
 
   Commands() {
     app.set_version_flag("--version", "balancenet 0.1.0");
     app.require_subcommand(1);
     train = app.add_subcommand("train", "Train a model data-parallel (spawns --workers local workers)");
     addTrainFlags(*train, config, raw);
-    app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample");
+    addModelsFlags(*app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample"),
+                   modelsOptions);
     report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
     report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();
     report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
@@ -125,7 +112,7 @@ int runTrain(Commands& commands, int argc, char** argv) {
 
 // Runs the subcommand that was given; its exit code.
 int dispatch(Commands& commands, int argc, char** argv) {
-  if (commands.app.got_subcommand("models")) return runModelsCommand();
+  if (commands.app.got_subcommand("models")) return runModels(commands.modelsOptions);
   if (commands.app.got_subcommand("report")) {
     report::writeHtmlReport(commands.reportRuns, commands.reportOut);
     std::cerr << "balancenet: report written to " << commands.reportOut << std::endl;

@@ -30,9 +30,13 @@ std::vector<BlockInfo> Network::blocks() const {
   return {whole};
 }
 
+void Network::requireSpan(size_t first, size_t end, size_t blockCount) {
+  if (first >= end || end > blockCount)
+    throw InternalError(fmt::format("blocks [{}, {}) of a network with {} blocks", first, end, blockCount));
+}
+
 std::shared_ptr<BlockRange> Network::blockRange(size_t first, size_t end) {
-  if (first != 0 || end != 1)
-    throw InternalError(fmt::format("blocks {}..{} of a network that is one block", first, end));
+  requireSpan(first, end, 1);
   return std::make_shared<WholeNetwork>(std::static_pointer_cast<Network>(shared_from_this()));
 }
 

@@ -26,6 +26,10 @@ class Network : public torch::nn::Module {
   // Blocks [first, end) as one module sharing this network's tensors. Throws InternalError for an
   // empty or out-of-range span.
   virtual std::shared_ptr<BlockRange> blockRange(size_t first, size_t end);
+
+ protected:
+  // Throws InternalError unless [first, end) is a non-empty span of `blockCount` blocks.
+  static void requireSpan(size_t first, size_t end, size_t blockCount);
 };
 
 }  // namespace balancenet::models

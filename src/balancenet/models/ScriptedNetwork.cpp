@@ -1,6 +1,9 @@
 // Loading a TorchScript file and exposing its tensors as an nn::Module tree.
 #include "balancenet/models/ScriptedNetwork.h"
 
+#include <utility>
+
+#include <ATen/ATen.h>
 #include <torch/script.h>
 
 #include <fmt/format.h>
@@ -33,6 +36,67 @@ std::pair<std::string, std::string> splitLast(const std::string& name) {
                                   : std::make_pair(name.substr(0, dot), name.substr(dot + 1));
 }
 
+// Whether `child` has a forward that takes one tensor (besides self).
+bool takesOneTensor(const torch::jit::Module& child) {
+  const auto forward = child.find_method("forward");
+  if (!forward) return false;
+  const auto& arguments = forward->function().getSchema().arguments();
+  return arguments.size() == 2 && arguments[1].type()->isSubtypeOf(*c10::TensorType::get());
+}
+
+// `module`'s top-level children as blocks when chaining them is its forward on every probe batch (the
+// probes' outputs given in `expected`); empty otherwise. In eval mode, without autograd.
+std::vector<BlockInfo> sequentialBlocks(torch::jit::Module& module, const std::vector<at::Tensor>& probes,
+                                        const std::vector<at::Tensor>& expected) {
+  // Tensors of the module itself would belong to no block (and a forward could use them between children).
+  if (module.parameters(/*recurse=*/false).size() > 0 || module.buffers(/*recurse=*/false).size() > 0) return {};
+  std::vector<BlockInfo> blocks;
+  for (const auto& child : module.named_children()) {
+    if (!takesOneTensor(child.value)) return {};
+    BlockInfo block;
+    block.name = child.name;
+    block.kind = "scripted";
+    for (const auto& p : child.value.parameters()) block.parameters += p.numel();
+    blocks.push_back(std::move(block));
+  }
+  if (blocks.size() < 2) return {};
+  for (size_t probe = 0; probe < probes.size(); ++probe) {
+    at::Tensor x = probes[probe];
+    for (BlockInfo& block : blocks) {
+      try {
+        const c10::IValue y = module.attr(block.name).toModule().forward({x});
+        if (!y.isTensor()) return {};
+        x = y.toTensor();
+      } catch (const std::exception&) {
+        return {};  // e.g. a child that expects what the forward computes between children
+      }
+      block.outputShape = x.sizes().slice(1).vec();
+      block.outputElementsPerSample = x[0].numel();
+      block.memoryPerSampleBytes = block.outputElementsPerSample * int64_t{4} * 2;
+    }
+    if (!x.sizes().equals(expected[probe].sizes()) || !at::equal(x, expected[probe])) return {};
+  }
+  return blocks;
+}
+
+// The children [first, end) of a sequential scripted module; its tensors are the network's holders.
+class ScriptedRange : public BlockRange {
+ public:
+  explicit ScriptedRange(std::vector<torch::jit::Module> children) : children_(std::move(children)) {}
+  at::Tensor forward(const at::Tensor& x) override {
+    at::Tensor y = x;
+    for (auto& child : children_) y = child.forward({y}).toTensor();
+    return y;
+  }
+  void train(bool on = true) override {
+    BlockRange::train(on);
+    for (auto& child : children_) child.train(on);
+  }
+
+ private:
+  std::vector<torch::jit::Module> children_;
+};
+
 }  // namespace
 
 bool isScriptedModelPath(const std::string& name) {
@@ -56,11 +120,17 @@ ScriptedNetwork::ScriptedNetwork(const std::string& path) {
     holder.register_buffer(leaf, b.value);
   }
   // The contract of every model: [N,1,28,28] in, [N,10] out. Checked once, in eval mode, without autograd.
+  // The blocks probe the same way: zeros, and a deterministic ramp (a random batch would move the seed
+  // training draws from) that zeros alone could not tell apart from, e.g., a forward ending in relu.
+  const at::Tensor zeros = at::zeros({2, kInputChannels, kInputSize, kInputSize});
+  const at::Tensor ramp = at::linspace(-1, 1, zeros.numel()).reshape(zeros.sizes());
   at::Tensor out;
   try {
     torch::NoGradGuard noGrad;
     module_->eval();
-    out = module_->forward({at::zeros({2, kInputChannels, kInputSize, kInputSize})}).toTensor();
+    out = module_->forward({zeros}).toTensor();
+    if (out.dim() == 2 && out.size(0) == 2 && out.size(1) == kNumClasses)
+      blocks_ = sequentialBlocks(*module_, {zeros, ramp}, {out, module_->forward({ramp}).toTensor()});
     module_->train();
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("--model {}: forward on a [2,1,28,28] batch failed: {}", path, firstLine(e.what())));
@@ -77,6 +147,22 @@ at::Tensor ScriptedNetwork::forward(const at::Tensor& x) { return module_->forwa
 void ScriptedNetwork::train(bool on) {
   Network::train(on);
   module_->train(on);
+}
+
+std::vector<BlockInfo> ScriptedNetwork::blocks() const { return blocks_.empty() ? Network::blocks() : blocks_; }
+
+std::shared_ptr<BlockRange> ScriptedNetwork::blockRange(size_t first, size_t end) {
+  if (blocks_.empty()) return Network::blockRange(first, end);
+  requireSpan(first, end, blocks_.size());
+  std::vector<torch::jit::Module> children;
+  for (size_t i = first; i < end; ++i) children.push_back(module_->attr(blocks_[i].name).toModule());
+  auto range = std::make_shared<ScriptedRange>(std::move(children));
+  // The holders of the children's tensors (a child without tensors has none), so the range's parameters
+  // are the network's, named as in its state_dict.
+  const auto holders = named_children();
+  for (size_t i = first; i < end; ++i)
+    if (const auto* holder = holders.find(blocks_[i].name)) range->register_module(blocks_[i].name, *holder);
+  return range;
 }
 
 }  // namespace balancenet::models

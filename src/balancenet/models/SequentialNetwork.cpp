@@ -1,12 +1,12 @@
 // SequentialNetwork: the builder's blocks, and a run of them as a module sharing the network's layers.
 #include "balancenet/models/SequentialNetwork.h"
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "balancenet/core/Error.h"
 
 namespace balancenet::models {
 namespace {
@@ -48,8 +48,7 @@ std::vector<BlockInfo> SequentialNetwork::blocks() const {
 }
 
 std::shared_ptr<BlockRange> SequentialNetwork::blockRange(size_t first, size_t end) {
-  if (first >= end || end > blocks_.size())
-    throw InternalError(fmt::format("blocks [{}, {}) of a network with {} blocks", first, end, blocks_.size()));
+  requireSpan(first, end, blocks_.size());
   return std::make_shared<SequentialRange>(layers_, blocks_[first].firstLayer, blocks_[end - 1].endLayer);
 }
 

@@ -10,9 +10,12 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/models/ModelZoo.h"
+#include "BlockRanges.h"
 
 namespace balancenet::models {
 namespace {
+
+using namespace blocktest;  // NOLINT(google-build-using-namespace): the test helpers of BlockRanges.h
 
 BuiltModel build(const std::string& name, double dropout = 0) {
   ModelOptions o;
@@ -22,40 +25,13 @@ BuiltModel build(const std::string& name, double dropout = 0) {
   return buildModel(o);
 }
 
-std::vector<std::string> namesOf(const std::vector<BlockInfo>& blocks) {
-  std::vector<std::string> names;
-  for (const auto& b : blocks) names.push_back(b.name);
-  return names;
-}
-
-// Cut points [0, c1, ..., n] of three ranges (every zoo model has at least 3 blocks).
-std::vector<size_t> thirds(size_t n) { return {0, n / 3, 2 * n / 3, n}; }
-
-// Every single block, halves, thirds.
-std::vector<std::vector<size_t>> cutsOf(size_t n) {
-  std::vector<size_t> single;
-  for (size_t i = 0; i <= n; ++i) single.push_back(i);
-  return {single, {0, n / 2, n}, thirds(n)};
-}
-
-std::vector<std::shared_ptr<BlockRange>> rangesFor(Network& net, const std::vector<size_t>& cuts) {
-  std::vector<std::shared_ptr<BlockRange>> ranges;
-  for (size_t i = 0; i + 1 < cuts.size(); ++i) ranges.push_back(net.blockRange(cuts[i], cuts[i + 1]));
-  return ranges;
-}
-
-at::Tensor chain(const std::vector<std::shared_ptr<BlockRange>>& ranges, at::Tensor x) {
-  for (const auto& r : ranges) x = r->forward(x);
-  return x;
-}
-
 class EveryModelBlocks : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryModelBlocks, AccountingAddsUpToModelInfo) {
   BuiltModel m = build(GetParam());
   const std::vector<BlockInfo> blocks = m.net->blocks();
   ASSERT_GE(blocks.size(), 3u);
-  std::vector<std::string> names = namesOf(blocks);
+  std::vector<std::string> names = blockNames(blocks);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "names not unique";
   int64_t flops = 0, memory = 0, parameters = 0;
   for (const auto& b : blocks) {
@@ -103,19 +79,15 @@ TEST_P(EveryModelBlocks, EachBlockOutputHasItsShape) {
 
 TEST_P(EveryModelBlocks, RangesShareTheNetworksParametersDisjointlyAndInOrder) {
   BuiltModel m = build(GetParam());
-  std::vector<at::TensorImpl*> whole;
-  for (const auto& p : m.net->parameters()) whole.push_back(p.unsafeGetTensorImpl());
+  const auto whole = parameterImpls(*m.net);
   std::vector<std::string> wholeNames;
   for (const auto& p : m.net->named_parameters()) wholeNames.push_back(p.key());
   for (const auto& cuts : cutsOf(m.net->blocks().size())) {
-    std::vector<at::TensorImpl*> concatenated;
-    std::vector<std::string> names;
-    for (const auto& range : rangesFor(*m.net, cuts)) {
-      for (const auto& p : range->parameters()) concatenated.push_back(p.unsafeGetTensorImpl());
-      for (const auto& p : range->named_parameters()) names.push_back(p.key());
-    }
     // Equal sequences of distinct pointers: disjoint ranges that together are exactly the network's.
-    EXPECT_EQ(concatenated, whole) << cuts.size() - 1 << " ranges";
+    EXPECT_EQ(rangeParameterImpls(*m.net, cuts), whole) << cuts.size() - 1 << " ranges";
+    std::vector<std::string> names;
+    for (const auto& range : rangesFor(*m.net, cuts))
+      for (const auto& p : range->named_parameters()) names.push_back(p.key());
     EXPECT_EQ(names, wholeNames);
   }
   EXPECT_EQ(std::set<at::TensorImpl*>(whole.begin(), whole.end()).size(), whole.size());
@@ -123,20 +95,8 @@ TEST_P(EveryModelBlocks, RangesShareTheNetworksParametersDisjointlyAndInOrder) {
 
 TEST_P(EveryModelBlocks, BackwardThroughRangesGivesTheNetworksGradients) {
   BuiltModel m = build(GetParam());
-  m.net->train();
-  const at::Tensor x = at::randn({3, 1, 28, 28});
-  const at::Tensor labels = at::tensor({1, 5, 9}, at::kLong);
-  at::cross_entropy_loss(m.net->forward(x), labels).backward();
-  std::vector<at::Tensor> expected;
-  for (auto& p : m.net->parameters()) {
-    expected.push_back(p.grad().clone());
-    p.mutable_grad().zero_();
-  }
-  const size_t n = m.net->blocks().size();
-  at::cross_entropy_loss(chain(rangesFor(*m.net, thirds(n)), x), labels).backward();
-  const auto params = m.net->parameters();
-  ASSERT_EQ(params.size(), expected.size());
-  for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(at::equal(params[i].grad(), expected[i])) << i;
+  expectTheNetworksGradients(*m.net, rangesFor(*m.net, thirds(m.net->blocks().size())), at::randn({3, 1, 28, 28}),
+                             at::tensor({1, 5, 9}, at::kLong));
 }
 
 TEST_P(EveryModelBlocks, EmptyOrOutOfRangeSpansAreRefused) {
@@ -154,10 +114,10 @@ INSTANTIATE_TEST_SUITE_P(Blocks, EveryModelBlocks, ::testing::ValuesIn(modelName
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(Blocks, NamesAndKindsFollowTheLayers) {
-  EXPECT_EQ(namesOf(build("cnn").net->blocks()), (std::vector<std::string>{"conv1", "conv2", "fc1", "fc2"}));
-  EXPECT_EQ(namesOf(build("mlp").net->blocks()), (std::vector<std::string>{"fc1", "fc2", "fc3"}));
+  EXPECT_EQ(blockNames(build("cnn").net->blocks()), (std::vector<std::string>{"conv1", "conv2", "fc1", "fc2"}));
+  EXPECT_EQ(blockNames(build("mlp").net->blocks()), (std::vector<std::string>{"fc1", "fc2", "fc3"}));
   const auto resnet = build("resnet18").net->blocks();
-  EXPECT_EQ(namesOf(resnet), (std::vector<std::string>{"stem", "res1.1", "res1.2", "res2.1", "res2.2", "res3.1",
+  EXPECT_EQ(blockNames(resnet), (std::vector<std::string>{"stem", "res1.1", "res1.2", "res2.1", "res2.2", "res3.1",
                                                         "res3.2", "res4.1", "res4.2", "fc1"}));
   EXPECT_EQ(resnet[0].kind, "conv");
   EXPECT_EQ(resnet[1].kind, "residual");
