@@ -477,10 +477,34 @@ std::vector<HostileCase> checkpointAndJoinCases() {
   };
 }
 
+// Pipeline parallelism: combinations refused by validation, and placements refused by the launcher's
+// placement check (the model built once, before any worker starts).
+std::vector<HostileCase> pipelineCases() {
+  return {
+      {"WorkersNotAMultipleOfStages",
+       {"--nodes", "6", "--pipeline-stages", "4"},
+       {},
+       "--nodes 6 is not a multiple of --pipeline-stages 4"},
+      {"PipelineWithElastic",
+       {"--nodes", "2", "--pipeline-stages", "2", "--elastic"},
+       {},
+       "--elastic is not supported with --pipeline-stages 2 yet"},
+      {"PartitionBeyondTheModel",
+       {"--nodes", "2", "--pipeline-stages", "2", "--partition", "0,1-99"},
+       {},
+       "--partition: stage 1's range 1-99 goes past the last block"},
+      {"MemoryLimitTooSmallForDataParallelism",
+       {"--nodes", "2", "--memory-limit-mb", "1"},
+       {},
+       "node 0 (the whole model) needs an estimated"},
+  };
+}
+
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
   for (auto part :
-       {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), checkpointAndJoinCases()})
+       {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), checkpointAndJoinCases(),
+        pipelineCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

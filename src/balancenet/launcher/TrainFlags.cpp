@@ -164,8 +164,9 @@ void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "ranges, one per stage, e.g. 0-9,10-17 (see 'balancenet models --blocks MODEL')")
       ->capture_default_str();
   app.add_option("--memory-limit-mb", c.memoryLimitMb,
-                 "Emulated memory cap per worker, in MB: a placement whose estimated memory (parameters, gradients, "
-                 "optimiser state, activations) exceeds it on some worker is refused before training (0: none)")
+                 "Emulated memory cap per worker, in MB of 2^20 bytes: a placement whose estimated memory (parameters, "
+                 "gradients, optimiser state, activations) exceeds it on some worker is refused before training (0: "
+                 "none)")
       ->capture_default_str();
 }
 

@@ -162,8 +162,8 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both
   validatePartitionSyntax(p.partition, p.stages);
   if (!p.enabled()) return;
-  // The engine runs the plain all-reduce among a stage's replicas and keeps no per-stage checkpoint or
-  // membership yet (--export and --save-params work: the first column gathers the model).
+  // The pipeline engine runs the plain all-reduce among a stage's replicas and has no per-stage checkpoint,
+  // membership or factor capture yet. (--export and --save-params stay allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
       {c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
       {raw.staleness != kUnset, "--staleness"},
