@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/pipeline/PipelineEvaluator.h"
@@ -99,6 +100,26 @@ INSTANTIATE_TEST_SUITE_P(
                       PipelineCase{"mlp_adam_1f1b_s2_r2_changing", "mlp", 2,
                            {Split{{1, 31}}, Split{{20, 12}}, Split{{16, 16}}}, ScheduleKind::OneFOneB, 3, "adam"}),
     [](const auto& info) { return info.param.name; });
+
+// The real engine (not only the schedule simulation) finishes every schedule with S = 2, 3, 4 and
+// M = 1, S, 2S + 1, and stays exact.
+std::vector<PipelineCase> everySchedule() {
+  std::vector<PipelineCase> cases;
+  for (auto kind : {ScheduleKind::GPipe, ScheduleKind::OneFOneB})
+    for (int s : {2, 3, 4})
+      for (int m : {1, s, 2 * s + 1})
+        cases.push_back({fmt::format("cnn_{}_s{}_m{}", pipeline::scheduleName(kind), s, m),
+                         "cnn",
+                         s,
+                         {Split{{2 * s + 5}}},
+                         kind,
+                         m,
+                         "sgd"});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryScheduleStagesAndMicroBatches, PipelineExactnessTest, ::testing::ValuesIn(everySchedule()),
+                         [](const auto& info) { return info.param.name; });
 
 // Evaluation through the stages (two columns, each a shard of the test set) gives what the whole model
 // gives on the whole test set in one process.

@@ -173,6 +173,8 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
       {c.resilience.maxRestarts > 0, "--max-restarts"},
       {!c.checkpoint.dir.empty(), "--checkpoint-dir"},
       {c.checkpoint.resume, "--resume"},
+      // A pace in samples/s is kept by the data-parallel gradient sync; stages are slowed by --slowdown.
+      {!raw.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
   };
   for (const auto& [given, flag] : unsupported)
     require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, p.stages));

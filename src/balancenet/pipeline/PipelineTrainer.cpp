@@ -219,6 +219,7 @@ metrics::StepRecord PipelineTrainer::step() {
   if (g.firstStage()) {
     // A column is as fast as its slowest stage: that is what the policy sees of it.
     metrics::StepRecord seen = record;
+    seen.rank = g.stage->rank();  // the allocator's group is the first stages: ranks are pipelines there
     seen.computeMs = *std::max_element(column.begin() + 1, column.end());
     parts_.allocator->observe(seen);
   }

@@ -189,7 +189,7 @@ TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
   EXPECT_EQ(parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "2"}).split.batches,
             (std::vector<int64_t>{1, 1}));
   // The emulation flags stay one value per launched worker.
-  expectRefused(with({"--node-speed", "100,25"}), "--node-speed has 2 values but the job has 8 workers");
+  expectRefused(with({"--slowdown", "1,4"}), "--slowdown has 2 values but the job has 8 workers");
 }
 
 TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
@@ -198,6 +198,7 @@ TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
       {"--comm", "flat"},        {"--comm", "sfb"},        {"--comm", "hybrid"}, {"--comm", "ps", "--ps", "1"},
       {"--staleness", "0"},      {"--sync-bn"},            {"--elastic"},        {"--elastic", "--join"},
       {"--elastic", "--max-restarts", "1"}, {"--checkpoint-dir", "ck"}, {"--checkpoint-dir", "ck", "--resume"},
+      {"--node-speed", "100,100,100,25"},
   };
   for (const auto& flags : refused) {
     auto args = pipe;
