@@ -52,13 +52,16 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
   // Per micro-batch, what its backward needs: the stage's input (whose gradient goes back) and its
   // output (the loss on the last stage). Released by the backward, so 1F1B holds fewer at once.
   std::vector<at::Tensor> inputs(micros), outputs(micros);
-  std::deque<at::Tensor> sent;  // kept alive until their sends complete
-  std::vector<comm::PendingWork> sends;
+  // A send holds its tensor until it completes. The activation sent after F(m) is released at B(m): the
+  // gradient of m arriving from the right proves the right neighbour took it, so that wait is immediate
+  // and 1F1B's bound on held activations holds for sent ones too. Gradients sent left wait for the end.
+  std::vector<comm::PendingWork> forwardSends(micros);
+  std::vector<comm::PendingWork> backwardSends;
   StageOutcome out;
-  auto post = [&](at::Tensor t, int peer, int tag) {
-    sent.push_back(t.contiguous());
-    out.bytesSent += sent.back().nbytes();
-    sends.push_back(groups_.world.sendAsync(sent.back(), peer, tag));
+  auto post = [&](const at::Tensor& t, int peer, int tag) {
+    auto message = t.contiguous();
+    out.bytesSent += message.nbytes();
+    return groups_.world.sendAsync(message, peer, tag);
   };
   auto receive = [&](at::Tensor& t, int peer, int tag) {
     Timeline::Span span(timeline, "recv", "pipeline", Timeline::kCommunication);
@@ -95,12 +98,13 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
       out.computeMs += watch.elapsedMs();
       spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
       inputs[m] = x;
-      if (!last) post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
+      if (!last) forwardSends[m] = post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
     } else {
       at::Tensor gradient;
       if (!last) {
         gradient = at::empty(outputs[m].sizes(), at::kFloat);
         receive(gradient, groups_.nextRank(), tagFor(input.step, m, Action::Backward));
+        forwardSends[m].wait();
       }
       const auto start = Timeline::Clock::now();
       Stopwatch watch;
@@ -114,13 +118,15 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
       }
       out.computeMs += watch.elapsedMs();
       spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
-      if (!first) post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward));
+      if (!first)
+        backwardSends.push_back(post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward)));
       inputs[m] = at::Tensor();
       outputs[m] = at::Tensor();
     }
   }
   Stopwatch watch;
-  for (auto& s : sends) s.wait();
+  for (auto& s : forwardSends) s.wait();  // already done where a backward followed
+  for (auto& s : backwardSends) s.wait();
   out.sendMs = watch.elapsedMs();
   return out;
 }

@@ -3,7 +3,6 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
