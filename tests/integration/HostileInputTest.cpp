@@ -502,9 +502,8 @@ std::vector<HostileCase> pipelineCases() {
 
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
-  for (auto part :
-       {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), checkpointAndJoinCases(),
-        pipelineCases()})
+  for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(),
+                    checkpointAndJoinCases(), pipelineCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

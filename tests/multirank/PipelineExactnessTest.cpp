@@ -83,22 +83,26 @@ TEST_P(PipelineExactnessTest, MatchesSingleProcessOnTheWholeBatch) {
 using pipeline::ScheduleKind;
 INSTANTIATE_TEST_SUITE_P(
     Schedules, PipelineExactnessTest,
-    ::testing::Values(PipelineCase{"mlp_sgd_gpipe_s2", "mlp", 2, {Split{{48}}}, ScheduleKind::GPipe, 4, "sgd"},
-                      PipelineCase{"mlp_adam_1f1b_s2_m1", "mlp", 2, {Split{{40}}}, ScheduleKind::OneFOneB, 1, "adam"},
-                      PipelineCase{"mlp_adam_1f1b_s3_m7", "mlp", 3, {Split{{37}}}, ScheduleKind::OneFOneB, 7, "adam"},
-                      PipelineCase{"cnn_sgd_1f1b_s4_m4", "cnn", 4, {Split{{24}}}, ScheduleKind::OneFOneB, 4, "sgd"},
-                      PipelineCase{"cnn_adam_gpipe_s4_m9", "cnn", 4, {Split{{27}}}, ScheduleKind::GPipe, 9, "adam"},
-                      PipelineCase{"cnn_sgd_gpipe_s2_m5", "cnn", 2, {Split{{20}}}, ScheduleKind::GPipe, 5, "sgd"},
-                      // Replicas with unequal shares: a stage's replicas are weighted by their columns' shares.
-                      PipelineCase{"mlp_sgd_1f1b_s2_r2_unequal", "mlp", 2, {Split{{5, 43}}}, ScheduleKind::OneFOneB, 4, "sgd"},
-                      PipelineCase{"cnn_adam_gpipe_s2_r3_unequal", "cnn", 2, {Split{{1, 20, 11}}}, ScheduleKind::GPipe, 3,
-                           "adam"},
-                      PipelineCase{"cnn_adam_1f1b_s4_r2_unequal", "cnn", 4, {Split{{7, 25}}}, ScheduleKind::OneFOneB, 4,
-                                   "adam"},
-                      PipelineCase{"cnn_sgd_1f1b_s4_r1_m9", "cnn", 4, {Split{{30}}}, ScheduleKind::OneFOneB, 9, "sgd"},
-                      // The share of each column changes every step, as a live policy changes it.
-                      PipelineCase{"mlp_adam_1f1b_s2_r2_changing", "mlp", 2,
-                           {Split{{1, 31}}, Split{{20, 12}}, Split{{16, 16}}}, ScheduleKind::OneFOneB, 3, "adam"}),
+    ::testing::Values(
+        PipelineCase{"mlp_sgd_gpipe_s2", "mlp", 2, {Split{{48}}}, ScheduleKind::GPipe, 4, "sgd"},
+        PipelineCase{"mlp_adam_1f1b_s2_m1", "mlp", 2, {Split{{40}}}, ScheduleKind::OneFOneB, 1, "adam"},
+        PipelineCase{"mlp_adam_1f1b_s3_m7", "mlp", 3, {Split{{37}}}, ScheduleKind::OneFOneB, 7, "adam"},
+        PipelineCase{"cnn_sgd_1f1b_s4_m4", "cnn", 4, {Split{{24}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+        PipelineCase{"cnn_adam_gpipe_s4_m9", "cnn", 4, {Split{{27}}}, ScheduleKind::GPipe, 9, "adam"},
+        PipelineCase{"cnn_sgd_gpipe_s2_m5", "cnn", 2, {Split{{20}}}, ScheduleKind::GPipe, 5, "sgd"},
+        // Replicas with unequal shares: a stage's replicas are weighted by their columns' shares.
+        PipelineCase{"mlp_sgd_1f1b_s2_r2_unequal", "mlp", 2, {Split{{5, 43}}}, ScheduleKind::OneFOneB, 4, "sgd"},
+        PipelineCase{"cnn_adam_gpipe_s2_r3_unequal", "cnn", 2, {Split{{1, 20, 11}}}, ScheduleKind::GPipe, 3, "adam"},
+        PipelineCase{"cnn_adam_1f1b_s4_r2_unequal", "cnn", 4, {Split{{7, 25}}}, ScheduleKind::OneFOneB, 4, "adam"},
+        PipelineCase{"cnn_sgd_1f1b_s4_r1_m9", "cnn", 4, {Split{{30}}}, ScheduleKind::OneFOneB, 9, "sgd"},
+        // The share of each column changes every step, as a live policy changes it.
+        PipelineCase{"mlp_adam_1f1b_s2_r2_changing",
+                     "mlp",
+                     2,
+                     {Split{{1, 31}}, Split{{20, 12}}, Split{{16, 16}}},
+                     ScheduleKind::OneFOneB,
+                     3,
+                     "adam"}),
     [](const auto& info) { return info.param.name; });
 
 // The real engine (not only the schedule simulation) finishes every schedule with S = 2, 3, 4 and
@@ -118,8 +122,8 @@ std::vector<PipelineCase> everySchedule() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryScheduleStagesAndMicroBatches, PipelineExactnessTest, ::testing::ValuesIn(everySchedule()),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(EveryScheduleStagesAndMicroBatches, PipelineExactnessTest,
+                         ::testing::ValuesIn(everySchedule()), [](const auto& info) { return info.param.name; });
 
 // Evaluation through the stages (two columns, each a shard of the test set) gives what the whole model
 // gives on the whole test set in one process.

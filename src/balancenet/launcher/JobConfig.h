@@ -88,9 +88,9 @@ struct CheckpointOptions {
 // --micro-batches' default per stage: enough micro-batches that the bubble, (S-1)/(M+S-1), stays below 20%.
 constexpr int kDefaultMicroBatchesPerStage = 4;
 struct PipelineOptions {
-  int stages = 1;                  // --pipeline-stages: 1 is data parallelism; the world a multiple of it
-  int microBatches = 0;            // --micro-batches M; validation fills in the default, 4 x stages
-  std::string schedule = "1f1b";   // --schedule gpipe|1f1b
+  int stages = 1;                     // --pipeline-stages: 1 is data parallelism; the world a multiple of it
+  int microBatches = 0;               // --micro-batches M; validation fills in the default, 4 x stages
+  std::string schedule = "1f1b";      // --schedule gpipe|1f1b
   std::string partition = "uniform";  // --partition uniform|"0-9,10-17"
   bool enabled() const { return stages > 1; }
 };
@@ -116,7 +116,7 @@ struct JobConfig {
   std::string exportPath;  // rank 0 writes the final state_dict here (Python's torch.load reads it)
   CheckpointOptions checkpoint;
   PipelineOptions pipeline;
-  double memoryLimitMb = 0;  // --memory-limit-mb: emulated per-worker memory cap on placements; 0: none
+  double memoryLimitMb = 0;       // --memory-limit-mb: emulated per-worker memory cap on placements; 0: none
   std::vector<std::string> argv;  // as given, to start workers with
 };
 

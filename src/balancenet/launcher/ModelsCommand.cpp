@@ -37,8 +37,8 @@ int printZoo(double width) {
 int printBlocks(const std::string& name, double width) {
   const auto built = models::buildModel(modelOptions(name, width));
   const auto blocks = built.net->blocks();
-  std::cout << fmt::format("{:>5}  {:<10} {:<9} {:>12} {:>14}  {:<14} {:>14}\n", "index", "name", "kind",
-                           "parameters", "MFLOPs/sample", "output shape", "act KB/sample");
+  std::cout << fmt::format("{:>5}  {:<10} {:<9} {:>12} {:>14}  {:<14} {:>14}\n", "index", "name", "kind", "parameters",
+                           "MFLOPs/sample", "output shape", "act KB/sample");
   for (size_t i = 0; i < blocks.size(); ++i) {
     const auto& b = blocks[i];
     std::cout << fmt::format("{:>5}  {:<10} {:<9} {:>12} {:>14.3f}  {:<14} {:>14.1f}\n", i, b.name, b.kind,

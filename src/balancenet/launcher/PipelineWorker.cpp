@@ -66,8 +66,12 @@ int runPipelineWorker(const JobConfig& c) {
   std::unique_ptr<orchestrator::Allocator> allocator;
   if (groups.firstStage()) {
     auto sampler = [gemmFlops] {
-      return orchestrator::NodeSample{metrics::residentBytes(), metrics::nodeMemoryTotalBytes(),
-                                      metrics::nodeMemoryAvailableBytes(), {}, 0, gemmFlops};
+      return orchestrator::NodeSample{metrics::residentBytes(),
+                                      metrics::nodeMemoryTotalBytes(),
+                                      metrics::nodeMemoryAvailableBytes(),
+                                      {},
+                                      0,
+                                      gemmFlops};
     };
     allocator = makeAllocator(c, *groups.stage, model.info, sampler, {});
   }

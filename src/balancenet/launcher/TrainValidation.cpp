@@ -142,9 +142,8 @@ void validatePartitionSyntax(const std::string& text, int stages) {
   require(std::regex_match(text, kRanges),
           fmt::format("--partition '{}' is neither uniform nor inclusive block ranges like 0-9,10-17", text));
   const int ranges = static_cast<int>(std::count(text.begin(), text.end(), ',')) + 1;
-  require(ranges == stages,
-          fmt::format("--partition '{}' has {} ranges but --pipeline-stages is {}: one per stage", text, ranges,
-                      stages));
+  require(ranges == stages, fmt::format("--partition '{}' has {} ranges but --pipeline-stages is {}: one per stage",
+                                        text, ranges, stages));
 }
 
 // --pipeline-stages, --micro-batches, --schedule, --partition, --memory-limit-mb, and the flags pipelines do not
@@ -192,8 +191,8 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
           fmt::format("--global-batch {} is smaller than the {}: each needs at least 1 sample", t.globalBatch, takers));
   if (c.pipeline.enabled() && !raw.split.empty()) {
     const int entries = static_cast<int>(std::count(raw.split.begin(), raw.split.end(), ',')) + 1;
-    require(entries == columns, fmt::format("--split has {} entries but the job has {}: one per pipeline", entries,
-                                            takers));
+    require(entries == columns,
+            fmt::format("--split has {} entries but the job has {}: one per pipeline", entries, takers));
   }
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, columns) : Split::parse(raw.split, columns, t.globalBatch);
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.

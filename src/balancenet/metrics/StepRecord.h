@@ -26,12 +26,25 @@ struct StepRecord {
   // Flat numeric form, so records travel in one all-gather.
   static constexpr int kFields = 15;
   std::vector<double> toRow() const {
-    return {double(step), double(rank),      double(batch),         computeMs,    syncMs,   updateMs, loss, lr,
-            double(bytesSent), double(bytesReceived), double(stage), double(microBatches), bubbleMs, sendMs, recvMs};
+    return {double(step),
+            double(rank),
+            double(batch),
+            computeMs,
+            syncMs,
+            updateMs,
+            loss,
+            lr,
+            double(bytesSent),
+            double(bytesReceived),
+            double(stage),
+            double(microBatches),
+            bubbleMs,
+            sendMs,
+            recvMs};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]), int64_t(v[2]), v[3],          v[4],           v[5],  v[6],  v[7],
-            int64_t(v[8]), int64_t(v[9]), int(v[10]), int64_t(v[11]), v[12], v[13], v[14]};
+    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6], v[7],
+            int64_t(v[8]), int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14]};
   }
 };
 

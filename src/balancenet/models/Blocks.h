@@ -20,11 +20,11 @@ namespace balancenet::models {
 // TorchScript models whose forward is their top-level children in order: one block per child, named
 // as the child, kind "scripted" (see ScriptedNetwork.h); any other network: one block, "model".
 struct BlockInfo {
-  std::string name;               // "conv3", "res2.1", "fc1": unique within the model
-  std::string kind;               // "conv", "linear", "residual", "scripted", ...
-  int64_t parameters = 0;         // numel over the block's parameters
-  int64_t flopsPerSample = 0;     // forward, ShapeTracker's convention (0 where unknown: scripted)
-  std::vector<int64_t> outputShape;  // per sample, e.g. {64, 14, 14} or {128}: what a cut after it sends
+  std::string name;                     // "conv3", "res2.1", "fc1": unique within the model
+  std::string kind;                     // "conv", "linear", "residual", "scripted", ...
+  int64_t parameters = 0;               // numel over the block's parameters
+  int64_t flopsPerSample = 0;           // forward, ShapeTracker's convention (0 where unknown: scripted)
+  std::vector<int64_t> outputShape;     // per sample, e.g. {64, 14, 14} or {128}: what a cut after it sends
   int64_t outputElementsPerSample = 0;  // product of outputShape
   // Training memory one more sample costs inside this block (activations kept for backward and their
   // gradients), ModelInfo::memoryPerSampleBytes's share of it: the sum over blocks is that figure.

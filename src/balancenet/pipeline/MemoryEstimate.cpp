@@ -54,10 +54,11 @@ void requireFits(const StageMemory& need, double limitMb, int node, const std::s
   if (limitMb == 0 || need.total() <= limitMb * kEstimateMiB) return;
   const int decimals = mibDecimals(need.total(), limitMb);
   const auto mib = [&](int64_t bytes) { return fmt::format("{:.{}f} MiB", bytes / kEstimateMiB, decimals); };
-  throw UsageError(fmt::format("node {} ({}) needs an estimated {} (state {} + activations {}), above "
-                               "--memory-limit-mb {}{}",
-                               node, what, mib(need.total()), mib(need.stateBytes), mib(need.activationBytes),
-                               limitMb, hint.empty() ? "" : "; " + hint));
+  throw UsageError(
+      fmt::format("node {} ({}) needs an estimated {} (state {} + activations {}), above "
+                  "--memory-limit-mb {}{}",
+                  node, what, mib(need.total()), mib(need.stateBytes), mib(need.activationBytes), limitMb,
+                  hint.empty() ? "" : "; " + hint));
 }
 
 }  // namespace balancenet::pipeline

@@ -103,9 +103,10 @@ Partition Partition::parse(const std::string& text, size_t blocks, int stages) {
     const auto& [first, last, written] = ranges[s];
     if (last < first) throw UsageError(fmt::format("--partition: stage {}'s range {} is reversed", s, written));
     if (last >= blocks)
-      throw UsageError(fmt::format("--partition: stage {}'s range {} goes past the last block {} (the model has {} "
-                                   "blocks)",
-                                   s, written, blocks - 1, blocks));
+      throw UsageError(
+          fmt::format("--partition: stage {}'s range {} goes past the last block {} (the model has {} "
+                      "blocks)",
+                      s, written, blocks - 1, blocks));
     if (first != expected)
       throw UsageError(fmt::format("--partition: stage {} starts at block {}, expected {} ({})", s, first, expected,
                                    first < expected ? "it overlaps the stage before" : noStage(expected, first - 1)));

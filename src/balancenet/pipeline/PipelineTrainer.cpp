@@ -29,8 +29,7 @@ constexpr int64_t kStepsDrawn = 5;  // pipeline.csv keeps the actions of the las
 Timeline::Clock::time_point sharedOrigin(comm::Communicator& world) {
   // Rank 0's steady clock: comparable between the processes of one machine, as the Timeline's is.
   const auto now = Timeline::Clock::now();
-  std::vector<at::Tensor> origin{
-      at::full({1}, static_cast<int64_t>(now.time_since_epoch().count()), at::kLong)};
+  std::vector<at::Tensor> origin{at::full({1}, static_cast<int64_t>(now.time_since_epoch().count()), at::kLong)};
   world.broadcast(origin, 0);
   return Timeline::Clock::time_point(Timeline::Clock::duration(origin[0].item<int64_t>()));
 }

@@ -83,8 +83,8 @@ std::vector<std::vector<int>> simulateActions(const std::vector<std::vector<Acti
     remaining += list.size();
   }
   // finished[s][kind][m]: the time stage s finished that action; -1 while it has not.
-  std::vector<std::array<std::vector<int>, 2>> finished(stages, {std::vector<int>(micros, -1),
-                                                                 std::vector<int>(micros, -1)});
+  std::vector<std::array<std::vector<int>, 2>> finished(stages,
+                                                        {std::vector<int>(micros, -1), std::vector<int>(micros, -1)});
   auto finishTime = [&](const Dependency& d) -> int& { return finished[d.stage][d.action.kind][d.action.micro]; };
   std::vector<std::vector<int>> starts(stages);
   std::vector<size_t> next(stages, 0);
@@ -104,8 +104,8 @@ std::vector<std::vector<int>> simulateActions(const std::vector<std::vector<Acti
                      (dep.stage == s ? "its own " : fmt::format("stage {}'s ", dep.stage)) + actionText(dep.action);
       }
       if (!missing.empty()) {
-        stuck += fmt::format("{}stage {} waits to run {} for {}", stuck.empty() ? "" : "; ", s, actionText(action),
-                             missing);
+        stuck +=
+            fmt::format("{}stage {} waits to run {} for {}", stuck.empty() ? "" : "; ", s, actionText(action), missing);
         continue;
       }
       starts[s].push_back(time);

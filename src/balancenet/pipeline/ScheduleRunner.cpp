@@ -98,7 +98,8 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
       out.computeMs += watch.elapsedMs();
       spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
       inputs[m] = x;
-      if (!last) forwardSends[m] = post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
+      if (!last)
+        forwardSends[m] = post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
     } else {
       at::Tensor gradient;
       if (!last) {
@@ -119,7 +120,8 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
       out.computeMs += watch.elapsedMs();
       spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
       if (!first)
-        backwardSends.push_back(post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward)));
+        backwardSends.push_back(
+            post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward)));
       inputs[m] = at::Tensor();
       outputs[m] = at::Tensor();
     }

@@ -45,8 +45,8 @@ class ScheduleRunner {
  public:
   // `inputShape`: one sample's activation entering this stage (unused at the first stage).
   // `origin`: the clock reading all ranks count action times from.
-  ScheduleRunner(PipelineGroups& groups, models::BlockRange& stage, ScheduleKind kind,
-                 std::vector<int64_t> inputShape, Timeline::Clock::time_point origin);
+  ScheduleRunner(PipelineGroups& groups, models::BlockRange& stage, ScheduleKind kind, std::vector<int64_t> inputShape,
+                 Timeline::Clock::time_point origin);
 
   // Runs this stage's action list for the step. Gradients accumulate into the stage's parameters'
   // .grad(); the caller zeroes them before and synchronises them after. Sends are posted without

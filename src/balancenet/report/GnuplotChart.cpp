@@ -53,8 +53,7 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
     }
   }
   std::ofstream script(scriptPath);
-  script << gnuplotPngTerminal(pngPath, 1000, 560)
-         << "set title " << gnuplotString(chart.title) << "\n"
+  script << gnuplotPngTerminal(pngPath, 1000, 560) << "set title " << gnuplotString(chart.title) << "\n"
          << "set xlabel " << gnuplotString(chart.xLabel) << "\n"
          << "set ylabel " << gnuplotString(chart.yLabel) << "\n"
          << "set key outside right\nset grid\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"

@@ -168,13 +168,11 @@ std::string bubbleLine(const StepIdle& idle) {
   for (const auto& r : idle.ranks)
     perRank += fmt::format("{}rank {} {:.1f}% ({:.1f} ms busy)", perRank.empty() ? "" : ", ", r.rank,
                            100 * r.bubbleFraction, r.busyMs);
-  const double analytical =
-      idle.stages > 0 ? (idle.stages - 1.0) / (idle.microBatches + idle.stages - 1.0) : 0;
+  const double analytical = idle.stages > 0 ? (idle.stages - 1.0) / (idle.microBatches + idle.stages - 1.0) : 0;
   return fmt::format(
       "<p>Step {} ({:.1f} ms from the first action to the last): bubble fraction {}; mean {:.1f}% "
       "(equal stages would leave (S-1)/(M+S-1) = {:.1f}% with S = {}, M = {}).</p>\n",
-      idle.step, idle.spanMs, perRank, 100 * idle.meanBubbleFraction, 100 * analytical, idle.stages,
-      idle.microBatches);
+      idle.step, idle.spanMs, perRank, 100 * idle.meanBubbleFraction, 100 * analytical, idle.stages, idle.microBatches);
 }
 
 // Each pipelined run's last recorded step: its bubble in words, and its picture as chartDir/pipeline_<i>.png.

@@ -14,9 +14,9 @@ namespace balancenet::report {
 namespace {
 
 constexpr int kWidthPx = 1100;
-constexpr int kPlotWidthPx = 900;     // about what is left of kWidthPx beside the lane labels and the key
-constexpr double kHalfLane = 0.35;    // a box's half height, in lanes
-constexpr double kPxPerDigit = 8;     // at the 11-point sans font, with a margin
+constexpr int kPlotWidthPx = 900;   // about what is left of kWidthPx beside the lane labels and the key
+constexpr double kHalfLane = 0.35;  // a box's half height, in lanes
+constexpr double kPxPerDigit = 8;   // at the 11-point sans font, with a margin
 
 std::string laneName(int stage, int replica, bool replicated) {
   return replicated ? fmt::format("stage {} / replica {}", stage, replica) : fmt::format("stage {}", stage);
@@ -27,7 +27,7 @@ std::string laneName(int stage, int replica, bool replicated) {
 bool renderPipelineChart(const std::vector<PipelineAction>& actions, const std::string& pngPath,
                          const PipelineChartOptions& options) {
   const auto step = actionsOfStep(actions, options.step);
-  const auto idle = pipelineIdle(step);  // its ranks are the lanes, in order
+  const auto idle = pipelineIdle(step);              // its ranks are the lanes, in order
   std::map<std::tuple<int, int, int>, size_t> lane;  // (stage, replica, rank) -> lane, 0 on top
   bool replicated = false;
   for (const auto& r : idle.ranks) {
@@ -62,8 +62,8 @@ bool renderPipelineChart(const std::vector<PipelineAction>& actions, const std::
                          lane.at({r.stage, r.replica, r.rank}));
   const int lanes = static_cast<int>(idle.ranks.size());
   std::ofstream script(scriptPath);
-  script << gnuplotPngTerminal(pngPath, kWidthPx, std::max(260, 110 + 45 * lanes))
-         << "set title " << gnuplotString(title) << "\n"
+  script << gnuplotPngTerminal(pngPath, kWidthPx, std::max(260, 110 + 45 * lanes)) << "set title "
+         << gnuplotString(title) << "\n"
          << "set xlabel " << gnuplotString("ms from the step's first action") << "\n"
          << "set yrange [" << lanes - 0.5 << ":-0.5]\n"  // reversed: lane 0 (stage 0) on top
          << "set ytics (" << ytics << ")\n"
@@ -71,8 +71,7 @@ bool renderPipelineChart(const std::vector<PipelineAction>& actions, const std::
          << "set grid xtics\nset key outside right\nset style fill solid 0.9 border rgb 'black'\n";
   // An empty data block is an error to gnuplot: only those with rows are written and plotted.
   const char* styles[3] = {"with boxxyerror lc rgb '#4c72b0' title 'forward'",
-                           "with boxxyerror lc rgb '#dd8452' title 'backward'",
-                           "with labels tc rgb 'white' notitle"};
+                           "with boxxyerror lc rgb '#dd8452' title 'backward'", "with labels tc rgb 'white' notitle"};
   std::string plot;
   for (int i = 0, written = 0; i < 3; ++i)
     if (!blocks[i].empty())

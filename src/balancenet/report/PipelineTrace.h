@@ -32,10 +32,10 @@ struct RankIdle {
 
 struct StepIdle {
   int64_t step = 0;
-  double spanMs = 0;                // the whole pipeline's first action's start to its last action's end
-  std::vector<RankIdle> ranks;      // by stage, then replica (the chart's lanes, top to bottom)
-  double meanBubbleFraction = 0;    // over the ranks
-  int stages = 0, microBatches = 0; // distinct stages and micro-batch numbers seen in the step
+  double spanMs = 0;                 // the whole pipeline's first action's start to its last action's end
+  std::vector<RankIdle> ranks;       // by stage, then replica (the chart's lanes, top to bottom)
+  double meanBubbleFraction = 0;     // over the ranks
+  int stages = 0, microBatches = 0;  // distinct stages and micro-batch numbers seen in the step
 };
 
 // Per rank, busy time and bubble fraction of one step's actions (all from the same step).

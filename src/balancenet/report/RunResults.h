@@ -26,11 +26,11 @@ struct RunResults {
   std::vector<double> updateMsPerStep;  // slowest rank's weight-update time of each step
   // Time left exposed to communication after backward (sync_ms, mean over ranks) of each step.
   std::vector<double> syncMsPerStep;
-  double bytesSentPerStep = 0;         // per rank, mean over ranks and steps
-  std::vector<double> samplesPerStep;  // global batch actually trained in each step
-  std::vector<RankBreakdown> ranks;    // per rank, in rank order
-  std::vector<SplitChange> splits;     // every decision of splits.csv, in order
-  std::vector<double> peakMemoryMb;    // summary.json's peak_memory_mb, per rank; empty for older runs
+  double bytesSentPerStep = 0;           // per rank, mean over ranks and steps
+  std::vector<double> samplesPerStep;    // global batch actually trained in each step
+  std::vector<RankBreakdown> ranks;      // per rank, in rank order
+  std::vector<SplitChange> splits;       // every decision of splits.csv, in order
+  std::vector<double> peakMemoryMb;      // summary.json's peak_memory_mb, per rank; empty for older runs
   std::vector<PipelineAction> pipeline;  // pipeline.csv's rows; empty when the run was not pipelined
 
   // Mean of syncMsPerStep without the first step (connection set-up, first buffers).

@@ -31,8 +31,8 @@ TEST_F(PlacementCheck, PartitionIsCheckedAgainstTheModelsBlocks) {
   const auto beyond = refusal({"--model", "mlp", "--nodes", "2", "--pipeline-stages", "2", "--partition", "0,1-99"});
   EXPECT_NE(beyond.find("--partition"), std::string::npos) << beyond;
   EXPECT_EQ(beyond.find('\n'), std::string::npos) << beyond;
-  const auto gap = refusal({"--model", "vgg16", "--width", "0.25", "--nodes", "2", "--pipeline-stages", "2",
-                            "--partition", "0-3,5-99"});
+  const auto gap = refusal(
+      {"--model", "vgg16", "--width", "0.25", "--nodes", "2", "--pipeline-stages", "2", "--partition", "0-3,5-99"});
   EXPECT_NE(gap.find("--partition"), std::string::npos) << gap;
   // More stages than the model has blocks: the uniform cut names the model's block count.
   const auto tooMany = refusal({"--model", "mlp", "--nodes", "64", "--pipeline-stages", "64", "--global-batch", "64"});
@@ -83,16 +83,16 @@ TEST_F(PlacementCheck, DataParallelismOverTheLimitSuggestsTheSmallestStagesThatF
 }
 
 TEST_F(PlacementCheck, PipelineOverTheLimitNamesTheStageAndItsBlocks) {
-  const auto message = refusal({"--model", "vgg16", "--width", "0.25", "--nodes", "4", "--pipeline-stages", "2",
-                                "--memory-limit-mb", "0.01"});
+  const auto message = refusal(
+      {"--model", "vgg16", "--width", "0.25", "--nodes", "4", "--pipeline-stages", "2", "--memory-limit-mb", "0.01"});
   EXPECT_TRUE(std::regex_search(message, std::regex("node [01] \\(stage [01], blocks \\d+-\\d+\\)"))) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
 // 1F1B holds at most S - s micro-batches at stage s, GPipe all M: some limit admits the one and not the other.
 TEST_F(PlacementCheck, GPipeHoldsMoreActivationsThan1F1B) {
-  const std::vector<std::string> job{"--model", "vgg16", "--width", "0.25", "--nodes", "2", "--pipeline-stages",
-                                     "2", "--micro-batches", "16", "--global-batch", "512"};
+  const std::vector<std::string> job{"--model",           "vgg16", "--width",         "0.25", "--nodes",        "2",
+                                     "--pipeline-stages", "2",     "--micro-batches", "16",   "--global-batch", "512"};
   auto refusedWith = [&](const std::string& schedule, double limit) {
     auto args = job;
     args.insert(args.end(), {"--schedule", schedule, "--memory-limit-mb", std::to_string(limit)});

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "balancenet/core/EnvironmentVariables.h"
 #include "LauncherViewTest.h"
+#include "balancenet/core/EnvironmentVariables.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::launcher {
@@ -123,13 +123,13 @@ TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
   const auto c = parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "64"});
   EXPECT_TRUE(c.pipeline.enabled());
   EXPECT_EQ(c.pipeline.stages, 4);
-  EXPECT_EQ(c.pipeline.microBatches, 16);  // 4 x stages
+  EXPECT_EQ(c.pipeline.microBatches, 16);                      // 4 x stages
   EXPECT_EQ(c.split.batches, (std::vector<int64_t>{32, 32}));  // equal over the 2 pipelines
 
-  const auto given = parseTrainCommandLine({"--nodes", "6", "--pipeline-stages", "3", "--micro-batches", "5",
-                                            "--schedule", "gpipe", "--partition", "0-1,2-3,4-7", "--global-batch",
-                                            "30", "--split", "20,10", "--memory-limit-mb", "512.5", "--slowdown",
-                                            "1,1,1,2,2,2"});
+  const auto given =
+      parseTrainCommandLine({"--nodes", "6", "--pipeline-stages", "3", "--micro-batches", "5", "--schedule", "gpipe",
+                             "--partition", "0-1,2-3,4-7", "--global-batch", "30", "--split", "20,10",
+                             "--memory-limit-mb", "512.5", "--slowdown", "1,1,1,2,2,2"});
   EXPECT_EQ(given.pipeline.microBatches, 5);
   EXPECT_EQ(given.pipeline.schedule, "gpipe");
   EXPECT_EQ(given.pipeline.partition, "0-1,2-3,4-7");
@@ -195,9 +195,17 @@ TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
 TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
   const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
   const std::vector<std::vector<std::string>> refused{
-      {"--comm", "flat"},        {"--comm", "sfb"},        {"--comm", "hybrid"}, {"--comm", "ps", "--ps", "1"},
-      {"--staleness", "0"},      {"--sync-bn"},            {"--elastic"},        {"--elastic", "--join"},
-      {"--elastic", "--max-restarts", "1"}, {"--checkpoint-dir", "ck"}, {"--checkpoint-dir", "ck", "--resume"},
+      {"--comm", "flat"},
+      {"--comm", "sfb"},
+      {"--comm", "hybrid"},
+      {"--comm", "ps", "--ps", "1"},
+      {"--staleness", "0"},
+      {"--sync-bn"},
+      {"--elastic"},
+      {"--elastic", "--join"},
+      {"--elastic", "--max-restarts", "1"},
+      {"--checkpoint-dir", "ck"},
+      {"--checkpoint-dir", "ck", "--resume"},
       {"--node-speed", "100,100,100,25"},
   };
   for (const auto& flags : refused) {

@@ -8,9 +8,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "BlockRanges.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/models/ModelZoo.h"
-#include "BlockRanges.h"
 
 namespace balancenet::models {
 namespace {
@@ -118,7 +118,7 @@ TEST(Blocks, NamesAndKindsFollowTheLayers) {
   EXPECT_EQ(blockNames(build("mlp").net->blocks()), (std::vector<std::string>{"fc1", "fc2", "fc3"}));
   const auto resnet = build("resnet18").net->blocks();
   EXPECT_EQ(blockNames(resnet), (std::vector<std::string>{"stem", "res1.1", "res1.2", "res2.1", "res2.2", "res3.1",
-                                                        "res3.2", "res4.1", "res4.2", "fc1"}));
+                                                          "res3.2", "res4.1", "res4.2", "fc1"}));
   EXPECT_EQ(resnet[0].kind, "conv");
   EXPECT_EQ(resnet[1].kind, "residual");
   EXPECT_EQ(resnet.back().kind, "linear");

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
+#include "BlockRanges.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/models/ModelZoo.h"
-#include "BlockRanges.h"
 #include "testing/TempDir.h"
 
 namespace balancenet::models {

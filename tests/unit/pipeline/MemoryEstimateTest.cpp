@@ -28,7 +28,7 @@ std::vector<models::BlockInfo> tenBlocks() {
 }
 
 TEST(MemoryEstimate, StateBytesPerParameterFollowsTheOptimiser) {
-  EXPECT_EQ(stateBytesPerParameter("sgd"), 12);  // parameter, gradient, momentum
+  EXPECT_EQ(stateBytesPerParameter("sgd"), 12);   // parameter, gradient, momentum
   EXPECT_EQ(stateBytesPerParameter("adam"), 16);  // parameter, gradient, two moments
   EXPECT_EQ(stateBytesPerParameter("adamw"), 16);
   EXPECT_THROW(stateBytesPerParameter("rmsprop"), InternalError);

@@ -69,8 +69,10 @@ TEST(PipelineTrace, BubbleOfGpipeWithTwoStagesAndThreeMicroBatches) {
 
 TEST(PipelineTrace, OverlappingRecordsOfOneRankCountOnce) {
   // Rank 1 (stage 1) records 0-4 and 2-6 (overlapping), rank 0 0-1 and 9-10: span 10.
-  const std::vector<PipelineAction> step = {{1, 1, 1, 0, false, 0, 0, 4}, {1, 1, 1, 0, true, 0, 2, 6},
-                                            {1, 0, 0, 0, false, 0, 0, 1}, {1, 0, 0, 0, true, 0, 9, 10}};
+  const std::vector<PipelineAction> step = {{1, 1, 1, 0, false, 0, 0, 4},
+                                            {1, 1, 1, 0, true, 0, 2, 6},
+                                            {1, 0, 0, 0, false, 0, 0, 1},
+                                            {1, 0, 0, 0, true, 0, 9, 10}};
   const auto idle = pipelineIdle(step);
   ASSERT_EQ(idle.ranks.size(), 2u);
   EXPECT_EQ(idle.ranks[0].rank, 0);  // stage 0 first
@@ -138,8 +140,10 @@ TEST(PipelineChart, RendersTheLastStepWithALanePerStage) {
 
 TEST(PipelineChart, ReplicatedStagesAreNamedByReplicaAndNarrowBoxesGoUnlabelled) {
   // 2 stages x 2 replicas, step 0; rank 3's forward is 0.1 ms of a 100 ms span: too narrow for its label.
-  const std::vector<PipelineAction> actions = {{0, 0, 0, 0, false, 0, 0, 50},  {0, 2, 0, 1, false, 7, 0, 50},
-                                               {0, 1, 1, 0, false, 0, 50, 100}, {0, 3, 1, 1, false, 9, 50, 50.1}};
+  const std::vector<PipelineAction> actions = {{0, 0, 0, 0, false, 0, 0, 50},
+                                               {0, 2, 0, 1, false, 7, 0, 50},
+                                               {0, 1, 1, 0, false, 0, 50, 100},
+                                               {0, 3, 1, 1, false, 9, 50, 50.1}};
   testing::TempDir dir;
   const auto png = dir.file("p.png");
   ASSERT_TRUE(renderPipelineChart(actions, png)) << "gnuplot (Debian's gnuplot-nox) is required";
