@@ -64,6 +64,7 @@ struct Layout {
   std::string schedule;  // empty for one process
   std::string optimizer;
 };
+void PrintTo(const Layout& l, std::ostream* os) { *os << l.name; }  // gtest and ctest name it, not its bytes
 
 // cnn without dropout (and without BatchNorm): any cut of it is exactly comparable with one process.
 std::vector<std::string> job(const std::string& optimizer, int steps = kSteps,
