@@ -64,6 +64,7 @@ struct Layout {
   std::string schedule;  // empty for one process
   std::string optimizer;
 };
+void PrintTo(const Layout& l, std::ostream* os) { *os << l.name; }  // gtest and ctest name it, not its bytes
 
 // cnn without dropout (and without BatchNorm): any cut of it is exactly comparable with one process.
 std::vector<std::string> job(const std::string& optimizer, int steps = kSteps,
@@ -125,38 +126,31 @@ bool trained(const Layout& l) {
   return r.exitCode == 0;
 }
 
-// Two replicas of two stages with unequal shares under both schedules, and four stages, for SGD (momentum,
-// weight decay) and Adam.
-const std::vector<Layout> kPipelines{{"gpipe_sgd", 4, 2, "gpipe", "sgd"},   {"1f1b_sgd", 4, 2, "1f1b", "sgd"},
-                                     {"s4_1f1b_sgd", 4, 4, "1f1b", "sgd"},  {"gpipe_adam", 4, 2, "gpipe", "adam"},
+// Two replicas of two stages with unequal shares and four stages; gpipe and 1f1b each with SGD (momentum,
+// weight decay) and Adam. (Each pipelined run costs ~3 s, mostly starting 4 workers: the file keeps < 40 s.)
+const std::vector<Layout> kPipelines{{"gpipe_sgd", 4, 2, "gpipe", "sgd"},
+                                     {"s4_1f1b_sgd", 4, 4, "1f1b", "sgd"},
+                                     {"gpipe_adam", 4, 2, "gpipe", "adam"},
                                      {"1f1b_adam", 4, 2, "1f1b", "adam"}};
 
-class PipelineRun : public ::testing::TestWithParam<Layout> {
- protected:
-  // A file of this run, and of the one-process run with its optimiser.
-  std::string file(const std::string& name) { return SharedRuns::instance().file(GetParam().name + name); }
-  std::string oneProcessFile(const std::string& name) {
-    return SharedRuns::instance().file(oneProcess(GetParam().optimizer).name + name);
-  }
-};
+// A file of run `l`, and of the one-process run with its optimiser.
+std::string runFile(const Layout& l, const std::string& name) { return SharedRuns::instance().file(l.name + name); }
+std::string oneProcessFile(const Layout& l, const std::string& name) {
+  return runFile(oneProcess(l.optimizer), name);
+}
 
 // The parameters after the steps are those of one process training the whole model on the whole batch.
-TEST_P(PipelineRun, MatchesOneProcess) {
-  const auto& l = GetParam();
-  ASSERT_TRUE(trained(l));
-  ASSERT_TRUE(trained(oneProcess(l.optimizer)));
+void expectSameParametersAsOneProcess(const Layout& l) {
   const double diff =
-      maxAbsDifference(loadSavedParameters(file(".params")), loadSavedParameters(oneProcessFile(".params")));
+      maxAbsDifference(loadSavedParameters(runFile(l, ".params")), loadSavedParameters(oneProcessFile(l, ".params")));
   std::printf("%s vs 1 process: max |param difference| = %.3g\n", l.name.c_str(), diff);
   EXPECT_LT(diff, 1e-5);
 }
 
 // steps.csv has one row per step and rank with its stage and micro-batches; summary.json the pipeline's shape,
 // bubble and memory; pipeline.csv every rank's actions of the last step, held as the schedule promises.
-TEST_P(PipelineRun, WritesThePipelinesRunDirectory) {
-  const auto& l = GetParam();
-  ASSERT_TRUE(trained(l));
-  const auto steps = readCsvRows(file("/steps.csv"));
+void expectPipelineRunDirectory(const Layout& l) {
+  const auto steps = readCsvRows(runFile(l, "/steps.csv"));
   EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps * l.nodes));
   std::set<int> stagesSeen;
   for (const auto& row : steps) {
@@ -172,7 +166,7 @@ TEST_P(PipelineRun, WritesThePipelinesRunDirectory) {
   for (int s = 0; s < l.stages; ++s) allStages.insert(s);
   EXPECT_EQ(stagesSeen, allStages);
 
-  const auto summary = nlohmann::json::parse(readFile(file("/summary.json")));
+  const auto summary = nlohmann::json::parse(readFile(runFile(l, "/summary.json")));
   const double bubble = summary.at("bubble_fraction").get<double>();
   EXPECT_GE(bubble, 0);
   EXPECT_LE(bubble, 1);
@@ -187,9 +181,9 @@ TEST_P(PipelineRun, WritesThePipelinesRunDirectory) {
   // Every rank ran F and B of every micro-batch in the last step; in start order, gpipe holds all M
   // micro-batches at once, 1f1b at most S - s at stage s.
   std::map<int, std::vector<CsvRow>> lastStep;  // by rank
-  for (const auto& row : readCsvRows(file("/pipeline.csv")))
+  for (const auto& row : readCsvRows(runFile(l, "/pipeline.csv")))
     if (std::stoi(row.at("step")) == kSteps - 1) lastStep[std::stoi(row.at("rank"))].push_back(row);
-  ASSERT_EQ(static_cast<int>(lastStep.size()), l.nodes) << readFile(file("/pipeline.csv"));
+  ASSERT_EQ(static_cast<int>(lastStep.size()), l.nodes) << readFile(runFile(l, "/pipeline.csv"));
   std::set<std::string> everyAction;
   for (int m = 0; m < kMicroBatches; ++m) everyAction.insert({"F" + std::to_string(m), "B" + std::to_string(m)});
   for (auto& [rank, actions] : lastStep) {
@@ -209,12 +203,9 @@ TEST_P(PipelineRun, WritesThePipelinesRunDirectory) {
 }
 
 // --export gathers every stage's tensors: the state_dict equals the one-process run's, name by name.
-TEST_P(PipelineRun, ExportsWhatOneProcessExports) {
-  const auto& l = GetParam();
-  ASSERT_TRUE(trained(l));
-  ASSERT_TRUE(trained(oneProcess(l.optimizer)));
-  const auto expected = readExport(oneProcessFile(".pt"));
-  const auto exported = readExport(file(".pt"));
+void expectSameExportAsOneProcess(const Layout& l) {
+  const auto expected = readExport(oneProcessFile(l, ".pt"));
+  const auto exported = readExport(runFile(l, ".pt"));
   ASSERT_FALSE(expected.empty());
   ASSERT_EQ(exported.size(), expected.size());
   for (const auto& [name, tensor] : expected) {
@@ -224,12 +215,24 @@ TEST_P(PipelineRun, ExportsWhatOneProcessExports) {
   }
 }
 
+class PipelineRun : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(PipelineRun, MatchesOneProcessAndWritesItsRunDirectoryAndExport) {
+  const auto& l = GetParam();
+  ASSERT_TRUE(trained(l));
+  ASSERT_TRUE(trained(oneProcess(l.optimizer)));
+  expectSameParametersAsOneProcess(l);
+  expectPipelineRunDirectory(l);
+  expectSameExportAsOneProcess(l);
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, PipelineRun, ::testing::ValuesIn(kPipelines),
                          [](const auto& info) { return info.param.name; });
 
 // `balancenet report` on a pipelined run: the page has the schedule's section, the picture stays in the run.
 TEST(PipelineReport, ShowsThePipelineSchedule) {
-  const auto& l = kPipelines[1];
+  const auto& l = kPipelines.back();
+  ASSERT_EQ(l.schedule, "1f1b");
   ASSERT_TRUE(trained(l));
   const auto& runs = SharedRuns::instance();
   const auto page = runs.file("report.html");
