@@ -17,8 +17,8 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <torch/serialize.h>
+#include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
 #include "balancenet/report/RunResults.h"
@@ -69,9 +69,22 @@ void PrintTo(const Layout& l, std::ostream* os) { *os << l.name; }  // gtest and
 // cnn without dropout (and without BatchNorm): any cut of it is exactly comparable with one process.
 std::vector<std::string> job(const std::string& optimizer, int steps = kSteps,
                              const std::string& progressSeconds = "0") {
-  std::vector<std::string> flags{"--model", "cnn", "--width", "0.25", "--dropout", "0", "--global-batch", "64",
-                                 "--steps", std::to_string(steps), "--seed", "7", "--optimizer", optimizer,
-                                 "--progress-seconds", progressSeconds};
+  std::vector<std::string> flags{"--model",
+                                 "cnn",
+                                 "--width",
+                                 "0.25",
+                                 "--dropout",
+                                 "0",
+                                 "--global-batch",
+                                 "64",
+                                 "--steps",
+                                 std::to_string(steps),
+                                 "--seed",
+                                 "7",
+                                 "--optimizer",
+                                 optimizer,
+                                 "--progress-seconds",
+                                 progressSeconds};
   if (optimizer == "sgd")
     flags.insert(flags.end(), {"--lr", "0.05", "--momentum", "0.9", "--weight-decay", "5e-4"});
   else
@@ -135,9 +148,7 @@ const std::vector<Layout> kPipelines{{"gpipe_sgd", 4, 2, "gpipe", "sgd"},
 
 // A file of run `l`, and of the one-process run with its optimiser.
 std::string runFile(const Layout& l, const std::string& name) { return SharedRuns::instance().file(l.name + name); }
-std::string oneProcessFile(const Layout& l, const std::string& name) {
-  return runFile(oneProcess(l.optimizer), name);
-}
+std::string oneProcessFile(const Layout& l, const std::string& name) { return runFile(oneProcess(l.optimizer), name); }
 
 // The parameters after the steps are those of one process training the whole model on the whole batch.
 void expectSameParametersAsOneProcess(const Layout& l) {
@@ -170,8 +181,7 @@ void expectPipelineRunDirectory(const Layout& l) {
   const double bubble = summary.at("bubble_fraction").get<double>();
   EXPECT_GE(bubble, 0);
   EXPECT_LE(bubble, 1);
-  EXPECT_NEAR(summary.at("analytical_bubble").get<double>(), (l.stages - 1.0) / (kMicroBatches + l.stages - 1.0),
-              1e-9);
+  EXPECT_NEAR(summary.at("analytical_bubble").get<double>(), (l.stages - 1.0) / (kMicroBatches + l.stages - 1.0), 1e-9);
   EXPECT_EQ(summary.at("activation_peak_mb").size(), static_cast<size_t>(l.nodes));
   EXPECT_EQ(summary.at("peak_memory_mb").size(), static_cast<size_t>(l.nodes));
   EXPECT_EQ(summary.at("pipeline").at("schedule"), l.schedule);
@@ -253,9 +263,9 @@ class PipelineProcess : public BinaryFixture {};
 // the limit; the same job cut into 4 stages fits and trains. (vgg16 at width 0.25: the estimate for data
 // parallelism is 33 MiB a worker, for 4 stages at most 14; at width 1, 304 MiB and 58, but 4x slower here.)
 TEST_F(PipelineProcess, ModelTooBigForDataParallelismTrainsInFourStages) {
-  const std::vector<std::string> flags{"--model", "vgg16", "--width", "0.25", "--global-batch", "64", "--optimizer",
-                                       "adam", "--memory-limit-mb", "20", "--nodes", "4", "--steps", "1",
-                                       "--progress-seconds", "0"};
+  const std::vector<std::string> flags{
+      "--model",           "vgg16", "--width", "0.25", "--global-batch", "64", "--optimizer",        "adam",
+      "--memory-limit-mb", "20",    "--nodes", "4",    "--steps",        "1",  "--progress-seconds", "0"};
   auto dp = flags;
   dp.insert(dp.end(), {"--pipeline-stages", "1"});
   ProcessOptions o;
@@ -309,7 +319,7 @@ TEST_P(DeadStage, StopsTheJobWithOneLineInBoundedTime) {
   } else {
     expectOneLineError(r, fmt::format("(pid {}) stopped responding (its peers gave up waiting)", victim), 1);
     EXPECT_NE(r.output.find("[rank 0] balancenet: error: "), std::string::npos) << "the survivor did not give up:\n"
-                                                                                 << r.output;
+                                                                                << r.output;
     EXPECT_GE(ending, kStallTimeoutS);
     EXPECT_LT(ending, kStallTimeoutS + 6 + 10);
   }
