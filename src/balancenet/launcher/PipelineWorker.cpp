@@ -48,11 +48,12 @@ void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline
 
 int runPipelineWorker(const JobConfig& c) {
   setIntraOpThreads(c.threads);
-  const double gemmFlops = metrics::measureGemmFlops();
+  const auto topology = pipeline::Topology::of(c.worker->worldSize, c.pipeline.stages);
+  // The GEMM prior is for the allocator, which only first stages run; measured before others' traffic.
+  const double gemmFlops = topology.stageOf(c.worker->rank) == 0 ? metrics::measureGemmFlops() : 0.0;
   keepFreedMemory();
   auto world = comm::rendezvous(rendezvousOptions(c));
   installLinkEmulation(*world, c.emulation);
-  const auto topology = pipeline::Topology::of(world->size(), c.pipeline.stages);
   auto groups = pipeline::formPipelineGroups(*world, topology);
 
   const TrainingData data = loadTrainingData(c);

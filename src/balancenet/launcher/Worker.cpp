@@ -2,18 +2,13 @@
 #include "balancenet/launcher/Worker.h"
 
 #include <ATen/Parallel.h>
-#include <torch/serialize.h>
-
-#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
-#include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
@@ -25,7 +20,6 @@
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/launcher/WorkerSetup.h"
 #include "balancenet/metrics/GemmProbe.h"
-#include "balancenet/models/StateDictExport.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
 #include "balancenet/orchestrator/StaticAllocator.h"

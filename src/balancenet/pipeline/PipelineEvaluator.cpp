@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/trainer/Evaluator.h"
+
 namespace balancenet::pipeline {
 namespace {
 
@@ -18,7 +20,7 @@ metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& g
   const int64_t begin = n * j / columns, end = n * (j + 1) / columns;
   const bool wasTraining = stage.is_training();
   stage.eval();
-  double correct = 0, lossSum = 0, counted = 0;
+  trainer::EvalTotals totals;  // counted by the last stage only
   {
     at::NoGradGuard noGrad;
     int tag = kEvalTagBase;
@@ -38,17 +40,11 @@ metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& g
         groups.world.send(y, groups.nextRank(), tag);
         continue;
       }
-      auto labels = test.labels.narrow(0, b, len);
-      lossSum += at::cross_entropy_loss(y, labels, {}, at::Reduction::Sum).item<double>();
-      correct += y.argmax(1).eq(labels).sum().item<double>();
-      counted += static_cast<double>(len);
+      totals.add(y, test.labels.narrow(0, b, len));
     }
   }
   stage.train(wasTraining);
-  auto totals = at::tensor({correct, lossSum, counted}, at::kDouble);
-  groups.world.allreduceSum(totals);
-  const double count = totals[2].item<double>();
-  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
+  return totals.point(groups.world, step);
 }
 
 }  // namespace balancenet::pipeline

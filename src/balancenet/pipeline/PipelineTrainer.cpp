@@ -24,7 +24,8 @@
 namespace balancenet::pipeline {
 namespace {
 
-constexpr int64_t kStepsDrawn = 5;  // pipeline.csv keeps the actions of the last steps only
+constexpr int64_t kStepsDrawn = 5;       // pipeline.csv keeps the actions of the last steps only
+constexpr int kGatherTagBase = 1 << 29;  // above training and evaluation tags
 
 Timeline::Clock::time_point sharedOrigin(comm::Communicator& world) {
   // Rank 0's steady clock: comparable between the processes of one machine, as the Timeline's is.
@@ -86,7 +87,7 @@ void PipelineTrainer::freeOtherStages() {
   at::NoGradGuard noGrad;
   for (auto& t : all) {
     if (mine.count(t.unsafeGetTensorImpl())) continue;
-    freed_.push_back({t, t.sizes().vec()});
+    freedShapes_[t.unsafeGetTensorImpl()] = t.sizes().vec();
     t.set_data(at::empty({0}, t.options()));
   }
 }
@@ -101,15 +102,13 @@ void PipelineTrainer::gatherModelToRankZero() {
     mine.insert(mine.end(), buffers_.begin(), buffers_.end());
     for (auto& t : mine) {
       auto c = t.detach().contiguous();
-      g.world.send(c, 0, (1 << 29) + tag++);
+      g.world.send(c, 0, kGatherTagBase + tag++);
     }
   }
   if (me != 0) return;
   at::NoGradGuard noGrad;
   // Rank 0 learns which stage owns each freed tensor from the partition: the same block ranges cut the
   // same tensors on every rank, so it rebuilds each stage's list in that stage's own order.
-  std::unordered_set<const void*> freed;
-  for (auto& [t, shape] : freed_) freed.insert(t.unsafeGetTensorImpl());
   for (int s = 1; s < g.topology.stages; ++s) {
     const auto r = options_.partition.stages[s];
     auto other = parts_.net.blockRange(r.first, r.end);
@@ -118,11 +117,10 @@ void PipelineTrainer::gatherModelToRankZero() {
     theirs.insert(theirs.end(), b.begin(), b.end());
     int tag = 0;
     for (auto& t : theirs) {
-      auto it = std::find_if(freed_.begin(), freed_.end(),
-                             [&](const auto& f) { return f.first.unsafeGetTensorImpl() == t.unsafeGetTensorImpl(); });
-      if (it == freed_.end()) throw InternalError("a stage's tensor was not among those freed on rank 0");
-      auto full = at::empty(it->second, t.options());
-      g.world.recv(full, g.topology.rankOf(s, 0), (1 << 29) + tag++);
+      const auto shape = freedShapes_.find(t.unsafeGetTensorImpl());
+      if (shape == freedShapes_.end()) throw InternalError("a stage's tensor was not among those freed on rank 0");
+      auto full = at::empty(shape->second, t.options());
+      g.world.recv(full, g.topology.rankOf(s, 0), kGatherTagBase + tag++);
       t.set_data(full);
     }
   }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
@@ -82,7 +83,8 @@ class PipelineTrainer {
   std::shared_ptr<models::BlockRange> stage_;
   std::vector<at::Tensor> params_;
   std::vector<at::Tensor> buffers_;
-  std::vector<std::pair<at::Tensor, std::vector<int64_t>>> freed_;  // other stages' tensors and their shapes
+  // The shapes other stages' tensors had before they were freed, by tensor: what gathering refills.
+  std::unordered_map<const void*, std::vector<int64_t>> freedShapes_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<comm::FlatAllReduceSync> stageSync_;
   std::unique_ptr<ScheduleRunner> runner_;

@@ -5,6 +5,19 @@
 
 namespace balancenet::trainer {
 
+void EvalTotals::add(const at::Tensor& logits, const at::Tensor& labels) {
+  lossSum_ += at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum).item<double>();
+  correct_ += logits.argmax(1).eq(labels).sum().item<double>();
+  counted_ += static_cast<double>(labels.size(0));
+}
+
+metrics::EvalPoint EvalTotals::point(comm::Communicator& comm, int64_t step) const {
+  auto totals = at::tensor({correct_, lossSum_, counted_}, at::kDouble);
+  comm.allreduceSum(totals);
+  const double count = totals[2].item<double>();
+  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
+}
+
 metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
                             int64_t step, int64_t batchSize) {
   const int64_t n = test.size();
@@ -12,23 +25,18 @@ metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test
   const int64_t end = n * (comm.rank() + 1) / comm.size();
   const bool wasTraining = net.is_training();
   net.eval();
-  double correct = 0, lossSum = 0;
+  EvalTotals totals;
   {
     at::NoGradGuard noGrad;
     for (int64_t b = begin; b < end; b += batchSize) {
       const int64_t len = std::min(batchSize, end - b);
       auto x = test.images.narrow(0, b, len);
       auto y = test.labels.narrow(0, b, len);
-      auto logits = net.forward(x);
-      lossSum += at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum).item<double>();
-      correct += logits.argmax(1).eq(y).sum().item<double>();
+      totals.add(net.forward(x), y);
     }
   }
   net.train(wasTraining);
-  auto totals = at::tensor({correct, lossSum, static_cast<double>(end - begin)}, at::kDouble);
-  comm.allreduceSum(totals);
-  const double count = totals[2].item<double>();
-  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
+  return totals.point(comm, step);
 }
 
 }  // namespace balancenet::trainer

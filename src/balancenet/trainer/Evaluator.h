@@ -7,6 +7,18 @@
 
 namespace balancenet::trainer {
 
+// What the ranks count of a test set: each adds its logits, then point() sums over the group. The data-
+// parallel and the pipeline evaluator both count through it.
+class EvalTotals {
+ public:
+  void add(const at::Tensor& logits, const at::Tensor& labels);
+  // Collective over `comm`: every rank returns the same point (accuracy and mean loss over all counted).
+  metrics::EvalPoint point(comm::Communicator& comm, int64_t step) const;
+
+ private:
+  double correct_ = 0, lossSum_ = 0, counted_ = 0;
+};
+
 // Rank r evaluates the r-th contiguous shard; correct counts and loss sums are all-reduced, so the
 // result covers the whole test set exactly once and is identical on every rank.
 metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
