@@ -98,9 +98,9 @@ class Communicator {
   // operations in flight: set it before training starts.
   void setLinkModel(std::shared_ptr<LinkModel> link) { link_ = std::move(link); }
 
-  // A group of the ranks `members` (ascending, this rank among them) over this group's store under a key
-  // prefix named after the members, with this group's emulated link; its ranks are indices into
-  // `members`. Collective among the members only (others do not call it); each member set at most once
+  // A group of the ranks `members` (this rank among them) over this group's store under a key prefix
+  // named after the members, with this group's emulated link; its ranks are indices into `members`, in
+  // the order given. Collective among the members only (others do not call it); each member set at most once
   // per group (the store keys are the set's). Throws RuntimeFailure if this group cannot make groups.
   std::unique_ptr<Communicator> subgroup(const std::vector<int>& members);
 

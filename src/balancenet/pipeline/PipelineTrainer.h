@@ -17,6 +17,7 @@
 #include "balancenet/models/Network.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/pipeline/Partition.h"
+#include "balancenet/pipeline/PartitionController.h"
 #include "balancenet/pipeline/PipelineGroups.h"
 #include "balancenet/pipeline/ScheduleRunner.h"
 #include "balancenet/trainer/Trainer.h"
@@ -34,6 +35,9 @@ struct PipelineTrainerOptions {
   Partition partition;  // one range per stage
   // This rank's emulated slowdown at a step (each compute lasts that many times its real time); null: 1.
   std::function<double(int64_t step)> slowdown;
+  // A PartitionController on rank 0 (PipelineParts::controller) sees every step's times and may move the
+  // stage boundaries at the flush. The same on every rank: the others take part in gathering and moving.
+  bool livePartition = false;
 };
 
 struct PipelineParts {
@@ -44,6 +48,8 @@ struct PipelineParts {
   // The split over the columns (one share per replica); used on stage 0, whose group it decides over,
   // and null elsewhere. The trainer broadcasts the decision down each column.
   orchestrator::Allocator* allocator;
+  // Rank 0 with options.livePartition: decides the moves; null elsewhere.
+  PartitionController* controller = nullptr;
 };
 
 class PipelineTrainer {
@@ -61,6 +67,12 @@ class PipelineTrainer {
   int stage() const { return parts_.groups.stageIndex(); }
   // This rank's stage: its parameters (optimiser order) and its module.
   std::vector<at::Tensor> stageParameters() const { return params_; }
+  // Collective over the world, between steps: every stage runs `next`'s blocks from now on. A block changing
+  // stage brings its parameters, buffers and optimiser state from its old stage's replica j to its new
+  // stage's replica j (the replicas of a stage hold the same values), so training stays exact.
+  void repartition(const Partition& next);
+  const Partition& partition() const { return options_.partition; }
+
   // Collective over the world: rank 0's network gets every stage's parameters and buffers back
   // (from replica 0 of each stage), for --export and --save-params; other ranks' stay cut.
   void gatherModelToRankZero();

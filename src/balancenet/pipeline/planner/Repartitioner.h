@@ -1,0 +1,74 @@
+// Repartitioner: live re-partitioning. It compares each rank's measured compute with what the plan
+// predicted, rescales that node's profiled block costs by the ratio (a node that slowed down by 2 has
+// every block cost twice as much), re-plans with the ranks in their slots, and moves the block
+// boundaries only when the predicted gain beats the measurement noise (the balanced policy's hysteresis).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "balancenet/pipeline/PartitionController.h"
+#include "balancenet/pipeline/planner/Planner.h"
+
+namespace balancenet::pipeline {
+
+struct RepartitionOptions {
+  // Steps between decisions (--rebalance-every); a decision looks at the steps since the last one.
+  int every = 5;
+  // Move only when the re-planned step is predicted faster by more than this fraction...
+  static constexpr double kDefaultHysteresis = 0.05;
+  double hysteresis = kDefaultHysteresis;
+  // ...and by more than this many relative standard errors of the nodes' measured/predicted ratios over the
+  // window (the median over ranks): 4 workers on 2 cores vary +-10% per step.
+  static constexpr double kDefaultNoiseMultiplier = 3.0;
+  double noiseMultiplier = kDefaultNoiseMultiplier;
+  bool live = true;  // false (--keep-partition): log and compare, never move
+};
+
+// One decision (a row of partitions.csv).
+struct RepartitionEvent {
+  int64_t step = 0;
+  std::string from, to;            // partitions, Partition::str(); equal when it stayed
+  double predictedCurrentMs = 0;   // the current placement, with the rescaled costs
+  double predictedBestMs = 0;      // the best re-plan, same costs
+  double measuredStepMs = 0;       // mean over the window
+  double noise = 0;                // relative standard error used in the threshold
+  std::vector<double> speedFactors;  // per rank: measured / profiled compute
+  bool moved = false;
+  std::string reason;  // "gain 23% > threshold 5%", "gain 1% below threshold 5%", "no measurements", ...
+};
+
+class Repartitioner : public PartitionController {
+ public:
+  // `input`: the profile the first plan was made from; `initial`: that plan (predicted).
+  Repartitioner(PlanInput input, Placement initial, RepartitionOptions options);
+
+  std::optional<Partition> afterStep(const StepTimes& times) override;
+  // partitions.csv (every decision) and stage_times.csv (per partition in force and per rank: predicted
+  // and mean measured compute ms, and the step's predicted and measured ms).
+  void writeOutputs(const std::string& runDir) const override;
+
+  const Placement& current() const { return current_; }
+  const std::vector<RepartitionEvent>& events() const { return events_; }
+  static std::string partitionsCsvHeader();
+  std::string partitionsCsv() const;
+  std::string stageTimesCsv() const;
+
+ private:
+  PlanInput input_;  // the profile as measured before training
+  Placement current_;
+  RepartitionOptions options_;
+  std::vector<StepTimes> window_;  // since the last decision
+  std::vector<RepartitionEvent> events_;
+  // Per partition in force: its predicted placement and the measured sums (for stage_times.csv).
+  struct Epoch {
+    int64_t firstStep = 0, lastStep = 0;
+    Placement predicted;
+    std::vector<double> measuredComputeSum;  // by rank
+    double measuredStepSum = 0;
+    int64_t steps = 0;
+  };
+  std::vector<Epoch> epochs_;
+};
+
+}  // namespace balancenet::pipeline
