@@ -16,7 +16,7 @@ Topology Topology::of(int worldSize, int stages) {
   if (worldSize < 1) throw InternalError(fmt::format("a pipeline topology of {} workers", worldSize));
   if (worldSize % stages != 0)
     throw UsageError(fmt::format("--nodes {} is not a multiple of --pipeline-stages {}", worldSize, stages));
-  return Topology{stages, worldSize / stages};
+  return Topology{stages, worldSize / stages, {}};
 }
 
 Topology Topology::placed(int worldSize, int stages, std::vector<int> slotRanks) {

@@ -1,0 +1,137 @@
+// Repartitioner: a rank measured slower than its profile moves the cut at the next decision; noise on equal
+// nodes does not; --keep-partition logs but never moves; the CSVs.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "balancenet/pipeline/planner/Repartitioner.h"
+
+namespace balancenet::pipeline {
+namespace {
+
+// Two equal nodes, 8 equal blocks (1 ms per sample forward and backward each), a batch of 16.
+PlanInput equalNodes() {
+  PlanInput in;
+  for (int b = 0; b < 8; ++b) {
+    models::BlockInfo block;
+    block.name = "r" + std::to_string(b);
+    block.parameters = 100;
+    block.outputElementsPerSample = 100;
+    block.memoryPerSampleBytes = 100;
+    in.blocks.push_back(block);
+  }
+  NodeCosts node;
+  node.forwardMs.assign(8, 0.5);
+  node.backwardMs.assign(8, 0.5);
+  in.nodes = {node, node};
+  in.globalBatch = 16;
+  return in;
+}
+
+// One step as the workers would measure it: each rank's profiled compute times its slowdown and noise.
+StepTimes measuredStep(int64_t step, const Placement& p, const std::vector<double>& slowdown, double noise,
+                       std::mt19937& rng) {
+  std::uniform_real_distribution<double> jitter(1 - noise, 1 + noise);
+  StepTimes t;
+  t.step = step;
+  t.shares = p.shares;
+  t.computeMsByRank.assign(p.slotRanks.size(), 0);
+  for (size_t slot = 0; slot < p.slotRanks.size(); ++slot)
+    t.computeMsByRank[p.slotRanks[slot]] = p.slotComputeMs[slot] * slowdown[p.slotRanks[slot]] * jitter(rng);
+  t.stepMs = p.stepMs;
+  return t;
+}
+
+TEST(Repartitioner, ARankTwiceSlowerMovesAtTheNextDecisionWithLessWork) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  ASSERT_EQ(initial.partition.str(), "0-3,4-7");
+  Repartitioner r(in, initial, RepartitionOptions{});  // every 5 steps
+  std::mt19937 rng(1);
+  for (int64_t step = 0; step < 4; ++step)
+    EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 2}, 0, rng)));
+  const auto moved = r.afterStep(measuredStep(4, initial, {1, 2}, 0, rng));
+  ASSERT_TRUE(moved);
+  EXPECT_LT((*moved).stages[1].size(), 4u) << moved->str();  // rank 1 runs stage 1
+  EXPECT_EQ(r.current().partition.str(), moved->str());
+  ASSERT_EQ(r.events().size(), 1u);
+  const auto& e = r.events()[0];
+  EXPECT_TRUE(e.moved);
+  EXPECT_EQ(e.from, "0-3,4-7");
+  EXPECT_EQ(e.to, moved->str());
+  EXPECT_NEAR(e.speedFactors[0], 1, 1e-9);
+  EXPECT_NEAR(e.speedFactors[1], 2, 1e-9);
+  EXPECT_LT(e.predictedBestMs, e.predictedCurrentMs);
+  // Measured as the new plan predicts (rank 1 still 2x slower than its profile): it stays.
+  for (int64_t step = 5; step < 10; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 1}, 0, rng)));
+  EXPECT_EQ(r.events().size(), 2u);
+}
+
+TEST(Repartitioner, NoiseOnEqualNodesDoesNotMove) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  Repartitioner r(in, initial, RepartitionOptions{});
+  std::mt19937 rng(7);
+  for (int64_t step = 0; step < 200; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 1}, 0.1, rng)));
+  ASSERT_EQ(r.events().size(), 40u);
+  for (const auto& e : r.events()) {
+    EXPECT_FALSE(e.moved) << e.reason;
+    EXPECT_GT(e.noise, 0);
+  }
+}
+
+TEST(Repartitioner, KeepPartitionLogsButNeverMoves) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  RepartitionOptions options;
+  options.live = false;
+  Repartitioner r(in, initial, options);
+  std::mt19937 rng(3);
+  for (int64_t step = 0; step < 20; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 3}, 0, rng)));
+  ASSERT_EQ(r.events().size(), 4u);
+  for (const auto& e : r.events()) {
+    EXPECT_FALSE(e.moved);
+    EXPECT_EQ(e.to, "0-3,4-7");
+    EXPECT_NE(e.reason.find("(partition kept)"), std::string::npos) << e.reason;
+  }
+  EXPECT_EQ(r.current().partition.str(), "0-3,4-7");
+}
+
+TEST(Repartitioner, WritesTheDecisionsAndStageTimesAsCsv) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  Repartitioner r(in, initial, RepartitionOptions{});
+  std::mt19937 rng(1);
+  for (int64_t step = 0; step < 5; ++step) r.afterStep(measuredStep(step, initial, {1, 2}, 0, rng));
+  const auto csv = r.partitionsCsv();
+  EXPECT_EQ(csv.substr(0, csv.find('\n') + 1), Repartitioner::partitionsCsvHeader());
+  EXPECT_EQ(Repartitioner::partitionsCsvHeader(),
+            "step,from,to,predicted_current_ms,predicted_best_ms,measured_step_ms,noise,speed_factors,moved,reason\n");
+  // Rank 1 at twice its profile: now 2 x 4 x 1 + 2 x 4 x 2 + 7 x 16 = 136 ms; cut 0-5,6-7: 12 + 8 + 7 x 12 =
+  // 104; measured: the initial plan's 8 + 8 + 7 x 8 = 72.
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1),
+            "4,\"0-3,4-7\",\"0-5,6-7\",136.000,104.000,72.000,0.0000,1.000 2.000,1,gain 23.5% > threshold 5.0%\n");
+  // One epoch ran (steps 0-4); its rows: predicted 16 samples x 4 blocks x 1 ms, measured 64 and 128.
+  const auto stages = r.stageTimesCsv();
+  EXPECT_EQ(stages.substr(0, stages.find('\n')),
+            "first_step,last_step,partition,rank,stage,replica,blocks,predicted_compute_ms,measured_compute_ms,"
+            "predicted_step_ms,measured_step_ms");
+  EXPECT_NE(stages.find("\n0,4,\"0-3,4-7\",1,1,0,4-7,64.000,128.000,"), std::string::npos) << stages;
+}
+
+TEST(Repartitioner, MissingMeasurementsAreLoggedNotActedOn) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  RepartitionOptions options;
+  options.every = 1;
+  Repartitioner r(in, initial, options);
+  StepTimes t;
+  t.step = 0;
+  t.shares = initial.shares;
+  EXPECT_FALSE(r.afterStep(t));
+  ASSERT_EQ(r.events().size(), 1u);
+  EXPECT_EQ(r.events()[0].reason, "no measurements");
+}
+
+}  // namespace
+}  // namespace balancenet::pipeline
