@@ -67,8 +67,11 @@ int runPipelineWorker(const JobConfig& config) {
   const auto blocks = model.net->blocks();
   if (world->rank() == 0) {
     announceStages(blocks, placed.placement, topology, c);
-    if (c.pipeline.explainPartition)
-      spdlog::info("partition:\n{}", pipeline::explainPlacement(*placed.profile, placed.placement));
+    if (c.pipeline.explainPartition) {
+      auto text = pipeline::explainPlacement(*placed.profile, placed.placement);
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      spdlog::info("partition:\n{}", text);
+    }
   }
 
   // The columns' split is decided among the column heads (stage 0), from what they observe of their
