@@ -3,8 +3,6 @@
 // of replicas and unequal shares between them.
 #include <gtest/gtest.h>
 
-#include <mutex>
-
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
@@ -38,14 +36,7 @@ std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::T
   testing::runRanks(c.stages * replicas, [&](comm::Communicator& world) {
     const auto topology = pipeline::Topology::of(world.size(), c.stages);
     auto groups = pipeline::formPipelineGroups(world, topology);
-    models::BuiltModel built;
-    {
-      // Every rank builds the model as the single process does: same seed, under one lock (shared RNG).
-      static std::mutex rngMutex;
-      std::lock_guard<std::mutex> lock(rngMutex);
-      at::manual_seed(options.seed);
-      built = models::buildModel(testing::comparisonModel(c.model));
-    }
+    auto built = testing::seededComparisonModel(c.model, options.seed);
     std::unique_ptr<orchestrator::Allocator> allocator;
     if (groups.firstStage()) allocator = std::make_unique<testing::ChangingAllocator>(c.splits);
     pipeline::PipelineTrainerOptions o;
@@ -143,13 +134,7 @@ TEST(PipelineEvaluation, MatchesTheWholeModelOnTheWholeTestSet) {
   std::vector<metrics::EvalPoint> points(6);
   testing::runRanks(6, [&](comm::Communicator& world) {
     auto groups = pipeline::formPipelineGroups(world, pipeline::Topology::of(world.size(), 3));
-    models::BuiltModel built;
-    {
-      static std::mutex rngMutex;
-      std::lock_guard<std::mutex> lock(rngMutex);
-      at::manual_seed(seed);
-      built = models::buildModel(testing::comparisonModel("cnn"));
-    }
+    auto built = testing::seededComparisonModel("cnn", seed);
     const auto blocks = built.net->blocks();
     const auto cut = pipeline::Partition::uniform(blocks.size(), 3).stages[groups.stageIndex()];
     auto stage = built.net->blockRange(cut.first, cut.end);

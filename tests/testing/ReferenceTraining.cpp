@@ -4,6 +4,8 @@
 
 #include <ATen/ATen.h>
 
+#include <mutex>
+
 #include "balancenet/data/GlobalPermutationSampler.h"
 
 namespace balancenet::testing {
@@ -32,6 +34,13 @@ models::ModelOptions comparisonModel(const std::string& name) {
   m.width = 0.25;
   m.dropout = 0;
   return m;
+}
+
+models::BuiltModel seededComparisonModel(const std::string& name, uint64_t seed) {
+  static std::mutex rngMutex;
+  std::lock_guard<std::mutex> lock(rngMutex);
+  at::manual_seed(seed);
+  return models::buildModel(comparisonModel(name));
 }
 
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,

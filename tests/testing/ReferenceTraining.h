@@ -19,6 +19,9 @@ std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, con
 // no output; a learning rate that suits the optimiser.
 trainer::TrainerOptions comparisonOptions(const std::string& optimizer, int64_t steps, int64_t globalBatch,
                                           double weightDecay);
+// comparisonModel(name) built from `seed` as the reference builds it, safe to call from many thread ranks at
+// once: the global generator is seeded and drawn from under one lock.
+models::BuiltModel seededComparisonModel(const std::string& name, uint64_t seed);
 // A small model without dropout: dropout masks are per-process random and would break exactness.
 models::ModelOptions comparisonModel(const std::string& name);
 

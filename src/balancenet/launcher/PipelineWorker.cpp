@@ -108,7 +108,6 @@ int runPipelineWorker(const JobConfig& config) {
   parts.controller = repartitioner.get();
   pipeline::PipelineTrainer trainer(options, parts);
   const auto summary = trainer.run();
-  if (repartitioner) repartitioner->writeOutputs(c.trainer.runDir);
   if (!c.exportPath.empty() || !c.saveParams.empty()) trainer.gatherModelToRankZero();
   writeModelOutputs(c, *model.net, model.net->parameters(), world->rank(), summary);
   world->barrier();  // rank 0 may serve the store: nobody leaves while others still need it

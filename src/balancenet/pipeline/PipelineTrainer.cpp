@@ -53,12 +53,17 @@ PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts p
                                     g.topology.stages));
   if (g.firstStage() != (parts_.allocator != nullptr))
     throw InternalError("the allocator belongs to the first stage, and only there");
+  if ((options_.livePartition && g.world.rank() == 0) != (parts_.controller != nullptr))
+    throw InternalError("a partition controller belongs to rank 0 of a live partition, and only there");
   blocks_ = parts_.net.blocks();
   const auto range = options_.partition.stages.at(g.stageIndex());
   stage_ = parts_.net.blockRange(range.first, range.end);
   params_ = stage_->parameters();
   buffers_ = stage_->buffers();
-  freeOtherStages();
+  auto everyTensor = parts_.net.parameters();
+  const auto everyBuffer = parts_.net.buffers();
+  everyTensor.insert(everyTensor.end(), everyBuffer.begin(), everyBuffer.end());
+  freeOtherStages(everyTensor);
   // Every rank built the model from the same seed; replica 0's tensors make sure of it.
   std::vector<at::Tensor> state = params_;
   state.insert(state.end(), buffers_.begin(), buffers_.end());
@@ -66,7 +71,8 @@ PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts p
   optimizer_ = trainer::makeOptimizer(options_.trainer.optimizer, params_, options_.trainer.lr.at(0));
   stageSync_ = std::make_unique<comm::FlatAllReduceSync>(*g.stage);
   if (!options_.trainer.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(g.world.rank());
-  runner_ = std::make_unique<ScheduleRunner>(g, *stage_, options_.schedule, stageInputShape(), sharedOrigin(g.world));
+  origin_ = sharedOrigin(g.world);
+  runner_ = std::make_unique<ScheduleRunner>(g, *stage_, options_.schedule, stageInputShape(), origin_);
   stage_->train();
 }
 
@@ -77,26 +83,26 @@ std::vector<int64_t> PipelineTrainer::stageInputShape() const {
   return first == 0 ? std::vector<int64_t>{} : blocks_.at(first - 1).outputShape;
 }
 
-void PipelineTrainer::freeOtherStages() {
+void PipelineTrainer::freeOtherStages(const std::vector<at::Tensor>& candidates) {
   std::unordered_set<const void*> mine;
   for (const auto& t : params_) mine.insert(t.unsafeGetTensorImpl());
   for (const auto& t : buffers_) mine.insert(t.unsafeGetTensorImpl());
-  auto all = parts_.net.parameters();
-  const auto buffers = parts_.net.buffers();
-  all.insert(all.end(), buffers.begin(), buffers.end());
   at::NoGradGuard noGrad;
-  for (auto& t : all) {
+  for (auto t : candidates) {
     if (mine.count(t.unsafeGetTensorImpl())) continue;
     freedShapes_[t.unsafeGetTensorImpl()] = t.sizes().vec();
     t.set_data(at::empty({0}, t.options()));
+    if (t.grad().defined()) t.mutable_grad() = at::Tensor();  // a block that moved away: its gradient too
   }
 }
 
 void PipelineTrainer::gatherModelToRankZero() {
   auto& g = parts_.groups;
   const int me = g.world.rank();
-  // Each stage's replica 0 sends its tensors, in the network's order, to rank 0 (stage 0's replica 0).
-  if (g.replica() == 0 && !g.firstStage()) {
+  // Rank 0 holds its own stage (stage 0's replica 0, unless ranks are placed in other slots); every other
+  // stage's replica 0 sends it its tensors, in the network's order.
+  const int kept = g.topology.stageOf(0);
+  if (g.replica() == 0 && g.stageIndex() != kept) {
     int tag = 0;
     std::vector<at::Tensor> mine = params_;
     mine.insert(mine.end(), buffers_.begin(), buffers_.end());
@@ -109,7 +115,8 @@ void PipelineTrainer::gatherModelToRankZero() {
   at::NoGradGuard noGrad;
   // Rank 0 learns which stage owns each freed tensor from the partition: the same block ranges cut the
   // same tensors on every rank, so it rebuilds each stage's list in that stage's own order.
-  for (int s = 1; s < g.topology.stages; ++s) {
+  for (int s = 0; s < g.topology.stages; ++s) {
+    if (s == kept) continue;
     const auto r = options_.partition.stages[s];
     auto other = parts_.net.blockRange(r.first, r.end);
     std::vector<at::Tensor> theirs = other->parameters();
@@ -220,6 +227,7 @@ metrics::StepRecord PipelineTrainer::step() {
     seen.computeMs = *std::max_element(column.begin() + 1, column.end());
     parts_.allocator->observe(seen);
   }
+  if (options_.livePartition) consultController(split, outcome.computeMs, record.updateMs);
   spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
                               [this](const ActionSpan& s) { return s.step <= step_ - kStepsDrawn; }),
                spans_.end());
@@ -263,6 +271,7 @@ void PipelineTrainer::describePipeline(metrics::RunSummary& summary) {
   summary.extra["bubble_fraction_per_stage"] = perStage;
   summary.extra["analytical_bubble"] = analyticalBubble(g.topology.stages, micros);
   summary.extra["activation_peak_mb"] = activation;
+  summary.extra["repartitions"] = repartitions_;
   summary.extra["pipeline"] = {{"stages", g.topology.stages},
                                {"replicas", g.topology.replicas},
                                {"micro_batches", options_.microBatches},
@@ -316,6 +325,7 @@ metrics::RunSummary PipelineTrainer::run() {
   describePipeline(summary);
   trainer::writeRunOutputs(g.world, records, summary, o.runDir);
   writeSpans();
+  if (parts_.controller && !o.runDir.empty()) parts_.controller->writeOutputs(o.runDir);
   if (timeline_) trainer::writeTimeline(g.world, *timeline_, o.timelinePath);
   if (g.world.rank() == 0 && o.progressSeconds > 0 && step_ > 0)
     spdlog::info(metrics::formatProgress({step_, o.steps, trainSeconds, samples_, summary.finalLoss}) +

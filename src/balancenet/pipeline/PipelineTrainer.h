@@ -81,13 +81,28 @@ class PipelineTrainer {
   Split columnSplit();
   // The activations entering this stage, per sample; empty at the first stage.
   std::vector<int64_t> stageInputShape() const;
-  void freeOtherStages();
+  // Frees each of `candidates` that is not this rank's stage's (params_, buffers_), keeping its shape.
+  void freeOtherStages(const std::vector<at::Tensor>& candidates);
   // Ends the schedule for the whole column: every rank learns its column's loss and each stage's compute.
   std::vector<double> flushColumn(double lossSum, double computeMs);
   // Collective: the pipeline's shape, bubble fractions and activation memory into the summary.
   void describePipeline(metrics::RunSummary& summary);
   // Collective: rank 0 writes every rank's last actions as pipeline.csv.
   void writeSpans();
+  // Collective, after a step's update (options.livePartition): rank 0's controller sees every rank's compute
+  // time and the step's, and every rank moves to the partition it answers, if any.
+  void consultController(const Split& split, double computeMs, double stepMs);
+  // repartition()'s half on this rank: the blocks leaving it go out and the arriving ones come in, with their
+  // optimiser state (by parameter), then this rank's stage, optimiser and runner are rebuilt over `next`.
+  // repartition()'s last part on this rank, once the moved blocks' tensors are in place: its stage, optimiser
+  // (kept parameters keep their state, arrived ones get `arrivedState`, by parameter) and runner follow the
+  // current partition, and the tensors that left are freed.
+  void rebuildStage(const std::unordered_map<const void*, std::vector<at::Tensor>>& arrivedState);
+  // The tensors of block `block` (parameters, then buffers) as a re-partition sends them, with the
+  // parameters' optimiser state.
+  std::vector<at::Tensor> blockMessage(size_t block);
+  // Receives block `block` from `src` into this rank's freed tensors; its parameters' state into `state`.
+  void receiveBlock(size_t block, int src, std::unordered_map<const void*, std::vector<at::Tensor>>& state);
 
   PipelineTrainerOptions options_;
   PipelineParts parts_;
@@ -100,6 +115,7 @@ class PipelineTrainer {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<comm::FlatAllReduceSync> stageSync_;
   std::unique_ptr<ScheduleRunner> runner_;
+  Timeline::Clock::time_point origin_;  // rank 0's clock at the start: runners after a move keep it
   data::GlobalPermutationSampler sampler_;
   std::unique_ptr<Timeline> timeline_;
   std::vector<ActionSpan> spans_;  // the last steps' actions, for pipeline.csv
@@ -107,6 +123,7 @@ class PipelineTrainer {
   int64_t position_ = 0;
   int64_t samples_ = 0;
   Split lastSplit_;
+  int64_t repartitions_ = 0;  // moves of the stage boundaries so far
   double bubbleMs_ = 0, spanMs_ = 0;  // summed over steps: this rank's bubble fraction
   double residentBeforeTraining_ = 0;
 };
