@@ -214,6 +214,7 @@ TEST(PlannerSearch, MatchesBruteForceOnRandomInstances) {
       // What the search returns is what predict() says of it.
       EXPECT_DOUBLE_EQ(predict(in, got).stepMs, got.stepMs);
       EXPECT_TRUE(got.fits);
+      EXPECT_EQ(got.method, "exact");
     }
   }
   EXPECT_GT(compared, 60);

@@ -40,5 +40,28 @@ TEST(Topology, RefusesStageCountsThatDoNotDivideTheWorld) {
   EXPECT_THROW(Topology::of(0, 1), InternalError);
 }
 
+TEST(Topology, PlacedRanksSitInTheirSlots) {
+  // Slots (replica x 2 + stage) -> ranks: column 0 is ranks 3, 0; column 1 is ranks 1, 2.
+  const auto t = Topology::placed(4, 2, {3, 0, 1, 2});
+  EXPECT_EQ(t.slotOf(3), 0);
+  EXPECT_EQ(t.slotOf(0), 1);
+  EXPECT_EQ(t.slotOf(2), 3);
+  EXPECT_EQ(t.stageOf(0), 1);
+  EXPECT_EQ(t.replicaOf(1), 1);
+  EXPECT_EQ(t.rankOf(0, 0), 3);
+  EXPECT_EQ(t.columnRanks(0), (std::vector<int>{3, 0}));
+  EXPECT_EQ(t.stageRanks(1), (std::vector<int>{0, 2}));
+  for (int rank = 0; rank < 4; ++rank) EXPECT_EQ(t.rankAt(t.slotOf(rank)), rank);
+  EXPECT_EQ(Topology::of(4, 2).slotOf(3), 3);  // unplaced: a rank's slot is its rank
+}
+
+TEST(Topology, PlacedRefusesWhatIsNotAPermutation) {
+  EXPECT_THROW(Topology::placed(4, 2, {0, 1, 1, 2}), InternalError);
+  EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2}), InternalError);
+  EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2, 4}), InternalError);
+  EXPECT_EQ(usageErrorOf([] { Topology::placed(4, 3, {0, 1, 2, 3}); }), "--nodes 4 is not a multiple of --pipeline-stages 3");
+  EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2, 3}).slotOf(4), InternalError);
+}
+
 }  // namespace
 }  // namespace balancenet::pipeline

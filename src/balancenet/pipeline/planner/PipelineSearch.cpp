@@ -37,7 +37,8 @@ using planner::CostTable;
 // Measured (bench/PlannerBench.cpp) to keep one shape's exact search under about 100 ms.
 constexpr double kExactOrderCells = 2e7;    // N! x S x K^2 / 2 stage-table cells over all orders
 constexpr double kExactPredictions = 2e4;   // slot assignments x cuts, each one predict()
-constexpr int kHeuristicEvaluations = 200;  // quick evaluations in a local search
+constexpr double kHeuristicCells = 4e7;     // stage-table cells a local search may evaluate...
+constexpr int kHeuristicEvaluations = 200;  // ...and at most this many quick evaluations
 constexpr int kQuickBounds = 2;             // bottleneck bounds a quick evaluation scans
 constexpr int kShareRounds = 3;             // cut, re-balance, cut again
 
@@ -112,6 +113,7 @@ std::optional<Placement> cutSlots(const PlanInput& input, const CostTable& table
     const auto cut = planner::bestRanges(rangeProblem(table, stages, slots, shares, plannedM), maxBounds);
     if (!cut) break;
     Placement p = predict(input, shapeOf(input, stages, slots, cut->partition));
+    p.method = cut->exact ? "exact" : "heuristic";
     shares = p.shares;
     if (better(p, best)) best = std::move(p);
   }
@@ -124,16 +126,18 @@ double totalMs(const CostTable& table, int node) { return table.computeMs(node, 
 std::optional<Placement> swapSearch(const PlanInput& input, const CostTable& table, int stages,
                                     std::vector<std::vector<int>> starts) {
   const int n = static_cast<int>(input.nodes.size());
+  const double cells = static_cast<double>(stages) * table.blocks() * table.blocks() / 2;
+  const int budget = std::clamp(static_cast<int>(kHeuristicCells / cells), 8, kHeuristicEvaluations);
   std::optional<Placement> best;
   int evaluations = 0;
   for (auto& slots : starts) {
     auto current = cutSlots(input, table, stages, slots, kQuickBounds);
     ++evaluations;
     if (!current) continue;
-    for (bool improved = true; improved && evaluations < kHeuristicEvaluations;) {
+    for (bool improved = true; improved && evaluations < budget;) {
       improved = false;
-      for (int a = 0; a < n && !improved && evaluations < kHeuristicEvaluations; ++a)
-        for (int b = a + 1; b < n && !improved && evaluations < kHeuristicEvaluations; ++b) {
+      for (int a = 0; a < n && !improved && evaluations < budget; ++a)
+        for (int b = a + 1; b < n && !improved && evaluations < budget; ++b) {
           std::swap(slots[a], slots[b]);
           auto candidate = cutSlots(input, table, stages, slots, kQuickBounds);
           ++evaluations;
@@ -192,13 +196,15 @@ std::optional<Placement> exactOrders(const PlanInput& input, const CostTable& ta
   } while (std::next_permutation(order.begin(), order.end()));
   std::sort(orders.begin(), orders.end(), [](const Bounded& a, const Bounded& b) { return a.bound < b.bound; });
   std::optional<Placement> best;
+  bool proven = true;
   for (const auto& candidate : orders) {
     if (best && best->fits && candidate.bound >= best->stepMs) break;  // no later order can do better
     const auto cut = planner::bestRanges(rangeProblem(table, n, candidate.order, whole, plannedM), 0);
     Placement p = predict(input, shapeOf(input, n, candidate.order, cut->partition));
+    proven = proven && cut->exact;
     if (better(p, best)) best = std::move(p);
   }
-  if (best) best->method = "exact";
+  if (best) best->method = proven ? "exact" : "heuristic";
   return best;
 }
 
@@ -235,7 +241,7 @@ std::optional<Placement> searchShape(const PlanInput& input, const CostTable& ta
   if (!fixedSlots.empty()) {
     if (stages == n || cuts > kExactPredictions) {
       auto p = cutSlots(input, table, stages, fixedSlots, 0);
-      if (p) p->method = stages == n ? "exact" : "heuristic";
+      if (p && stages != n) p->method = "heuristic";  // the lock-step DP approximates replicas
       return p;
     }
     return exhaustive(input, stages, {fixedSlots});

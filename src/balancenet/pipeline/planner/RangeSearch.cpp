@@ -107,13 +107,18 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   consider(cut);
   double bound = table.solve(kNoCut, true, nullptr);  // the least feasible bottleneck
   const double lowerBound = (problem.micros - 1) * bound + leastSum;
-  for (int scanned = 0; bound != kNoCut && (maxBounds == 0 || scanned < maxBounds); ++scanned) {
+  const double cellsPerBound = static_cast<double>(problem.stages) * problem.blocks * problem.blocks;
+  const int affordable = static_cast<int>(std::max(1.0, kExactScanCells / cellsPerBound));
+  const int limit = maxBounds > 0 ? std::min(maxBounds, affordable) : affordable;
+  for (int scanned = 0; bound != kNoCut && scanned < limit; ++scanned) {
     // Any cut whose largest stage is >= bound costs at least (m - 1) bound + leastSum.
     if ((problem.micros - 1) * bound + leastSum >= best->objectiveMs) break;
     if (table.solve(bound, false, &cut) != kNoCut) consider(cut);
     bound = table.nextAbove(bound);
   }
+  const bool proven = bound == kNoCut || (problem.micros - 1) * bound + leastSum >= best->objectiveMs;
   best->lowerBoundMs = lowerBound;
+  best->exact = proven;
   return best;
 }
 

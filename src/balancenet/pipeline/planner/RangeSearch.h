@@ -22,13 +22,17 @@ struct RangeSolution {
   double objectiveMs = 0;  // sum + (m - 1) max of its stage times
   // No cut of this problem does better: the least sum + (m - 1) x the least bottleneck.
   double lowerBoundMs = 0;
+  bool exact = true;  // false when the scan stopped at maxBounds or kExactScanCells before its proof
 };
 
 // Exact when `maxBounds` is 0: the bottleneck bound T is scanned over the distinct stage times in
 // ascending order from the least feasible one (a min-max DP); for each T a DP over (stage, blocks covered)
 // minimises sum t_s with every t_s <= T; the scan stops once (m - 1) T + (the unconstrained least sum) can
 // no longer beat the best found. A positive `maxBounds` stops after that many bounds (a heuristic's quick
-// evaluation; the unconstrained least-sum cut is always tried too). Nothing when no cut fits.
+// evaluation; the unconstrained least-sum cut is always tried too). Either way the scan stops after about
+// kExactScanCells DP cells (it takes a few hundred bounds to 200 blocks), its answer then not proven
+// exact. Nothing when no cut fits.
+constexpr double kExactScanCells = 5e7;
 std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBounds = 0);
 
 // C(n, k), saturated at `cap` (search sizes are compared against budgets, never needed exactly above them).
