@@ -34,6 +34,8 @@ struct MoveCase {
   int micros = 3;
 };
 
+void PrintTo(const MoveCase& c, std::ostream* os) { *os << c.name; }
+
 // Rank 0's controller: answers the scripted partitions at their steps and records what it was shown.
 class ScriptedController : public pipeline::PartitionController {
  public:
@@ -175,13 +177,32 @@ INSTANTIATE_TEST_SUITE_P(
                  "adam"}),
     [](const auto& info) { return info.param.name; });
 
-// run() with a live partition: the summary counts the moves and names the final partition, and rank 0's
-// controller writes its outputs into the run directory.
+// The whole model's loss and accuracy on `test` with `values` (parameters, then buffers) in it.
+metrics::EvalPoint wholeModelOn(const data::MnistDataset& test, const std::vector<at::Tensor>& values, uint64_t seed) {
+  auto whole = testing::seededComparisonModel("cnn", seed);
+  auto mine = whole.net->parameters();
+  const auto buffers = whole.net->buffers();
+  mine.insert(mine.end(), buffers.begin(), buffers.end());
+  at::NoGradGuard noGrad;
+  for (size_t i = 0; i < mine.size(); ++i) mine[i].copy_(values.at(i));
+  whole.net->eval();
+  const auto logits = whole.net->forward(test.images);
+  metrics::EvalPoint point;
+  point.loss = at::cross_entropy_loss(logits, test.labels).item<double>();
+  point.accuracy = logits.argmax(1).eq(test.labels).sum().item<double>() / test.size();
+  return point;
+}
+
+// run() with a live partition: the summary counts the moves and names the final partition, rank 0's
+// controller writes its outputs into the run directory, and the evaluation at the end (through the moved
+// stages) gives the golden model's loss and accuracy.
 TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
   const auto train = testing::syntheticDataset(200, 3);
+  const auto test = testing::syntheticDataset(120, 4);
   testing::TempDir dir;
   auto options = testing::comparisonOptions("sgd", 4, 16, 0);
   options.runDir = dir.path();
+  options.evalAtEnd = true;
   std::vector<metrics::RunSummary> summaries(2);
   std::string wroteTo;
   testing::runRanks(2, [&](comm::Communicator& comm) {
@@ -197,13 +218,18 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
     o.trainer = options;
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), 2);
     o.livePartition = true;
-    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get(), controller.get()});
+    pipeline::PipelineTrainer t(o, {*built.net, train, &test, groups, allocator.get(), controller.get()});
     summaries[comm.rank()] = t.run();
     if (controller) wroteTo = controller->wroteTo;
   });
+  const auto golden = wholeModelOn(test, testing::referenceTraining(testing::comparisonModel("cnn"), options, train),
+                                   options.seed);
   for (const auto& s : summaries) {
     EXPECT_EQ(s.extra.at("repartitions").get<int64_t>(), 2);
     EXPECT_EQ(s.extra.at("pipeline").at("partition").get<std::string>(), "0,1-3");
+    ASSERT_EQ(s.evals.size(), 1u);
+    EXPECT_NEAR(s.evals[0].loss, golden.loss, 1e-5);
+    EXPECT_NEAR(s.evals[0].accuracy, golden.accuracy, 1.0 / test.size());
   }
   EXPECT_EQ(wroteTo, dir.path());
 }
