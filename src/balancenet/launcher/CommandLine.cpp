@@ -18,6 +18,7 @@
 #include "balancenet/launcher/JobConfig.h"
 #include "balancenet/launcher/LocalLauncher.h"
 #include "balancenet/launcher/ModelsCommand.h"
+#include "balancenet/launcher/PlanCommand.h"
 #include "balancenet/launcher/ServerProcess.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/launcher/Worker.h"
@@ -49,6 +50,7 @@ struct Commands {
   CLI::App* compare = nullptr;
   CompareOptions compareOptions;
   ModelsOptions modelsOptions;
+  PlanOptions planOptions;
 
   Commands() {
     app.set_version_flag("--version", "balancenet 0.1.0");
@@ -57,6 +59,9 @@ struct Commands {
     addTrainFlags(*train, config, raw);
     addModelsFlags(*app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample"),
                    modelsOptions);
+    addPlanFlags(*app.add_subcommand("plan", "Rank the placements of a model on workers of given speeds and memory "
+                                             "caps (profiled on this machine), as --partition auto plans them"),
+                 planOptions);
     report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
     report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();
     report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
@@ -113,6 +118,7 @@ int runTrain(Commands& commands, int argc, char** argv) {
 // Runs the subcommand that was given; its exit code.
 int dispatch(Commands& commands, int argc, char** argv) {
   if (commands.app.got_subcommand("models")) return runModels(commands.modelsOptions);
+  if (commands.app.got_subcommand("plan")) return runPlan(commands.planOptions);
   if (commands.app.got_subcommand("report")) {
     report::writeHtmlReport(commands.reportRuns, commands.reportOut);
     std::cerr << "balancenet: report written to " << commands.reportOut << std::endl;

@@ -123,7 +123,15 @@ struct JobConfig {
   std::string exportPath;  // rank 0 writes the final state_dict here (Python's torch.load reads it)
   CheckpointOptions checkpoint;
   PipelineOptions pipeline;
-  double memoryLimitMb = 0;       // --memory-limit-mb: emulated per-worker memory cap on placements; 0: none
+  // --memory-limit-mb: each worker's emulated memory cap on placements, by rank (one value given: every worker
+  // has it); empty or 0: none.
+  std::vector<double> memoryLimitMb;
+  double memoryLimitMbOf(int rank) const { return memoryLimitMb.empty() ? 0 : memoryLimitMb.at(rank); }
+  bool memoryLimited() const {  // some worker has a cap
+    for (double mb : memoryLimitMb)
+      if (mb > 0) return true;
+    return false;
+  }
   std::vector<std::string> argv;  // as given, to start workers with
 };
 

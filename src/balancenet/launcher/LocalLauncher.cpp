@@ -29,6 +29,7 @@
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/PlacementCheck.h"
+#include "balancenet/launcher/StageChoice.h"
 #include "balancenet/launcher/WorkerEnvironment.h"
 
 extern char** environ;
@@ -465,6 +466,7 @@ class Supervisor {
 
 int launchLocalWorkers(const JobConfig& config) {
   checkDatasetReadable(config.dataDir);
+  if (config.pipeline.stages == kAutoStages) return launchLocalWorkers(chooseStages(config));
   checkPlacement(config);
   if (config.launch.nodeRank == 0) preflightCheckpoints(config);  // rank 0, the one that writes them, runs here
   ensureDirectory(config.trainer.runDir);

@@ -1,37 +1,32 @@
 // Wiring of one pipeline worker: its stage of the model, its groups, the split over the columns.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/launcher/JobRendezvous.h"
+#include "balancenet/launcher/StagePlacement.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerSetup.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
+#include "balancenet/pipeline/planner/Repartitioner.h"
 
 namespace balancenet::launcher {
 namespace {
 
-pipeline::Partition resolvePartition(const JobConfig& c, size_t blocks) {
-  const auto& p = c.pipeline;
-  return p.partition == "uniform" ? pipeline::Partition::uniform(blocks, p.stages)
-                                  : pipeline::Partition::parse(p.partition, blocks, p.stages);
-}
-
-int microBatchesOf(const JobConfig& c) {
-  return c.pipeline.microBatches > 0 ? c.pipeline.microBatches : 4 * c.pipeline.stages;
-}
-
-// Rank 0 shows where the model was cut: what a user checks first when one stage is slow.
-void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline::Partition& partition,
+// Rank 0 shows where the model was cut and which ranks run each stage: what a user checks first when one stage
+// is slow.
+void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline::Placement& placement,
                     const pipeline::Topology& topology, const JobConfig& c) {
-  spdlog::info("pipeline: {} stages x {} replica(s), schedule {}, {} micro-batches, partition {}, split {}",
+  const auto& partition = placement.partition;
+  spdlog::info("pipeline: {} stages x {} replica(s), schedule {}, {} micro-batches, partition {} ({}), split {}",
                topology.stages, topology.replicas, c.pipeline.schedule, microBatchesOf(c), partition.str(),
-               c.split.str());
+               c.pipeline.partition, c.split.str());
   for (int s = 0; s < partition.stageCount(); ++s) {
     const auto r = partition.stages[s];
     int64_t params = 0, flops = 0;
@@ -39,28 +34,45 @@ void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline
       params += blocks[b].parameters;
       flops += blocks[b].flopsPerSample;
     }
-    spdlog::info("  stage {}: blocks {}-{} ({} .. {}), {} parameters, {:.2f} MFLOPs/sample", s, r.first, r.end - 1,
-                 blocks[r.first].name, blocks[r.end - 1].name, params, flops / 1e6);
+    spdlog::info("  stage {}: blocks {}-{} ({} .. {}), {} parameters, {:.2f} MFLOPs/sample, ranks {}", s, r.first,
+                 r.end - 1, blocks[r.first].name, blocks[r.end - 1].name, params, flops / 1e6,
+                 fmt::join(topology.stageRanks(s), ","));
   }
+  if (c.pipeline.planned())
+    spdlog::info("pipeline: planned placement {}, predicted {:.1f} ms/step", placement.describe(), placement.stepMs);
 }
 
 }  // namespace
 
-int runPipelineWorker(const JobConfig& c) {
-  setIntraOpThreads(c.threads);
-  const auto topology = pipeline::Topology::of(c.worker->worldSize, c.pipeline.stages);
-  // The GEMM prior is for the allocator, which only first stages run; measured before others' traffic.
-  const double gemmFlops = topology.stageOf(c.worker->rank) == 0 ? metrics::measureGemmFlops() : 0.0;
+int runPipelineWorker(const JobConfig& config) {
+  setIntraOpThreads(config.threads);
+  // A planned placement decides the stages after profiling, so every rank may become a column head; those
+  // measure the GEMM prior the allocator uses before others' traffic.
+  const bool planned = config.pipeline.planned();
+  const int rank = config.worker->rank;
+  const bool maybeFirstStage = planned || pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages)
+                                                  .stageOf(rank) == 0;
+  const double gemmFlops = maybeFirstStage ? metrics::measureGemmFlops() : 0.0;
   keepFreedMemory();
-  auto world = comm::rendezvous(rendezvousOptions(c));
-  installLinkEmulation(*world, c.emulation);
-  auto groups = pipeline::formPipelineGroups(*world, topology);
+  auto world = comm::rendezvous(rendezvousOptions(config));
+  installLinkEmulation(*world, config.emulation);
 
-  const TrainingData data = loadTrainingData(c);
-  auto model = buildWorkerModel(c, /*announce=*/world->rank() == 0);
+  const TrainingData data = loadTrainingData(config);
+  auto model = buildWorkerModel(config, /*announce=*/world->rank() == 0);
+  const auto placed = placeStages(config, *world, *model.net, data.train);
+  JobConfig c = config;
+  c.split = Split{placed.placement.shares};  // the allocator starts from the plan's shares
+  const auto topology = placed.placement.topology();
+  auto groups = pipeline::formPipelineGroups(*world, topology);
   const auto blocks = model.net->blocks();
-  const auto partition = resolvePartition(c, blocks.size());
-  if (world->rank() == 0) announceStages(blocks, partition, topology, c);
+  if (world->rank() == 0) {
+    announceStages(blocks, placed.placement, topology, c);
+    if (c.pipeline.explainPartition) {
+      auto text = pipeline::explainPlacement(*placed.profile, placed.placement);
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      spdlog::info("partition:\n{}", text);
+    }
+  }
 
   // The columns' split is decided among the column heads (stage 0), from what they observe of their
   // columns; no link probes here: the orchestrator sees memory and the GEMM prior until steps are timed.
@@ -76,14 +88,25 @@ int runPipelineWorker(const JobConfig& c) {
     };
     allocator = makeAllocator(c, *groups.stage, model.info, sampler, {});
   }
+  // Rank 0 compares the measured stage times with the plan and moves the cut (--keep-partition: only logs).
+  std::unique_ptr<pipeline::Repartitioner> repartitioner;
+  if (planned && world->rank() == 0) {
+    pipeline::RepartitionOptions options;
+    options.every = c.orchestration.rebalanceEvery;
+    options.live = !c.pipeline.keepPartition;
+    repartitioner = std::make_unique<pipeline::Repartitioner>(*placed.profile, placed.placement, options);
+  }
   pipeline::PipelineTrainerOptions options;
   options.trainer = c.trainer;
   options.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
   options.microBatches = microBatchesOf(c);
-  options.partition = partition;
+  options.partition = placed.placement.partition;
+  options.livePartition = planned;
   if (!c.emulation.slowdown.empty())
     options.slowdown = [&c, rank = world->rank()](int64_t step) { return c.emulation.slowdown.at(step, rank); };
-  pipeline::PipelineTrainer trainer(options, {*model.net, data.train, &data.test, groups, allocator.get()});
+  pipeline::PipelineParts parts{*model.net, data.train, &data.test, groups, allocator.get()};
+  parts.controller = repartitioner.get();
+  pipeline::PipelineTrainer trainer(options, parts);
   const auto summary = trainer.run();
   if (!c.exportPath.empty() || !c.saveParams.empty()) trainer.gatherModelToRankZero();
   writeModelOutputs(c, *model.net, model.net->parameters(), world->rank(), summary);

@@ -2,6 +2,8 @@
 #include "balancenet/launcher/PlacementCheck.h"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,7 @@
 #include "balancenet/pipeline/MemoryEstimate.h"
 #include "balancenet/pipeline/Partition.h"
 #include "balancenet/pipeline/Schedule.h"
+#include "balancenet/pipeline/planner/Planner.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -36,36 +39,50 @@ pipeline::Partition resolvePartition(const std::string& text, size_t blocks, int
                            : pipeline::Partition::parse(text, blocks, stages);
 }
 
-std::vector<WorkerLoad> stageLoads(const std::vector<BlockInfo>& blocks, const Placement& p,
-                                   const std::string& optimizer) {
+// Every worker's load: stage s of column j is rank j * S + s (pipeline::Topology's numbering), with column j's
+// share; data parallelism is S = 1, each worker the whole model with its own share.
+std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const Placement& p,
+                                    const std::string& optimizer) {
   const int stages = p.partition.stageCount();
-  const auto& shares = p.split.batches;
-  const int column = static_cast<int>(std::max_element(shares.begin(), shares.end()) - shares.begin());
-  const int64_t share = shares[column];
   std::vector<WorkerLoad> loads;
-  for (int s = 0; s < stages; ++s) {
-    const auto range = p.partition.stages[s];
-    WorkerLoad load;
-    load.rank = column * stages + s;  // pipeline::Topology's numbering
-    if (stages == 1) {
-      load.what = "the whole model";
-      load.memory = pipeline::estimateStageMemory(blocks, range, share, /*inFlight=*/1, optimizer);
-    } else {
-      // A share smaller than M is cut into one-sample micro-batches, `share` of them (pipeline/MicroBatches.h).
-      const int micros = static_cast<int>(std::min<int64_t>(p.micros, share));
-      const int inFlight = pipeline::peakInFlight(pipeline::stageActions(p.schedule, s, stages, micros));
-      load.what = fmt::format("stage {}, blocks {}-{}", s, range.first, range.end - 1);
-      load.memory = pipeline::estimateStageMemory(blocks, range, (share + micros - 1) / micros, inFlight, optimizer);
+  for (size_t column = 0; column < p.split.batches.size(); ++column) {
+    const int64_t share = p.split.batches[column];
+    for (int s = 0; s < stages; ++s) {
+      const auto range = p.partition.stages[s];
+      WorkerLoad load;
+      load.rank = static_cast<int>(column) * stages + s;
+      if (stages == 1) {
+        load.what = "the whole model";
+        load.memory = pipeline::estimateStageMemory(blocks, range, share, /*inFlight=*/1, optimizer);
+      } else {
+        // A share smaller than M is cut into one-sample micro-batches, `share` of them (pipeline/MicroBatches.h).
+        const int micros = static_cast<int>(std::min<int64_t>(p.micros, share));
+        const int inFlight = pipeline::peakInFlight(pipeline::stageActions(p.schedule, s, stages, micros));
+        load.what = fmt::format("stage {}, blocks {}-{}", s, range.first, range.end - 1);
+        load.memory = pipeline::estimateStageMemory(blocks, range, (share + micros - 1) / micros, inFlight, optimizer);
+      }
+      loads.push_back(std::move(load));
     }
-    loads.push_back(std::move(load));
   }
   return loads;
 }
 
+// Throws the first worker's refusal (the largest excess first, so the message names the tightest worker).
+void requireAllFit(std::vector<WorkerLoad> loads, const JobConfig& c, const std::string& hint) {
+  auto excess = [&c](const WorkerLoad& l) {
+    const double cap = c.memoryLimitMbOf(l.rank);
+    return cap > 0 ? static_cast<double>(l.memory.total()) / (cap * 1024 * 1024) : 0.0;
+  };
+  std::stable_sort(loads.begin(), loads.end(),
+                   [&](const WorkerLoad& a, const WorkerLoad& b) { return excess(a) > excess(b); });
+  for (const auto& load : loads)
+    pipeline::requireFits(load.memory, c.memoryLimitMbOf(load.rank), load.rank, load.what, hint);
+}
+
 // Asks requireFits itself, so that a suggested placement is one the check would accept, in the same units.
-bool fits(const std::vector<WorkerLoad>& loads, double limitMb) {
+bool fits(const std::vector<WorkerLoad>& loads, const JobConfig& c) {
   try {
-    for (const auto& load : loads) pipeline::requireFits(load.memory, limitMb, load.rank, load.what, "");
+    requireAllFit(loads, c, "");
   } catch (const UsageError&) {
     return false;
   }
@@ -80,26 +97,88 @@ int stagesThatFit(const std::vector<BlockInfo>& blocks, const JobConfig& c, cons
     const Placement candidate{pipeline::Partition::uniform(blocks.size(), k),
                               Split::equal(c.trainer.globalBatch, world / k), kDefaultMicroBatchesPerStage * k,
                               asked.schedule};
-    if (fits(stageLoads(blocks, candidate, c.trainer.optimizer.name), c.memoryLimitMb)) return k;
+    if (fits(workerLoads(blocks, candidate, c.trainer.optimizer.name), c)) return k;
   }
   return 0;
+}
+
+// Costs proportional to each block's FLOPs, the same on every worker, and each worker's cap: enough to ask
+// the planner what fits.
+pipeline::PlanInput memoryOnlyPlanInput(const std::vector<models::BlockInfo>& blocks, const JobConfig& c) {
+  pipeline::PlanInput input;
+  input.blocks = blocks;
+  input.globalBatch = c.trainer.globalBatch;
+  input.microBatches = c.pipeline.microBatches;
+  input.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
+  input.optimizer = c.trainer.optimizer.name;
+  const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  for (int rank = 0; rank < world; ++rank) {
+    pipeline::NodeCosts node;
+    for (const auto& b : blocks) {
+      node.forwardMs.push_back(1e-9 * static_cast<double>(b.flopsPerSample + 1));
+      node.backwardMs.push_back(2e-9 * static_cast<double>(b.flopsPerSample + 1));
+    }
+    node.memoryLimitBytes = c.memoryLimitMbOf(rank) * 1024 * 1024;
+    input.nodes.push_back(std::move(node));
+  }
+  return input;
+}
+
+// --partition auto: whether a placement fits depends on the memory estimates only, not on the times, so the
+// planner asked with every block costing its FLOPs on every worker refuses exactly what it will refuse once
+// the workers have measured (its UsageError names the tightest worker).
+void requirePlannedPlacementFits(const std::vector<BlockInfo>& blocks, const JobConfig& c) {
+  pipeline::PlanRequest request;
+  request.stages = c.pipeline.stages;
+  pipeline::planPlacement(memoryOnlyPlanInput(blocks, c), request);
 }
 
 }  // namespace
 
 void checkPlacement(const JobConfig& c) {
   const auto& p = c.pipeline;
-  if (!p.enabled() && c.memoryLimitMb <= 0) return;  // building a large model takes a while: only when needed
+  if (!p.enabled() && !c.memoryLimited()) return;  // building a large model takes a while: only when needed
   const auto blocks = models::buildModel(c.model).net->blocks();
-  const Placement placement{resolvePartition(p.partition, blocks.size(), p.stages), c.split, p.microBatches,
-                            pipeline::parseScheduleKind(p.schedule)};
-  if (c.memoryLimitMb <= 0) return;
-  const auto loads = stageLoads(blocks, placement, c.trainer.optimizer.name);
-  if (fits(loads, c.memoryLimitMb)) return;
+  if (p.planned()) {
+    if (c.memoryLimited()) requirePlannedPlacementFits(blocks, c);
+    return;
+  }
+  // flops: the equal-FLOPs cut the workers will compute from the same blocks
+  const auto partition = p.partition == "flops" ? pipeline::equalFlopsPartition(blocks, p.stages)
+                                                : resolvePartition(p.partition, blocks.size(), p.stages);
+  const Placement placement{partition, c.split, p.microBatches, pipeline::parseScheduleKind(p.schedule)};
+  if (!c.memoryLimited()) return;
+  const auto loads = workerLoads(blocks, placement, c.trainer.optimizer.name);
+  if (fits(loads, c)) return;
   const int world = c.split.worldSize() * p.stages;
   const int k = stagesThatFit(blocks, c, placement, world);
   const std::string hint = k > 0 ? fmt::format("try --pipeline-stages {}", k) : "";
-  for (const auto& load : loads) pipeline::requireFits(load.memory, c.memoryLimitMb, load.rank, load.what, hint);
+  requireAllFit(loads, c, hint);
+}
+
+std::vector<double> parseMemoryLimits(const std::string& text, int workers) {
+  std::vector<double> limits;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    double mb = -1;
+    try {
+      mb = std::stod(item, &used);
+    } catch (const std::exception&) {
+    }
+    if (used == 0 || used != item.size() || !std::isfinite(mb) || mb < 0)
+      throw UsageError(
+          fmt::format("--memory-limit-mb must be a finite number, at least 0 (0: no limit), got '{}'", item));
+    limits.push_back(mb);
+  }
+  if (limits.size() == 1) limits.assign(workers, limits[0]);
+  if (static_cast<int>(limits.size()) != workers)
+    throw UsageError(fmt::format("--memory-limit-mb has {} values but the job has {} workers: give one for all or "
+                                 "one per worker",
+                                 limits.size(), workers));
+  if (std::all_of(limits.begin(), limits.end(), [](double mb) { return mb == 0; })) return {};
+  return limits;
 }
 
 }  // namespace balancenet::launcher

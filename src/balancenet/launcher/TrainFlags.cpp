@@ -146,10 +146,12 @@ void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 // Pipeline parallelism: the model cut into stages, each share of the batch into micro-batches.
 void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& p = c.pipeline;
-  app.add_option("--pipeline-stages", p.stages,
+  app.add_option("--pipeline-stages", raw.pipelineStages,
                  "Cut the model into this many stages, each on its own worker: the workers form --nodes / stages "
                  "pipelines, each taking one share of the global batch (--split then has one value per pipeline); "
-                 "1 is data parallelism (see docs/pipeline.md)")
+                 "1 is data parallelism; auto: the launcher profiles the model, ranks every shape (data "
+                 "parallelism, pipelines, stages with replicas) by predicted step time and runs the best (see "
+                 "docs/pipeline.md)")
       ->capture_default_str();
   app.add_option("--micro-batches", raw.microBatches,
                  "With --pipeline-stages: micro-batches each pipeline's share is cut into per step (default: 4 x "
@@ -160,13 +162,23 @@ void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "activations) or 1f1b (one forward, one backward: stage s holds at most stages - s)")
       ->capture_default_str();
   app.add_option("--partition", p.partition,
-                 "With --pipeline-stages: the blocks each stage runs, uniform (equal block counts) or inclusive block "
-                 "ranges, one per stage, e.g. 0-9,10-17 (see 'balancenet models --blocks MODEL')")
+                 "With --pipeline-stages: the blocks each stage runs: uniform (equal block counts), flops (equal "
+                 "forward FLOPs, as if every worker were the same), auto (each worker profiles every block on its "
+                 "own CPU; the cut, the order of workers along the pipeline and the shares are planned from those "
+                 "times, the links and the memory caps, and the cut moves while training when the measured stage "
+                 "times say so) or inclusive block ranges, one per stage, e.g. 0-9,10-17 (see 'balancenet models "
+                 "--blocks MODEL')")
       ->capture_default_str();
-  app.add_option("--memory-limit-mb", c.memoryLimitMb,
-                 "Emulated memory cap per worker, in MB of 2^20 bytes: a placement whose estimated memory (parameters, "
-                 "gradients, optimiser state, activations) exceeds it on some worker is refused before training (0: "
-                 "none)")
+  app.add_flag("--explain-partition", p.explainPartition,
+               "With --pipeline-stages: worker 0 prints each block's measured cost on each worker and the placement "
+               "with every stage's predicted time, at start");
+  app.add_flag("--keep-partition", p.keepPartition,
+               "With --partition auto: plan once and never move the cut (the decisions are still logged)");
+  app.add_option("--memory-limit-mb", raw.memoryLimitMb,
+                 "Emulated memory cap in MB of 2^20 bytes: one value for every worker, or one per worker (e.g. "
+                 "0,0,0,200: one small node); a placement whose estimated memory (parameters, gradients, optimiser "
+                 "state, activations) exceeds some worker's cap is refused before training; with --partition auto "
+                 "the planner only considers placements that fit (0: none)")
       ->capture_default_str();
 }
 

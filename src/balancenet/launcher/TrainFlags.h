@@ -27,6 +27,8 @@ struct RawFlags {
   double stallTimeoutS = 0, peerTimeoutS = 30;
   std::string split;
   int microBatches = kUnset;  // --micro-batches: unset is 4 x --pipeline-stages
+  std::string pipelineStages = "1";  // --pipeline-stages: a number or auto (kAutoStages)
+  std::string memoryLimitMb = "0";   // --memory-limit-mb: one cap or one per worker
   std::string joinStoreFile;
   std::string lrDecay = "constant";
   double progressSeconds = -1;
@@ -45,6 +47,9 @@ void addTrainFlags(CLI::App& train, JobConfig& config, RawFlags& raw);
 // environment already read into config.worker / config.server, and fills in what follows from them.
 // Throws UsageError with a one-line message naming the flag.
 void validateTrainFlags(JobConfig& config, const RawFlags& raw);
+
+// --pipeline-stages' value: a number of stages (at least 1) or "auto" (kAutoStages); else a UsageError.
+int parsePipelineStages(const std::string& text);
 
 // `balancenet train ARGS` up to the point of running: ARGS (the words after "train"; --config FILE is
 // expanded) parsed, the environment read (RANK, MASTER_PORT, ...), everything validated. Throws

@@ -9,6 +9,7 @@
 
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
@@ -137,30 +138,52 @@ std::string workersGiven(const JobConfig& c, int world) {
 // "a") per stage. Whether the ranges cover the model's blocks is checked where the model is built
 // (launcher/PlacementCheck.h).
 void validatePartitionSyntax(const std::string& text, int stages) {
-  if (text == "uniform") return;
+  if (text == "uniform" || text == "flops" || text == "auto") return;
   static const std::regex kRanges(R"( *\d+(-\d+)? *(, *\d+(-\d+)? *)*)");
   require(std::regex_match(text, kRanges),
-          fmt::format("--partition '{}' is neither uniform nor inclusive block ranges like 0-9,10-17", text));
+          fmt::format("--partition '{}' is none of uniform, flops, auto or inclusive block ranges like 0-9,10-17", text));
+  require(stages != kAutoStages,
+          fmt::format("--partition '{}' needs a number of stages: --pipeline-stages auto chooses it (use --partition "
+                      "auto, flops or uniform)",
+                      text));
   const int ranges = static_cast<int>(std::count(text.begin(), text.end(), ',')) + 1;
   require(ranges == stages, fmt::format("--partition '{}' has {} ranges but --pipeline-stages is {}: one per stage",
                                         text, ranges, stages));
 }
 
-// --pipeline-stages, --micro-batches, --schedule, --partition, --memory-limit-mb, and the flags pipelines do not
+// --pipeline-stages auto: the launcher profiles the model on this host and restarts the validation with the
+// shape it chose, so what needs a known shape is refused here.
+void validateAutoStages(const JobConfig& c, const RawFlags& raw) {
+  require(c.launch.nnodes == 1 && !c.worker,
+          "--pipeline-stages auto profiles the model on the launching host before any worker starts, which a job "
+          "over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
+  require(raw.split.empty(), "--split needs a known number of pipelines: give --pipeline-stages S, not auto");
+}
+
+// --pipeline-stages, --micro-batches, --schedule, --partition and its companions, and the flags pipelines do not
 // work with yet. Before the allocation, which splits the global batch over the pipelines.
 void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   auto& p = c.pipeline;
-  require(std::isfinite(c.memoryLimitMb) && c.memoryLimitMb >= 0,
-          fmt::format("--memory-limit-mb must be a finite number, at least 0 (0: no limit), got {}", c.memoryLimitMb));
-  require(p.stages >= 1, fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", p.stages));
-  require(world % p.stages == 0,
+  c.memoryLimitMb = parseMemoryLimits(raw.memoryLimitMb, world);
+  p.stages = parsePipelineStages(raw.pipelineStages);
+  const bool autoStages = p.stages == kAutoStages;
+  require(autoStages || world % p.stages == 0,
           fmt::format("{} is not a multiple of --pipeline-stages {}", workersGiven(c, world), p.stages));
+  if (autoStages) validateAutoStages(c, raw);
   require(raw.microBatches == kUnset || raw.microBatches >= 1,
           fmt::format("--micro-batches must be at least 1, got {}", raw.microBatches));
+  // Auto leaves 0: the planner's default for each shape it ranks, 4 x its stages (PlanInput::microBatches).
   p.microBatches = raw.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.microBatches;
   pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both
   validatePartitionSyntax(p.partition, p.stages);
-  if (!p.enabled()) return;
+  require(!p.keepPartition || p.planned(), "--keep-partition is for --partition auto (no other partition moves)");
+  if (p.stages == 1) {
+    require(p.partition != "auto" && p.partition != "flops",
+            fmt::format("--partition {} needs --pipeline-stages S > 1 (or auto): one stage has nothing to cut",
+                        p.partition));
+    require(!p.explainPartition, "--explain-partition needs --pipeline-stages S > 1 (or auto): one stage is not cut");
+    return;
+  }
   // The pipeline engine runs the plain all-reduce among a stage's replicas and has no per-stage checkpoint,
   // membership or factor capture yet. (--export and --save-params stay allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
@@ -176,14 +199,15 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
       {!raw.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
   };
   for (const auto& [given, flag] : unsupported)
-    require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, p.stages));
+    require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, raw.pipelineStages));
 }
 
 // --steps, --global-batch, --split, --policy. With pipelines, the split is over the pipelines (columns).
 void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
   auto& t = c.trainer;
   require(t.steps > 0, fmt::format("--steps must be at least 1, got {}", t.steps));
-  const int columns = world / c.pipeline.stages;
+  // --pipeline-stages auto: a worker per column until the launcher has chosen the shape (and validates again).
+  const int columns = c.pipeline.stages == kAutoStages ? world : world / c.pipeline.stages;
   const std::string takers = c.pipeline.enabled() ? fmt::format("{} pipelines ({} workers / --pipeline-stages {})",
                                                                 columns, world, c.pipeline.stages)
                                                   : fmt::format("{} workers", world);
@@ -267,6 +291,21 @@ void validateCheckpoints(const JobConfig& c) {
 }
 
 }  // namespace
+
+int parsePipelineStages(const std::string& text) {
+  if (text == "auto") return kAutoStages;
+  int stages = 0;
+  try {
+    size_t used = 0;
+    stages = std::stoi(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--pipeline-stages must be a number of stages or auto, got '{}'", text));
+  }
+  if (stages < 1)
+    throw UsageError(fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", stages));
+  return stages;
+}
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateLaunch(c, raw);

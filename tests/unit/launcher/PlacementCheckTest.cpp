@@ -89,6 +89,24 @@ TEST_F(PlacementCheck, PipelineOverTheLimitNamesTheStageAndItsBlocks) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
+// One capped worker: each worker is checked against its own cap, so data parallelism is refused naming that
+// worker; with --partition auto the planner decides, refusing only when no placement of the shape fits.
+TEST_F(PlacementCheck, EachWorkerHasItsOwnCapAndAutoAsksThePlanner) {
+  const std::vector<std::string> job{"--model", "vgg16",       "--width", "0.25", "--global-batch",
+                                     "64",      "--optimizer", "adam",    "--nodes", "4"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), job.begin(), job.end());
+    return more;
+  };
+  const auto dp = refusal(with({"--memory-limit-mb", "0,0,0,20"}));
+  EXPECT_NE(dp.find("node 3 (the whole model)"), std::string::npos) << dp;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,0,0,20", "--pipeline-stages", "2", "--partition", "auto"})),
+            kAccepted);
+  const auto none = refusal(with({"--memory-limit-mb", "0.01", "--pipeline-stages", "2", "--partition", "auto"}));
+  EXPECT_NE(none, kAccepted);
+  EXPECT_EQ(none.find('\n'), std::string::npos) << none;
+}
+
 // 1F1B holds at most S - s micro-batches at stage s, GPipe all M: some limit admits the one and not the other.
 TEST_F(PlacementCheck, GPipeHoldsMoreActivationsThan1F1B) {
   const std::vector<std::string> job{"--model",           "vgg16", "--width",         "0.25", "--nodes",        "2",

@@ -115,7 +115,7 @@ TEST_F(TrainFlags, PipelineDefaultsAreDataParallelism) {
   EXPECT_EQ(c.pipeline.microBatches, 4);
   EXPECT_EQ(c.pipeline.schedule, "1f1b");
   EXPECT_EQ(c.pipeline.partition, "uniform");
-  EXPECT_EQ(c.memoryLimitMb, 0);
+  EXPECT_TRUE(c.memoryLimitMb.empty());
   EXPECT_EQ(c.split.worldSize(), 4);
 }
 
@@ -135,7 +135,7 @@ TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
   EXPECT_EQ(given.pipeline.partition, "0-1,2-3,4-7");
   EXPECT_EQ(given.split.batches, (std::vector<int64_t>{20, 10}));
   EXPECT_EQ(given.orchestration.policy, "static");
-  EXPECT_DOUBLE_EQ(given.memoryLimitMb, 512.5);
+  EXPECT_EQ(given.memoryLimitMb, std::vector<double>(6, 512.5));  // one value: every worker's cap
   EXPECT_DOUBLE_EQ(given.emulation.slowdown.at(0, 5), 2);  // emulation stays one value per worker
 
   // A pipeline of all the workers: one column takes the whole batch; every policy is allowed.
@@ -167,10 +167,62 @@ TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
   EXPECT_EQ(parseTrainCommandLine(with({"--partition", "0-4, 5-9"})).pipeline.partition, "0-4, 5-9");
   for (const std::string bad : {"even", "0-4;5-9", "0-4,", "0..4,5-9", "a-4,5-9", "0-4,5-"})
     expectRefused(with({"--partition", bad}),
-                  "--partition '" + bad + "' is neither uniform nor inclusive block ranges");
+                  "--partition '" + bad + "' is none of uniform, flops, auto or inclusive block ranges");
   expectRefused(with({"--memory-limit-mb", "-1"}), "--memory-limit-mb must be a finite number, at least 0");
   expectRefused(with({"--memory-limit-mb", "inf"}), "--memory-limit-mb");
   expectRefused(with({"--memory-limit-mb", "nan"}), "--memory-limit-mb");
+}
+
+// --partition auto plans the cut (and moves it: --keep-partition only for auto); flops cuts by equal FLOPs;
+// neither means anything with one stage.
+TEST_F(TrainFlags, PlannedPartitionsAndTheirCompanions) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  const auto planned = parseTrainCommandLine(with({"--partition", "auto", "--explain-partition", "--keep-partition"}));
+  EXPECT_TRUE(planned.pipeline.planned());
+  EXPECT_TRUE(planned.pipeline.explainPartition);
+  EXPECT_TRUE(planned.pipeline.keepPartition);
+  EXPECT_FALSE(parseTrainCommandLine(with({"--partition", "flops"})).pipeline.planned());
+  expectRefused(with({"--keep-partition"}), "--keep-partition is for --partition auto");
+  expectRefused(with({"--partition", "flops", "--keep-partition"}), "--keep-partition is for --partition auto");
+  expectRefused({"--nodes", "4", "--partition", "auto"}, "--partition auto needs --pipeline-stages S > 1 (or auto)");
+  expectRefused({"--nodes", "4", "--partition", "flops"}, "--partition flops needs --pipeline-stages S > 1");
+  expectRefused({"--nodes", "4", "--explain-partition"}, "--explain-partition needs --pipeline-stages S > 1");
+}
+
+// --pipeline-stages auto: the launcher chooses S on this host, so what needs S, or several hosts, is refused.
+TEST_F(TrainFlags, AutoStagesLeaveTheShapeToTheLauncher) {
+  const auto c = parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "auto"});
+  EXPECT_EQ(c.pipeline.stages, kAutoStages);
+  EXPECT_EQ(c.pipeline.microBatches, 0);  // each shape's default, 4 x its stages
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "auto", "--micro-batches", "6"})
+                .pipeline.microBatches,
+            6);
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--split", "1,1,1,125"},
+                "--split needs a known number of pipelines");
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "0-3,4-7"},
+                "--partition '0-3,4-7' needs a number of stages");
+  expectRefused({"--nnodes", "2", "--master-port", "29500", "--pipeline-stages", "auto"},
+                "a job over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--elastic"},
+                "--elastic is not supported with --pipeline-stages auto yet");
+  expectRefused({"--pipeline-stages", "two"}, "--pipeline-stages must be a number of stages or auto, got 'two'");
+}
+
+// --memory-limit-mb: one cap for every worker, or one per worker (a memory-capped node).
+TEST_F(TrainFlags, MemoryLimitsArePerWorker) {
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,200"}).memoryLimitMb,
+            (std::vector<double>{0, 0, 0, 200}));
+  const auto c = parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,200"});
+  EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(3), 200);
+  EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(0), 0);
+  EXPECT_TRUE(parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,0"}).memoryLimitMb.empty());
+  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,200"},
+                "--memory-limit-mb has 2 values but the job has 4 workers");
+  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,-1,0,0"}, "got '-1'");
 }
 
 TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {

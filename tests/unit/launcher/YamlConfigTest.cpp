@@ -41,7 +41,7 @@ TEST_F(YamlConfig, PipelineKeysAreFlagsToo) {
   EXPECT_EQ(c.pipeline.schedule, "gpipe");
   EXPECT_EQ(c.pipeline.partition, "0-2,3-5");
   EXPECT_EQ(c.split.batches, (std::vector<int64_t>{10, 22}));
-  EXPECT_DOUBLE_EQ(c.memoryLimitMb, 300);
+  EXPECT_EQ(c.memoryLimitMb, std::vector<double>(c.launch.worldSize(), 300));
 }
 
 TEST_F(YamlConfig, CommandLineOverridesTheFile) {
