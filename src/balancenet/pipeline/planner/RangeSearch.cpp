@@ -93,7 +93,7 @@ void extendPartitions(size_t blocks, int stages, Partition& partial, const std::
 
 }  // namespace
 
-std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBounds) {
+std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBounds, double maxCells) {
   if (problem.stages < 1 || problem.blocks < static_cast<size_t>(problem.stages)) return std::nullopt;
   const StageTable table(problem);
   std::optional<RangeSolution> best;
@@ -107,10 +107,12 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   consider(cut);
   double bound = table.solve(kNoCut, true, nullptr);  // the least feasible bottleneck
   const double lowerBound = (problem.micros - 1) * bound + leastSum;
-  const double cellsPerBound = static_cast<double>(problem.stages) * problem.blocks * problem.blocks;
-  const int affordable = static_cast<int>(std::max(1.0, kExactScanCells / cellsPerBound));
+  // A bound costs a DP (S K^2 / 2 cells) and the search for the next one (the whole table, S K^2).
+  const double cellsPerBound = 1.5 * problem.stages * problem.blocks * problem.blocks;
+  const int affordable = static_cast<int>(std::max(1.0, maxCells / cellsPerBound));
   const int limit = maxBounds > 0 ? std::min(maxBounds, affordable) : affordable;
-  for (int scanned = 0; bound != kNoCut && scanned < limit; ++scanned) {
+  int scanned = 0;
+  for (; bound != kNoCut && scanned < limit; ++scanned) {
     // Any cut whose largest stage is >= bound costs at least (m - 1) bound + leastSum.
     if ((problem.micros - 1) * bound + leastSum >= best->objectiveMs) break;
     if (table.solve(bound, false, &cut) != kNoCut) consider(cut);
@@ -119,6 +121,8 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   const bool proven = bound == kNoCut || (problem.micros - 1) * bound + leastSum >= best->objectiveMs;
   best->lowerBoundMs = lowerBound;
   best->exact = proven;
+  const double tableCells = 0.5 * problem.stages * problem.blocks * problem.blocks;
+  best->cells = tableCells * (problem.cellCost + 2) + scanned * cellsPerBound;
   return best;
 }
 
