@@ -43,7 +43,7 @@ constexpr double kExactPredictions = 2e4;   // slot assignments x cuts, each one
 // Measured (bench/PlannerBench.cpp) to keep a whole heuristic plan, one shape or all of them, near a second
 // of CPU at 64 nodes x 200 blocks.
 constexpr double kPlanCells = 2e8;          // DP cells (RangeSolution::cells) of every heuristic together
-constexpr int kPlanEvaluations = 200;       // quick evaluations (swaps tried) of every heuristic together
+constexpr int kPlanEvaluations = 400;       // quick evaluations (swaps tried) of every heuristic together
 constexpr int kQuickBounds = 2;             // bottleneck bounds a quick evaluation scans
 constexpr int kShareRounds = 3;             // cut, re-balance, cut again
 

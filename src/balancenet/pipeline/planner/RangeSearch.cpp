@@ -12,14 +12,21 @@ namespace {
 
 constexpr double kNoCut = std::numeric_limits<double>::infinity();
 
-// t[s][first][end] for the ranges stage s can run (first >= s, end <= K - (S - 1 - s)).
+// t[s][first][end] for the ranges stage s can run (first >= s, end <= K - (S - 1 - s); the first stage
+// starts at block 0 and the last ends at K, so data parallelism tabulates K ranges, not K^2 / 2).
 class StageTable {
  public:
   explicit StageTable(const RangeProblem& p) : S_(p.stages), K_(p.blocks), t_(S_ * (K_ + 1) * (K_ + 1), kNoCut) {
-    for (int s = 0; s < S_; ++s)
-      for (size_t first = s; first + (S_ - s) <= K_; ++first)
-        for (size_t end = first + 1; end + (S_ - 1 - s) <= K_; ++end) at(s, first, end) = p.stageMs(s, first, end);
+    for (int s = 0; s < S_; ++s) {
+      const size_t lastFirst = s == 0 ? 0 : K_ - (S_ - s);
+      for (size_t first = s; first <= lastFirst; ++first)
+        for (size_t end = s == S_ - 1 ? K_ : first + 1; end + (S_ - 1 - s) <= K_; ++end) {
+          at(s, first, end) = p.stageMs(s, first, end);
+          ++filled_;
+        }
+    }
   }
+  double filled() const { return filled_; }
   double& at(int s, size_t first, size_t end) { return t_[(s * (K_ + 1) + first) * (K_ + 1) + end]; }
   double at(int s, size_t first, size_t end) const { return t_[(s * (K_ + 1) + first) * (K_ + 1) + end]; }
   // The least finite stage time above `bound` (+infinity when none): the scan's next bound.
@@ -73,6 +80,7 @@ class StageTable {
   int S_;
   size_t K_;
   std::vector<double> t_;
+  double filled_ = 0;  // stageMs calls
 };
 
 void extendPartitions(size_t blocks, int stages, Partition& partial, const std::function<void(const Partition&)>& visit) {
@@ -121,8 +129,8 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   const bool proven = bound == kNoCut || (problem.micros - 1) * bound + leastSum >= best->objectiveMs;
   best->lowerBoundMs = lowerBound;
   best->exact = proven;
-  const double tableCells = 0.5 * problem.stages * problem.blocks * problem.blocks;
-  best->cells = tableCells * (problem.cellCost + 2) + scanned * cellsPerBound;
+  const double dpCells = 0.5 * problem.stages * problem.blocks * problem.blocks;
+  best->cells = table.filled() * problem.cellCost + 2 * dpCells + scanned * cellsPerBound;
   return best;
 }
 
