@@ -287,6 +287,71 @@ TEST(PlannerSearch, FixedSlotsSearchOnlyTheCut) {
   EXPECT_EQ(p.partition.str(), "0,1-7");  // rank 0, 4x slower, stays first and gets one block
 }
 
+// Beyond the exact sizes (12! slot assignments) the replica and data-parallel shapes are searched
+// heuristically: what comes back must still be a valid placement that fits where one fits, and never be
+// worse than the naive one (ranks in order, equal block counts, balanced shares).
+TEST(PlannerSearch, HeuristicReplicaAndDataParallelShapesAreValidAndBeatRankOrder) {
+  std::mt19937 rng(12);
+  auto in = randomInstance(rng, 12, 30, true, false, ScheduleKind::OneFOneB);
+  in.globalBatch = 96;
+  for (auto& row : in.links.bytesPerMs)
+    for (auto& rate : row) rate *= 100;  // the replicas' all-reduce should not drown the compute
+  // The last block has twice the parameters of all the others (small activations): with S = 3 only the
+  // nodes capped at 0 (those that run stage 2 in rank order) can hold it, so a placement that ignores the
+  // caps does not fit. The others can hold any range without it, at any micro-batch.
+  int64_t others = 0;
+  for (auto& block : in.blocks) {
+    block.memoryPerSampleBytes = 1;
+    others += block.parameters;
+  }
+  in.blocks.back().parameters = 2 * others;
+  const planner::CostTable table(in);
+  const double withoutLast = table.memoryBytes(0, in.blocks.size() - 1, in.globalBatch, in.globalBatch);
+  for (int stages : {3, 1}) {
+    for (int node = 0; node < 12; ++node)
+      in.nodes[node].memoryLimitBytes = stages == 3 && node % 3 != 2 ? withoutLast : 0;
+    const int replicas = 12 / stages;
+    Placement naive;
+    naive.stages = stages;
+    naive.replicas = replicas;
+    naive.microBatches = planner::plannedMicroBatches(in, stages);
+    naive.partition = Partition::uniform(in.blocks.size(), stages);
+    naive.slotRanks.resize(12);
+    std::iota(naive.slotRanks.begin(), naive.slotRanks.end(), 0);
+    naive = predict(in, naive);
+    ASSERT_TRUE(naive.fits) << naive.memoryNote;
+    if (stages == 3) {
+      auto misplaced = naive;
+      std::swap(misplaced.slotRanks[0], misplaced.slotRanks[2]);
+      ASSERT_FALSE(predict(in, misplaced).fits);  // the caps bite
+    }
+
+    const auto ranked = rankPlacements(in, PlanRequest{stages, {}});
+    ASSERT_EQ(ranked.size(), 1u) << "stages " << stages;
+    const auto& got = ranked.front();
+    EXPECT_EQ(got.method, "heuristic");
+    EXPECT_EQ(got.stages, stages);
+    EXPECT_EQ(got.replicas, replicas);
+    auto slots = got.slotRanks;
+    std::sort(slots.begin(), slots.end());
+    EXPECT_EQ(slots, naive.slotRanks) << got.describe();  // a permutation of the ranks
+    ASSERT_EQ(got.partition.stageCount(), stages);
+    size_t covered = 0;
+    for (const auto& range : got.partition.stages) {
+      EXPECT_EQ(range.first, covered) << got.describe();
+      EXPECT_GT(range.end, range.first) << got.describe();
+      covered = range.end;
+    }
+    EXPECT_EQ(covered, in.blocks.size()) << got.describe();
+    ASSERT_EQ(got.shares.size(), static_cast<size_t>(replicas));
+    EXPECT_EQ(std::accumulate(got.shares.begin(), got.shares.end(), int64_t{0}), in.globalBatch);
+    EXPECT_GE(*std::min_element(got.shares.begin(), got.shares.end()), 1);
+    EXPECT_TRUE(got.fits) << got.memoryNote;
+    EXPECT_DOUBLE_EQ(predict(in, got).stepMs, got.stepMs);
+    EXPECT_LE(got.stepMs, naive.stepMs) << "stages " << stages << ": " << got.describe();
+  }
+}
+
 TEST(PlannerEqualFlops, MinimisesTheLargestStagesFlops) {
   std::vector<models::BlockInfo> blocks;
   for (int64_t flops : {5, 1, 1, 1, 1, 1, 10, 2}) blocks.push_back(plannerBlock(1, 1, 1, flops));

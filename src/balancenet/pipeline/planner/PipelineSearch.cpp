@@ -7,13 +7,16 @@
 //   N! x S K^2 is small (kExactOrderCells): every order gets a cheap lower bound (the least-sum DP plus
 //   (m - 1) x the least bottleneck), then orders are solved exactly (RangeSearch) best bound first until
 //   the bound cannot beat the best. Beyond: a heuristic (rank order, fastest first, slowest first, then
-//   first-improvement pairwise swaps within kHeuristicEvaluations quick evaluations), the best order cut
-//   exactly at the end.
+//   first-improvement pairwise swaps within the shape's quick evaluations and half its cells), the best
+//   order cut exactly (as far as the other half of its cells goes) at the end.
 // - 1 < R < N: exact while (slot assignments up to column order) x (cuts) is small (kExactPredictions):
 //   every one is predicted. Beyond: assignments dealt by speed plus rank order and swaps, each cut by the
 //   range DP with t_s = max over replicas (lock-step) at the shares in force, shares re-balanced by
 //   predict() and the cut searched again.
-// Every answer is re-evaluated by predict().
+// The heuristics share one work budget per rankPlacements call (kPlanCells DP cells, kPlanEvaluations
+// quick evaluations): each shape gets an equal part of what is left, so `--pipeline-stages auto` (every
+// shape) costs about what one shape does rather than a full budget per shape. Every answer is re-evaluated
+// by predict().
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -37,10 +40,21 @@ using planner::CostTable;
 // Measured (bench/PlannerBench.cpp) to keep one shape's exact search under about 100 ms.
 constexpr double kExactOrderCells = 2e7;    // N! x S x K^2 / 2 stage-table cells over all orders
 constexpr double kExactPredictions = 2e4;   // slot assignments x cuts, each one predict()
-constexpr double kHeuristicCells = 4e7;     // stage-table cells a local search may evaluate...
-constexpr int kHeuristicEvaluations = 200;  // ...and at most this many quick evaluations
+// Measured (bench/PlannerBench.cpp) to keep a whole heuristic plan, one shape or all of them, near a second
+// of CPU at 64 nodes x 200 blocks.
+constexpr double kPlanCells = 2e8;          // DP cells (RangeSolution::cells) of every heuristic together
+constexpr int kPlanEvaluations = 400;       // quick evaluations (swaps tried) of every heuristic together
 constexpr int kQuickBounds = 2;             // bottleneck bounds a quick evaluation scans
 constexpr int kShareRounds = 3;             // cut, re-balance, cut again
+
+// A shape's share of the plan's work and what its search has spent of it.
+struct Work {
+  double budget = 0;  // cells
+  int evaluations = 0;
+  double spent = 0;
+  int evaluated = 0;
+  double left() const { return std::max(0.0, budget - spent); }
+};
 
 double factorial(int n, double cap) {
   double f = 1;
@@ -72,6 +86,7 @@ planner::RangeProblem rangeProblem(const CostTable& table, int stages, const std
   problem.stages = stages;
   problem.blocks = table.blocks();
   const int replicas = static_cast<int>(shares.size());
+  problem.cellCost = replicas;
   std::vector<int> micros(replicas);
   std::vector<double> u(replicas);
   std::vector<int64_t> largest(replicas);
@@ -102,15 +117,21 @@ std::vector<int64_t> equalShares(int64_t total, int columns) {
 }
 
 // A slot assignment's best cut: the range DP at equal shares, then at the shares predict() balances for
-// the cut found, a few rounds (exact in one round for one replica, whose share is the whole batch).
+// the cut found, a few rounds (exact in one round for one replica, whose share is the whole batch). A scan
+// (maxBounds 0) shares what `work` has left among its rounds; quick evaluations only count their cells.
 std::optional<Placement> cutSlots(const PlanInput& input, const CostTable& table, int stages,
-                                  const std::vector<int>& slots, int maxBounds) {
+                                  const std::vector<int>& slots, int maxBounds, Work& work) {
   const int replicas = static_cast<int>(input.nodes.size()) / stages;
   const int plannedM = planner::plannedMicroBatches(input, stages);
+  const int rounds = replicas == 1 ? 1 : kShareRounds;
   std::vector<int64_t> shares = equalShares(input.globalBatch, replicas);
   std::optional<Placement> best;
-  for (int round = 0; round < (replicas == 1 ? 1 : kShareRounds); ++round) {
-    const auto cut = planner::bestRanges(rangeProblem(table, stages, slots, shares, plannedM), maxBounds);
+  for (int round = 0; round < rounds; ++round) {
+    const auto problem = rangeProblem(table, stages, slots, shares, plannedM);
+    const double maxCells = maxBounds > 0 ? planner::kExactScanCells : work.left() / (rounds - round);
+    const auto cut = planner::bestRanges(problem, maxBounds, maxCells);
+    // No cut fits: the stage table was still built.
+    work.spent += cut ? cut->cells : 0.5 * stages * replicas * static_cast<double>(table.blocks() * table.blocks());
     if (!cut) break;
     Placement p = predict(input, shapeOf(input, stages, slots, cut->partition));
     p.method = cut->exact ? "exact" : "heuristic";
@@ -122,25 +143,25 @@ std::optional<Placement> cutSlots(const PlanInput& input, const CostTable& table
 
 double totalMs(const CostTable& table, int node) { return table.computeMs(node, 0, table.blocks()); }
 
-// First-improvement pairwise swaps of slots, within a budget of evaluations.
+// First-improvement pairwise swaps of slots from each start (every start is evaluated), within
+// the evaluations and half the cells of `work`; the other half goes to cutting the best assignment exactly.
 std::optional<Placement> swapSearch(const PlanInput& input, const CostTable& table, int stages,
-                                    std::vector<std::vector<int>> starts) {
+                                    std::vector<std::vector<int>> starts, Work& work) {
   const int n = static_cast<int>(input.nodes.size());
-  const double cells = static_cast<double>(stages) * table.blocks() * table.blocks() / 2;
-  const int budget = std::clamp(static_cast<int>(kHeuristicCells / cells), 8, kHeuristicEvaluations);
+  const double swapCells = work.spent + work.left() / 2;
+  const auto affordable = [&] { return work.evaluated < work.evaluations && work.spent < swapCells; };
   std::optional<Placement> best;
-  int evaluations = 0;
   for (auto& slots : starts) {
-    auto current = cutSlots(input, table, stages, slots, kQuickBounds);
-    ++evaluations;
+    auto current = cutSlots(input, table, stages, slots, kQuickBounds, work);
+    ++work.evaluated;
     if (!current) continue;
-    for (bool improved = true; improved && evaluations < budget;) {
+    for (bool improved = true; improved && affordable();) {
       improved = false;
-      for (int a = 0; a < n && !improved && evaluations < budget; ++a)
-        for (int b = a + 1; b < n && !improved && evaluations < budget; ++b) {
+      for (int a = 0; a < n && !improved && affordable(); ++a)
+        for (int b = a + 1; b < n && !improved && affordable(); ++b) {
           std::swap(slots[a], slots[b]);
-          auto candidate = cutSlots(input, table, stages, slots, kQuickBounds);
-          ++evaluations;
+          auto candidate = cutSlots(input, table, stages, slots, kQuickBounds, work);
+          ++work.evaluated;
           if (candidate && better(*candidate, current)) {
             current = std::move(candidate);
             improved = true;
@@ -152,7 +173,7 @@ std::optional<Placement> swapSearch(const PlanInput& input, const CostTable& tab
     if (better(*current, best)) best = std::move(current);
   }
   if (!best) return best;
-  auto exact = cutSlots(input, table, stages, best->slotRanks, 0);  // the chosen assignment, cut exactly
+  auto exact = cutSlots(input, table, stages, best->slotRanks, 0, work);  // the chosen assignment, cut exactly
   if (exact && better(*exact, best)) best = std::move(exact);
   best->method = "heuristic";
   return best;
@@ -234,13 +255,13 @@ std::vector<std::vector<int>> assignmentsUpToRotation(int n, int stages) {
 }
 
 std::optional<Placement> searchShape(const PlanInput& input, const CostTable& table, int stages,
-                                     const std::vector<int>& fixedSlots) {
+                                     const std::vector<int>& fixedSlots, Work& work) {
   const int n = table.nodes();
   const double cap = 1e18;
   const double cuts = planner::choose(table.blocks() - 1, stages - 1, cap);
   if (!fixedSlots.empty()) {
     if (stages == n || cuts > kExactPredictions) {
-      auto p = cutSlots(input, table, stages, fixedSlots, 0);
+      auto p = cutSlots(input, table, stages, fixedSlots, 0, work);
       if (p && stages != n) p->method = "heuristic";  // the lock-step DP approximates replicas
       return p;
     }
@@ -249,11 +270,11 @@ std::optional<Placement> searchShape(const PlanInput& input, const CostTable& ta
   const double tableCells = static_cast<double>(stages) * table.blocks() * table.blocks() / 2;
   if (stages == n) {
     if (factorial(n, cap) * tableCells <= kExactOrderCells) return exactOrders(input, table);
-    return swapSearch(input, table, stages, heuristicStarts(table, stages));
+    return swapSearch(input, table, stages, heuristicStarts(table, stages), work);
   }
   const double assignments = factorial(n, cap) / (n / stages);
   if (assignments * cuts <= kExactPredictions) return exhaustive(input, stages, assignmentsUpToRotation(n, stages));
-  return swapSearch(input, table, stages, heuristicStarts(table, stages));
+  return swapSearch(input, table, stages, heuristicStarts(table, stages), work);
 }
 
 std::vector<int> shapesOf(int nodes, const PlanRequest& request) {
@@ -270,12 +291,22 @@ std::vector<Placement> rankPlacements(const PlanInput& input, const PlanRequest&
   const int n = static_cast<int>(input.nodes.size());
   if (n < 1 || input.blocks.empty()) throw InternalError(fmt::format("planning {} blocks on {} nodes", input.blocks.size(), n));
   const CostTable table(input);
-  std::vector<Placement> ranked;
-  for (int stages : shapesOf(n, request)) {
+  std::vector<int> shapes;
+  for (int stages : shapesOf(n, request))
     // A shape the model or the batch cannot fill (fewer blocks than stages, fewer samples than columns).
-    if (n % stages != 0 || table.blocks() < static_cast<size_t>(stages) || input.globalBatch < n / stages) continue;
+    if (n % stages == 0 && table.blocks() >= static_cast<size_t>(stages) && input.globalBatch >= n / stages)
+      shapes.push_back(stages);
+  std::vector<Placement> ranked;
+  double cellsLeft = kPlanCells;
+  int evaluationsLeft = kPlanEvaluations;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const int stages = shapes[i];
     if (!request.fixedSlots.empty()) Topology::placed(n, stages, request.fixedSlots);  // InternalError if not slots
-    auto best = searchShape(input, table, stages, request.fixedSlots);
+    const int shapesLeft = static_cast<int>(shapes.size() - i);  // what an exact shape leaves goes on
+    Work work{cellsLeft / shapesLeft, evaluationsLeft / shapesLeft};
+    auto best = searchShape(input, table, stages, request.fixedSlots, work);
+    cellsLeft = std::max(0.0, cellsLeft - work.spent);
+    evaluationsLeft = std::max(0, evaluationsLeft - work.evaluated);
     if (best && best->fits) ranked.push_back(std::move(*best));
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Placement& a, const Placement& b) { return a.stepMs < b.stepMs; });

@@ -60,7 +60,7 @@ struct PlanRequest {
 
 // The placement with the least predicted step time that fits every node's memory, for each shape the
 // request allows, best first; a shape with no placement that fits is left out. Exact (every slot
-// assignment and every cut) where the search is small enough, a heuristic beyond (see Planner.cpp for
+// assignment and every cut) where the search is small enough, a heuristic beyond (see PipelineSearch.cpp for
 // the sizes and docs/pipeline.md for the measured planning times). Empty when nothing fits.
 std::vector<Placement> rankPlacements(const PlanInput& input, const PlanRequest& request);
 // rankPlacements(...).front(); throws UsageError naming the tightest node when no placement fits.

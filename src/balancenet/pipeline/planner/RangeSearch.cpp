@@ -12,14 +12,21 @@ namespace {
 
 constexpr double kNoCut = std::numeric_limits<double>::infinity();
 
-// t[s][first][end] for the ranges stage s can run (first >= s, end <= K - (S - 1 - s)).
+// t[s][first][end] for the ranges stage s can run (first >= s, end <= K - (S - 1 - s); the first stage
+// starts at block 0 and the last ends at K, so data parallelism tabulates K ranges, not K^2 / 2).
 class StageTable {
  public:
   explicit StageTable(const RangeProblem& p) : S_(p.stages), K_(p.blocks), t_(S_ * (K_ + 1) * (K_ + 1), kNoCut) {
-    for (int s = 0; s < S_; ++s)
-      for (size_t first = s; first + (S_ - s) <= K_; ++first)
-        for (size_t end = first + 1; end + (S_ - 1 - s) <= K_; ++end) at(s, first, end) = p.stageMs(s, first, end);
+    for (int s = 0; s < S_; ++s) {
+      const size_t lastFirst = s == 0 ? 0 : K_ - (S_ - s);
+      for (size_t first = s; first <= lastFirst; ++first)
+        for (size_t end = s == S_ - 1 ? K_ : first + 1; end + (S_ - 1 - s) <= K_; ++end) {
+          at(s, first, end) = p.stageMs(s, first, end);
+          ++filled_;
+        }
+    }
   }
+  double filled() const { return filled_; }
   double& at(int s, size_t first, size_t end) { return t_[(s * (K_ + 1) + first) * (K_ + 1) + end]; }
   double at(int s, size_t first, size_t end) const { return t_[(s * (K_ + 1) + first) * (K_ + 1) + end]; }
   // The least finite stage time above `bound` (+infinity when none): the scan's next bound.
@@ -73,6 +80,7 @@ class StageTable {
   int S_;
   size_t K_;
   std::vector<double> t_;
+  double filled_ = 0;  // stageMs calls
 };
 
 void extendPartitions(size_t blocks, int stages, Partition& partial, const std::function<void(const Partition&)>& visit) {
@@ -93,7 +101,7 @@ void extendPartitions(size_t blocks, int stages, Partition& partial, const std::
 
 }  // namespace
 
-std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBounds) {
+std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBounds, double maxCells) {
   if (problem.stages < 1 || problem.blocks < static_cast<size_t>(problem.stages)) return std::nullopt;
   const StageTable table(problem);
   std::optional<RangeSolution> best;
@@ -107,10 +115,12 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   consider(cut);
   double bound = table.solve(kNoCut, true, nullptr);  // the least feasible bottleneck
   const double lowerBound = (problem.micros - 1) * bound + leastSum;
-  const double cellsPerBound = static_cast<double>(problem.stages) * problem.blocks * problem.blocks;
-  const int affordable = static_cast<int>(std::max(1.0, kExactScanCells / cellsPerBound));
+  // A bound costs a DP (S K^2 / 2 cells) and the search for the next one (the whole table, S K^2).
+  const double cellsPerBound = 1.5 * problem.stages * problem.blocks * problem.blocks;
+  const int affordable = static_cast<int>(std::max(1.0, maxCells / cellsPerBound));
   const int limit = maxBounds > 0 ? std::min(maxBounds, affordable) : affordable;
-  for (int scanned = 0; bound != kNoCut && scanned < limit; ++scanned) {
+  int scanned = 0;
+  for (; bound != kNoCut && scanned < limit; ++scanned) {
     // Any cut whose largest stage is >= bound costs at least (m - 1) bound + leastSum.
     if ((problem.micros - 1) * bound + leastSum >= best->objectiveMs) break;
     if (table.solve(bound, false, &cut) != kNoCut) consider(cut);
@@ -119,6 +129,8 @@ std::optional<RangeSolution> bestRanges(const RangeProblem& problem, int maxBoun
   const bool proven = bound == kNoCut || (problem.micros - 1) * bound + leastSum >= best->objectiveMs;
   best->lowerBoundMs = lowerBound;
   best->exact = proven;
+  const double dpCells = 0.5 * problem.stages * problem.blocks * problem.blocks;
+  best->cells = table.filled() * problem.cellCost + 2 * dpCells + scanned * cellsPerBound;
   return best;
 }
 
