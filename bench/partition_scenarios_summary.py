@@ -4,7 +4,8 @@
 OUT/runs.txt: one 'scenario system expect seconds' line per run; the run directory is OUT/scenario/system.
 Per run that trained: samples/s over the steps from WARMUP on (the global batch over rank 0's update_ms, the
 step's wall time); for auto runs, the planner's prediction (stage_times.csv: the partition in force longest,
-its predicted step ms) and the measured/predicted ratio; for P2, the steps from each speed change (C1, C2)
+its predicted step ms) and the measured/predicted ratio, and the prediction refreshed with the measured costs
+(partitions.csv); for P2, the steps from each speed change (C1, C2)
 to the first move in partitions.csv, and samples/s between the changes. A refused run shows its error line.
 Writes OUT/partition_scenarios.json and prints markdown tables.
 """
@@ -47,6 +48,18 @@ def predicted_step_ms(path):
     return best[1] if best else None
 
 
+def refreshed_step_ms(path):
+    """The mean over decisions of the current placement's prediction with the costs rescaled by what was
+    measured (partitions.csv's predicted_current_ms), the first decision left out (its window has the
+    warm-up)."""
+    name = os.path.join(path, "partitions.csv")
+    if not os.path.exists(name):
+        return None
+    with open(name) as f:
+        values = [float(row["predicted_current_ms"]) for row in csv.DictReader(f)][1:]
+    return sum(values) / len(values) if values else None
+
+
 def moves(path):
     name = os.path.join(path, "partitions.csv")
     if not os.path.exists(name):
@@ -85,6 +98,8 @@ def main():
                 r["repartitions"] = summary.get("repartitions")
                 pred = predicted_step_ms(path)
                 r["predicted_samples_per_second"] = batch * 1000 / pred if pred else None
+                refreshed = refreshed_step_ms(path)
+                r["refreshed_samples_per_second"] = batch * 1000 / refreshed if refreshed else None
                 if scenario == "P2":
                     moved = [int(m["step"]) for m in moves(path)]
                     r["moves"] = moved
@@ -115,15 +130,18 @@ def main():
                       "between the changes")
             continue
         base = runs.get("auto", {}).get("samples_per_second")
-        print("| system | samples/s | auto / system | predicted samples/s | measured / predicted | partition |")
-        print("|---|---|---|---|---|---|")
+        print("| system | samples/s | auto / system | predicted, first plan | measured / predicted "
+              "| predicted, refreshed | measured / refreshed | partition |")
+        print("|---|---|---|---|---|---|---|---|")
         for system, r in runs.items():
             if "refused" in r:
-                print(f"| {system} | refused: `{r['refused']}` | - | - | - | - |")
+                print(f"| {system} | refused: `{r['refused']}` | - | - | - | - | - | - |")
                 continue
             sps, pred = r["samples_per_second"], r["predicted_samples_per_second"]
+            fresh = r["refreshed_samples_per_second"]
             print(f"| {system} | {fmt(sps, '.1f')} | {fmt(base / sps if base and sps else None, '.2f')} "
                   f"| {fmt(pred, '.1f')} | {fmt(sps / pred if sps and pred else None, '.2f')} "
+                  f"| {fmt(fresh, '.1f')} | {fmt(sps / fresh if sps and fresh else None, '.2f')} "
                   f"| {r.get('partition') or '-'} |")
 
 

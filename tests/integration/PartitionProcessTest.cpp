@@ -61,9 +61,9 @@ std::vector<int64_t> announcedSplit(const std::string& output) {
 // Worker 3 is 4x slow: the plan puts it on the lighter stage (fewer blocks or FLOPs) or gives its column the
 // smaller share; partitions.csv and stage_times.csv are in the run directory.
 TEST_F(PartitionProcess, AutoPlacesTheSlowWorkerWhereItCostsLeast) {
-  const auto r = trainFor({"--nodes", "4", "--pipeline-stages", "2", "--partition", "auto", "--slowdown", "1,1,1,4",
-                           "--model", "cnn", "--width", "0.25", "--global-batch", "64", "--steps", "4",
-                           "--rebalance-every", "2"});
+  const auto r =
+      trainFor({"--nodes", "4", "--pipeline-stages", "2", "--partition", "auto", "--slowdown", "1,1,1,4", "--model",
+                "cnn", "--width", "0.25", "--global-batch", "64", "--steps", "4", "--rebalance-every", "2"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto stages = announcedStages(r.output);
   ASSERT_EQ(stages.size(), 2u) << r.output;
@@ -86,8 +86,8 @@ TEST_F(PartitionProcess, AutoPlacesTheSlowWorkerWhereItCostsLeast) {
 // `plan` ranks placements (best first, each with its predicted time) and explains the best; --json is one object;
 // bad input is one line and exit 2.
 TEST_F(PartitionProcess, PlanPrintsRankedPlacements) {
-  const std::vector<std::string> job{"plan",     "--nodes", "4",     "--model", "cnn",  "--width",
-                                     "0.25",     "--slowdown", "1,1,1,4", "--top", "3"};
+  const std::vector<std::string> job{"plan", "--nodes",    "4",       "--model", "cnn", "--width",
+                                     "0.25", "--slowdown", "1,1,1,4", "--top",   "3"};
   const auto text = run(job);
   ASSERT_EQ(text.exitCode, 0) << text.output;
   EXPECT_TRUE(std::regex_search(text.output, std::regex(R"(\n1\. .*ms/step)"))) << text.output;
@@ -108,9 +108,9 @@ TEST_F(PartitionProcess, PlanPrintsRankedPlacements) {
 // Worker 3 cannot hold vgg16 with its optimiser state: data parallelism is refused before training, naming it;
 // a planned pipeline keeps the heavy layers off it and trains.
 TEST_F(PartitionProcess, CappedWorkerRefusesDataParallelismButTrainsAPlannedPipeline) {
-  const std::vector<std::string> job{"--model",         "vgg16", "--width",           "0.25", "--global-batch",
-                                     "64",              "--optimizer", "adam",        "--nodes", "4",
-                                     "--steps",         "1",     "--memory-limit-mb", "0,0,0,20"};
+  const std::vector<std::string> job{"--model",           "vgg16",   "--width", "0.25", "--global-batch", "64",
+                                     "--optimizer",       "adam",    "--nodes", "4",    "--steps",        "1",
+                                     "--memory-limit-mb", "0,0,0,20"};
   auto dp = job;
   dp.insert(dp.end(), {"--progress-seconds", "0"});
   expectOneLineError(train(dp), "node 3 (the whole model)", 2);

@@ -25,8 +25,8 @@ struct MoveCase {
   std::string name;
   std::string model;
   int stages;
-  std::vector<int> slotRanks;  // slot -> rank; empty: the identity
-  Split split;                 // over the columns (replicas)
+  std::vector<int> slotRanks;            // slot -> rank; empty: the identity
+  Split split;                           // over the columns (replicas)
   std::map<int64_t, std::string> moves;  // after step k's update (or before the first), move to this partition
   bool live;                             // through a controller on rank 0, else repartition() on every rank
   std::string optimizer;
@@ -94,8 +94,7 @@ MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& option
     pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get(), controller.get()});
     auto moveIfScripted = [&](int64_t step) {
       const auto move = c.moves.find(step);
-      if (!c.live && move != c.moves.end())
-        t.repartition(pipeline::Partition::parse(move->second, blocks, c.stages));
+      if (!c.live && move != c.moves.end()) t.repartition(pipeline::Partition::parse(move->second, blocks, c.stages));
     };
     moveIfScripted(kBeforeTheFirstStep);
     for (int64_t s = 0; s < options.steps; ++s) {
@@ -159,7 +158,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "adam",
                  ScheduleKind::GPipe},
         // Before the first step the optimisers keep no state: the move carries none.
-        MoveCase{"cnn_s2_adam_before_first_step", "cnn", 2, {}, Split{{26}}, {{kBeforeTheFirstStep, "0,1-3"}}, false,
+        MoveCase{"cnn_s2_adam_before_first_step",
+                 "cnn",
+                 2,
+                 {},
+                 Split{{26}},
+                 {{kBeforeTheFirstStep, "0,1-3"}},
+                 false,
                  "adam"},
         MoveCase{"cnn_s2_r2_adam_placed_live",
                  "cnn",
@@ -171,10 +176,17 @@ INSTANTIATE_TEST_SUITE_P(
                  "adam"},
         MoveCase{"cnn_s2_r2_sgd_live", "cnn", 2, {}, Split{{30, 6}}, {{0, "0-2,3"}, {2, "0,1-3"}}, true, "sgd"},
         // S = 3: 0-1,2,3 (uniform) -> 0,1-2,3 -> 0,1,2-3.
-        MoveCase{"cnn_s3_sgd_placed_live", "cnn", 3, {2, 0, 1}, Split{{27}}, {{1, "0,1-2,3"}, {2, "0,1,2-3"}}, true,
-                 "sgd", ScheduleKind::GPipe},
-        MoveCase{"cnn_s3_r2_adam_direct", "cnn", 3, {}, Split{{9, 19}}, {{0, "0,1-2,3"}, {4, "0,1,2-3"}}, false,
-                 "adam"}),
+        MoveCase{"cnn_s3_sgd_placed_live",
+                 "cnn",
+                 3,
+                 {2, 0, 1},
+                 Split{{27}},
+                 {{1, "0,1-2,3"}, {2, "0,1,2-3"}},
+                 true,
+                 "sgd",
+                 ScheduleKind::GPipe},
+        MoveCase{
+            "cnn_s3_r2_adam_direct", "cnn", 3, {}, Split{{9, 19}}, {{0, "0,1-2,3"}, {4, "0,1,2-3"}}, false, "adam"}),
     [](const auto& info) { return info.param.name; });
 
 // The whole model's loss and accuracy on `test` with `values` (parameters, then buffers) in it.
@@ -222,8 +234,8 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
     summaries[comm.rank()] = t.run();
     if (controller) wroteTo = controller->wroteTo;
   });
-  const auto golden = wholeModelOn(test, testing::referenceTraining(testing::comparisonModel("cnn"), options, train),
-                                   options.seed);
+  const auto golden =
+      wholeModelOn(test, testing::referenceTraining(testing::comparisonModel("cnn"), options, train), options.seed);
   for (const auto& s : summaries) {
     EXPECT_EQ(s.extra.at("repartitions").get<int64_t>(), 2);
     EXPECT_EQ(s.extra.at("pipeline").at("partition").get<std::string>(), "0,1-3");

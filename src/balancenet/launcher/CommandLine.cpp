@@ -59,8 +59,9 @@ struct Commands {
     addTrainFlags(*train, config, raw);
     addModelsFlags(*app.add_subcommand("models", "List the model zoo with parameter counts and FLOPs per sample"),
                    modelsOptions);
-    addPlanFlags(*app.add_subcommand("plan", "Rank the placements of a model on workers of given speeds and memory "
-                                             "caps (profiled on this machine), as --partition auto plans them"),
+    addPlanFlags(*app.add_subcommand("plan",
+                                     "Rank the placements of a model on workers of given speeds and memory "
+                                     "caps (profiled on this machine), as --partition auto plans them"),
                  planOptions);
     report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
     report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();

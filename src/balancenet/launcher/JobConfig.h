@@ -90,9 +90,9 @@ constexpr int kDefaultMicroBatchesPerStage = 4;
 // --pipeline-stages auto: the launcher plans the shape (pipeline/planner/Planner.h) before workers start.
 constexpr int kAutoStages = 0;
 struct PipelineOptions {
-  int stages = 1;                     // --pipeline-stages: 1 is data parallelism; the world a multiple of it
-  int microBatches = 0;               // --micro-batches M; validation fills in the default, 4 x stages
-  std::string schedule = "1f1b";      // --schedule gpipe|1f1b
+  int stages = 1;                 // --pipeline-stages: 1 is data parallelism; the world a multiple of it
+  int microBatches = 0;           // --micro-batches M; validation fills in the default, 4 x stages
+  std::string schedule = "1f1b";  // --schedule gpipe|1f1b
   // --partition uniform (equal block counts) | flops (equal FLOPs, PipeDream-style) | auto (planned from
   // each node's measured block costs, and moved live) | "0-9,10-17"
   std::string partition = "uniform";

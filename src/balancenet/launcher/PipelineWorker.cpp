@@ -50,8 +50,8 @@ int runPipelineWorker(const JobConfig& config) {
   // measure the GEMM prior the allocator uses before others' traffic.
   const bool planned = config.pipeline.planned();
   const int rank = config.worker->rank;
-  const bool maybeFirstStage = planned || pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages)
-                                                  .stageOf(rank) == 0;
+  const bool maybeFirstStage =
+      planned || pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages).stageOf(rank) == 0;
   const double gemmFlops = maybeFirstStage ? metrics::measureGemmFlops() : 0.0;
   keepFreedMemory();
   auto world = comm::rendezvous(rendezvousOptions(config));

@@ -174,9 +174,10 @@ std::vector<double> parseMemoryLimits(const std::string& text, int workers) {
   }
   if (limits.size() == 1) limits.assign(workers, limits[0]);
   if (static_cast<int>(limits.size()) != workers)
-    throw UsageError(fmt::format("--memory-limit-mb has {} values but the job has {} workers: give one for all or "
-                                 "one per worker",
-                                 limits.size(), workers));
+    throw UsageError(
+        fmt::format("--memory-limit-mb has {} values but the job has {} workers: give one for all or "
+                    "one per worker",
+                    limits.size(), workers));
   if (std::all_of(limits.begin(), limits.end(), [](double mb) { return mb == 0; })) return {};
   return limits;
 }

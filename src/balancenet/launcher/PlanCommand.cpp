@@ -24,7 +24,8 @@ void require(bool ok, const std::string& message) {
 LocalJob validatedJob(const PlanOptions& o) {
   require(o.nodes >= 1, fmt::format("--nodes must be at least 1, got {}", o.nodes));
   require(o.globalBatch >= 1, fmt::format("--global-batch must be at least 1, got {}", o.globalBatch));
-  require(o.microBatches >= 0, fmt::format("--micro-batches must be at least 1 (0: 4 x stages), got {}", o.microBatches));
+  require(o.microBatches >= 0,
+          fmt::format("--micro-batches must be at least 1 (0: 4 x stages), got {}", o.microBatches));
   require(o.top >= 1, fmt::format("--top must be at least 1, got {}", o.top));
   require(o.optimizer == "sgd" || o.optimizer == "adam",
           fmt::format("--optimizer must be sgd or adam, got '{}'", o.optimizer));
@@ -57,10 +58,14 @@ int stagesRequested(const PlanOptions& o) {
 std::string jsonString(const std::string& text) {
   std::string out = "\"";
   for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += fmt::format("\\{}", ch);
-    else if (ch == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(ch));
-    else out += ch;
+    if (ch == '"' || ch == '\\')
+      out += fmt::format("\\{}", ch);
+    else if (ch == '\n')
+      out += "\\n";
+    else if (static_cast<unsigned char>(ch) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
+    else
+      out += ch;
   }
   return out + "\"";
 }
@@ -76,7 +81,8 @@ std::string placementJson(const pipeline::Placement& p, int64_t globalBatch) {
 
 void printJson(const std::vector<pipeline::Placement>& ranked, const pipeline::PlanInput& input, size_t top) {
   std::vector<std::string> items;
-  for (size_t i = 0; i < std::min(top, ranked.size()); ++i) items.push_back(placementJson(ranked[i], input.globalBatch));
+  for (size_t i = 0; i < std::min(top, ranked.size()); ++i)
+    items.push_back(placementJson(ranked[i], input.globalBatch));
   std::cout << fmt::format("{{\"placements\": [{}], \"explain\": {}}}\n", fmt::join(items, ", "),
                            jsonString(pipeline::explainPlacement(input, ranked.front())));
 }
@@ -96,7 +102,8 @@ void addPlanFlags(CLI::App& app, PlanOptions& o) {
   app.add_option("--schedule", o.schedule, "gpipe or 1f1b, as in train")->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd or adam: the optimiser state each stage holds")
       ->capture_default_str();
-  app.add_option("--slowdown", o.slowdown, "One factor per worker (>= 1), e.g. 1,1,2,4: its costs are this profile's x it");
+  app.add_option("--slowdown", o.slowdown,
+                 "One factor per worker (>= 1), e.g. 1,1,2,4: its costs are this profile's x it");
   app.add_option("--memory-limit-mb", o.memoryLimitMb, "One cap for every worker or one per worker, in MB (0: none)");
   app.add_option("--top", o.top, "Placements to show, best first")->capture_default_str();
   app.add_flag("--json", o.json, "Print the placements and the explanation as one JSON object");

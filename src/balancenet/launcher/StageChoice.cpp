@@ -53,9 +53,10 @@ JobConfig chooseStages(const JobConfig& c) {
   pipeline::PlanRequest everyShape;  // stages 0: every S dividing the workers
   const auto ranked = pipeline::rankPlacements(input, everyShape);
   if (ranked.empty())
-    throw UsageError(fmt::format("--pipeline-stages auto: no shape of {} workers fits every worker's "
-                                 "--memory-limit-mb (see 'balancenet plan' with the same flags)",
-                                 c.launch.worldSize()));
+    throw UsageError(
+        fmt::format("--pipeline-stages auto: no shape of {} workers fits every worker's "
+                    "--memory-limit-mb (see 'balancenet plan' with the same flags)",
+                    c.launch.worldSize()));
   // The best placement of each shape, best first; a shape is its S (its replicas follow from the workers).
   std::cerr << "balancenet: --pipeline-stages auto: shapes ranked by predicted step time (profiled on this host)\n"
             << rankedPlacementLines(ranked, c.trainer.globalBatch, kShownShapes);

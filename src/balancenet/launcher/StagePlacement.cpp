@@ -27,7 +27,15 @@ pipeline::PlanInput measure(const JobConfig& c, comm::Communicator& world, model
   const int64_t columns = world.size() / c.pipeline.stages;
   const int64_t microBatch = (c.trainer.globalBatch + columns * microBatchesOf(c) - 1) / (columns * microBatchesOf(c));
   const auto images = train.images.slice(0, 0, std::min<int64_t>(std::max<int64_t>(1, microBatch), train.size()));
-  const auto times = pipeline::profileBlocks(net, images);
+  // In turns: workers sharing a machine would otherwise time each other's load, and unequally (over a
+  // second the scheduler does not share two cores fairly among four processes: equal workers profiled at
+  // once differed by 2.7x in bench/partition_scenarios.sh P3). The live re-partition rescales each node's
+  // costs by what training measures, so an unloaded profile's level is corrected; its shape is what counts.
+  pipeline::BlockTimes times;
+  for (int turn = 0; turn < world.size(); ++turn) {
+    if (turn == world.rank()) times = pipeline::profileBlocks(net, images);
+    world.barrier();
+  }
   const double slowdown = c.emulation.slowdown.empty() ? 1.0 : c.emulation.slowdown.at(0, world.rank());
   pipeline::PlanInput input;
   input.blocks = blocks;

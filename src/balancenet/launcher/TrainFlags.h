@@ -26,7 +26,7 @@ struct RawFlags {
   double rendezvousTimeoutS = 60;
   double stallTimeoutS = 0, peerTimeoutS = 30;
   std::string split;
-  int microBatches = kUnset;  // --micro-batches: unset is 4 x --pipeline-stages
+  int microBatches = kUnset;         // --micro-batches: unset is 4 x --pipeline-stages
   std::string pipelineStages = "1";  // --pipeline-stages: a number or auto (kAutoStages)
   std::string memoryLimitMb = "0";   // --memory-limit-mb: one cap or one per worker
   std::string joinStoreFile;

@@ -140,8 +140,9 @@ std::string workersGiven(const JobConfig& c, int world) {
 void validatePartitionSyntax(const std::string& text, int stages) {
   if (text == "uniform" || text == "flops" || text == "auto") return;
   static const std::regex kRanges(R"( *\d+(-\d+)? *(, *\d+(-\d+)? *)*)");
-  require(std::regex_match(text, kRanges),
-          fmt::format("--partition '{}' is none of uniform, flops, auto or inclusive block ranges like 0-9,10-17", text));
+  require(
+      std::regex_match(text, kRanges),
+      fmt::format("--partition '{}' is none of uniform, flops, auto or inclusive block ranges like 0-9,10-17", text));
   require(stages != kAutoStages,
           fmt::format("--partition '{}' needs a number of stages: --pipeline-stages auto chooses it (use --partition "
                       "auto, flops or uniform)",

@@ -31,8 +31,7 @@ double median(std::vector<double> values) {
 // (dropout draws from it). Restored on destruction, so an exception while profiling leaves no trace either.
 class ProfilingScope {
  public:
-  explicit ProfilingScope(models::Network& net)
-      : net_(net), rng_(at::detail::getDefaultCPUGenerator().get_state()) {
+  explicit ProfilingScope(models::Network& net) : net_(net), rng_(at::detail::getDefaultCPUGenerator().get_state()) {
     for (const auto& p : net.parameters()) grads_.push_back(p.grad().defined() ? p.grad().clone() : at::Tensor());
     for (const auto& b : net.buffers()) buffers_.push_back(b.clone());
   }

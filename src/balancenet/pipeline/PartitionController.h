@@ -13,9 +13,9 @@ namespace balancenet::pipeline {
 // What every rank measured in one step, gathered to the controller (rank 0).
 struct StepTimes {
   int64_t step = 0;
-  std::vector<int64_t> shares;         // per column: the split in force
+  std::vector<int64_t> shares;          // per column: the split in force
   std::vector<double> computeMsByRank;  // each rank's forwards and backwards (steps.csv compute_ms)
-  double stepMs = 0;                   // the step's wall time on rank 0
+  double stepMs = 0;                    // the step's wall time on rank 0
 };
 
 class PartitionController {

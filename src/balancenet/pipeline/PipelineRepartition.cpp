@@ -163,8 +163,8 @@ void PipelineTrainer::consultController(const Split& split, double computeMs, do
   // [moved?, first block of each stage..., one past the last block]
   std::vector<at::Tensor> answer{at::zeros({2 + stages}, at::kLong)};
   if (parts_.controller) {
-    StepTimes times{step_, split.batches, {byRank.data_ptr<double>(), byRank.data_ptr<double>() + byRank.numel()},
-                    stepMs};
+    StepTimes times{
+        step_, split.batches, {byRank.data_ptr<double>(), byRank.data_ptr<double>() + byRank.numel()}, stepMs};
     if (const auto next = parts_.controller->afterStep(times)) {
       if (next->stageCount() != stages)
         throw InternalError(fmt::format("the controller answered {} stages for {}", next->stageCount(), stages));

@@ -123,7 +123,7 @@ class PipelineTrainer {
   int64_t position_ = 0;
   int64_t samples_ = 0;
   Split lastSplit_;
-  int64_t repartitions_ = 0;  // moves of the stage boundaries so far
+  int64_t repartitions_ = 0;          // moves of the stage boundaries so far
   double bubbleMs_ = 0, spanMs_ = 0;  // summed over steps: this rank's bubble fraction
   double residentBeforeTraining_ = 0;
 };

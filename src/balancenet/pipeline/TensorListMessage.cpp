@@ -10,8 +10,8 @@ namespace balancenet::pipeline {
 
 int messagesFor(size_t count) { return 2 + static_cast<int>(count); }
 
-std::vector<comm::PendingWork> sendTensorList(comm::Communicator& comm, const std::vector<at::Tensor>& tensors,
-                                              int dst, int tag) {
+std::vector<comm::PendingWork> sendTensorList(comm::Communicator& comm, const std::vector<at::Tensor>& tensors, int dst,
+                                              int tag) {
   std::vector<int64_t> header{static_cast<int64_t>(tensors.size())};
   for (const auto& t : tensors) {
     header.push_back(static_cast<int64_t>(t.scalar_type()));

@@ -15,8 +15,8 @@ int messagesFor(size_t count);
 
 // Posts the list's messages to `dst` without waiting (tags from `tag` up); the handles are waited for by
 // the caller, the tensors kept alive until then (the handles hold them).
-std::vector<comm::PendingWork> sendTensorList(comm::Communicator& comm, const std::vector<at::Tensor>& tensors,
-                                              int dst, int tag);
+std::vector<comm::PendingWork> sendTensorList(comm::Communicator& comm, const std::vector<at::Tensor>& tensors, int dst,
+                                              int tag);
 // Receives, blocking, the list `src` sent with `tag`; the tensors are new.
 std::vector<at::Tensor> recvTensorList(comm::Communicator& comm, int src, int tag);
 

@@ -25,7 +25,8 @@ Topology Topology::placed(int worldSize, int stages, std::vector<int> slotRanks)
   std::sort(sorted.begin(), sorted.end());
   for (int r = 0; r < worldSize; ++r)
     if (static_cast<int>(sorted.size()) != worldSize || sorted[r] != r)
-      throw InternalError(fmt::format("slots {} are not a placement of {} ranks", fmt::join(slotRanks, ","), worldSize));
+      throw InternalError(
+          fmt::format("slots {} are not a placement of {} ranks", fmt::join(slotRanks, ","), worldSize));
   t.slotRanks = std::move(slotRanks);
   return t;
 }

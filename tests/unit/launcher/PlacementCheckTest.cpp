@@ -92,7 +92,7 @@ TEST_F(PlacementCheck, PipelineOverTheLimitNamesTheStageAndItsBlocks) {
 // One capped worker: each worker is checked against its own cap, so data parallelism is refused naming that
 // worker; with --partition auto the planner decides, refusing only when no placement of the shape fits.
 TEST_F(PlacementCheck, EachWorkerHasItsOwnCapAndAutoAsksThePlanner) {
-  const std::vector<std::string> job{"--model", "vgg16",       "--width", "0.25", "--global-batch",
+  const std::vector<std::string> job{"--model", "vgg16",       "--width", "0.25",    "--global-batch",
                                      "64",      "--optimizer", "adam",    "--nodes", "4"};
   auto with = [&](std::vector<std::string> more) {
     more.insert(more.begin(), job.begin(), job.end());

@@ -136,7 +136,7 @@ TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
   EXPECT_EQ(given.split.batches, (std::vector<int64_t>{20, 10}));
   EXPECT_EQ(given.orchestration.policy, "static");
   EXPECT_EQ(given.memoryLimitMb, std::vector<double>(6, 512.5));  // one value: every worker's cap
-  EXPECT_DOUBLE_EQ(given.emulation.slowdown.at(0, 5), 2);  // emulation stays one value per worker
+  EXPECT_DOUBLE_EQ(given.emulation.slowdown.at(0, 5), 2);         // emulation stays one value per worker
 
   // A pipeline of all the workers: one column takes the whole batch; every policy is allowed.
   const auto one = parseTrainCommandLine({"--nodes", "2", "--pipeline-stages", "2", "--policy", "proportional",

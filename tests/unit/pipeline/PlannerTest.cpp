@@ -272,7 +272,9 @@ TEST(PlannerSearch, NothingFitsNamesTheTightestNode) {
   in.nodes = {uniformNode(4, 1, 1, 2 * 1048576.0), uniformNode(4, 1, 1, 1048576.0)};
   in.globalBatch = 8;
   EXPECT_TRUE(rankPlacements(in, PlanRequest{}).empty());
-  EXPECT_EQ(usageErrorOf([&] { planPlacement(in, PlanRequest{2, {}}); }),
+  EXPECT_EQ(usageErrorOf([&] {
+              planPlacement(in, PlanRequest{2, {}});
+            }),
             "no placement with --pipeline-stages 2 fits every node's memory; the tightest is node 1 with "
             "--memory-limit-mb 1 (try more stages or nodes, a smaller batch, or a larger limit)");
 }
@@ -355,7 +357,7 @@ TEST(PlannerSearch, HeuristicReplicaAndDataParallelShapesAreValidAndBeatRankOrde
 TEST(PlannerEqualFlops, MinimisesTheLargestStagesFlops) {
   std::vector<models::BlockInfo> blocks;
   for (int64_t flops : {5, 1, 1, 1, 1, 1, 10, 2}) blocks.push_back(plannerBlock(1, 1, 1, flops));
-  EXPECT_EQ(equalFlopsPartition(blocks, 2).str(), "0-5,6-7");   // 10 | 12
+  EXPECT_EQ(equalFlopsPartition(blocks, 2).str(), "0-5,6-7");  // 10 | 12
   EXPECT_EQ(equalFlopsPartition(blocks, 3).str(), "0-5,6,7");  // 10 | 10 | 2
   EXPECT_EQ(equalFlopsPartition(blocks, 8).str(), "0,1,2,3,4,5,6,7");
   EXPECT_EQ(usageErrorOf([&] { equalFlopsPartition(blocks, 9); }),

@@ -48,8 +48,7 @@ TEST(Repartitioner, ARankTwiceSlowerMovesAtTheNextDecisionWithLessWork) {
   ASSERT_EQ(initial.partition.str(), "0-3,4-7");
   Repartitioner r(in, initial, RepartitionOptions{});  // every 5 steps
   std::mt19937 rng(1);
-  for (int64_t step = 0; step < 4; ++step)
-    EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 2}, 0, rng)));
+  for (int64_t step = 0; step < 4; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 2}, 0, rng)));
   const auto moved = r.afterStep(measuredStep(4, initial, {1, 2}, 0, rng));
   ASSERT_TRUE(moved);
   EXPECT_LT((*moved).stages[1].size(), 4u) << moved->str();  // rank 1 runs stage 1

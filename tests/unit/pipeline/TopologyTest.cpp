@@ -59,7 +59,10 @@ TEST(Topology, PlacedRefusesWhatIsNotAPermutation) {
   EXPECT_THROW(Topology::placed(4, 2, {0, 1, 1, 2}), InternalError);
   EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2}), InternalError);
   EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2, 4}), InternalError);
-  EXPECT_EQ(usageErrorOf([] { Topology::placed(4, 3, {0, 1, 2, 3}); }), "--nodes 4 is not a multiple of --pipeline-stages 3");
+  EXPECT_EQ(usageErrorOf([] {
+              Topology::placed(4, 3, {0, 1, 2, 3});
+            }),
+            "--nodes 4 is not a multiple of --pipeline-stages 3");
   EXPECT_THROW(Topology::placed(4, 2, {0, 1, 2, 3}).slotOf(4), InternalError);
 }
 

@@ -100,8 +100,7 @@ bool CostTable::fits(int node, size_t first, size_t end, int64_t microBatch, int
   return cap <= 0 || memoryBytes(first, end, microBatch, inFlight) <= cap;
 }
 
-std::vector<int64_t> balancedShares(int64_t total, int columns,
-                                    const std::function<double(int, int64_t)>& columnMs) {
+std::vector<int64_t> balancedShares(int64_t total, int columns, const std::function<double(int, int64_t)>& columnMs) {
   if (columns < 1 || total < columns)
     throw InternalError(fmt::format("balancing {} samples over {} columns", total, columns));
   std::vector<int64_t> shares(columns, 1);

@@ -28,9 +28,7 @@ class CostTable {
   int nodes() const { return static_cast<int>(input_.nodes.size()); }
 
   // Forward and backward ms per sample of blocks [first, end) on `node`.
-  double computeMs(int node, size_t first, size_t end) const {
-    return msPrefix_[node][end] - msPrefix_[node][first];
-  }
+  double computeMs(int node, size_t first, size_t end) const { return msPrefix_[node][end] - msPrefix_[node][first]; }
   // One micro-batch of `u` samples through stage [first, end) on `node`, and (when `next` >= 0) its
   // activation to `next` and the gradient back: t_{s,j} of Planner.h.
   double stageMs(int node, int next, size_t first, size_t end, double u) const;

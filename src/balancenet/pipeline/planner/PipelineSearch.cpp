@@ -38,14 +38,14 @@ namespace {
 using planner::CostTable;
 
 // Measured (bench/PlannerBench.cpp) to keep one shape's exact search under about 100 ms.
-constexpr double kExactOrderCells = 2e7;    // N! x S x K^2 / 2 stage-table cells over all orders
-constexpr double kExactPredictions = 2e4;   // slot assignments x cuts, each one predict()
+constexpr double kExactOrderCells = 2e7;   // N! x S x K^2 / 2 stage-table cells over all orders
+constexpr double kExactPredictions = 2e4;  // slot assignments x cuts, each one predict()
 // Measured (bench/PlannerBench.cpp) to keep a whole heuristic plan, one shape or all of them, near a second
 // of CPU at 64 nodes x 200 blocks.
-constexpr double kPlanCells = 2e8;          // DP cells (RangeSolution::cells) of every heuristic together
-constexpr int kPlanEvaluations = 400;       // quick evaluations (swaps tried) of every heuristic together
-constexpr int kQuickBounds = 2;             // bottleneck bounds a quick evaluation scans
-constexpr int kShareRounds = 3;             // cut, re-balance, cut again
+constexpr double kPlanCells = 2e8;     // DP cells (RangeSolution::cells) of every heuristic together
+constexpr int kPlanEvaluations = 400;  // quick evaluations (swaps tried) of every heuristic together
+constexpr int kQuickBounds = 2;        // bottleneck bounds a quick evaluation scans
+constexpr int kShareRounds = 3;        // cut, re-balance, cut again
 
 // A shape's share of the plan's work and what its search has spent of it.
 struct Work {
@@ -289,7 +289,8 @@ std::vector<int> shapesOf(int nodes, const PlanRequest& request) {
 
 std::vector<Placement> rankPlacements(const PlanInput& input, const PlanRequest& request) {
   const int n = static_cast<int>(input.nodes.size());
-  if (n < 1 || input.blocks.empty()) throw InternalError(fmt::format("planning {} blocks on {} nodes", input.blocks.size(), n));
+  if (n < 1 || input.blocks.empty())
+    throw InternalError(fmt::format("planning {} blocks on {} nodes", input.blocks.size(), n));
   const CostTable table(input);
   std::vector<int> shapes;
   for (int stages : shapesOf(n, request))
@@ -309,7 +310,8 @@ std::vector<Placement> rankPlacements(const PlanInput& input, const PlanRequest&
     evaluationsLeft = std::max(0, evaluationsLeft - work.evaluated);
     if (best && best->fits) ranked.push_back(std::move(*best));
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Placement& a, const Placement& b) { return a.stepMs < b.stepMs; });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Placement& a, const Placement& b) { return a.stepMs < b.stepMs; });
   return ranked;
 }
 
@@ -326,10 +328,10 @@ Placement planPlacement(const PlanInput& input, const PlanRequest& request) {
   if (tightest < 0)
     throw UsageError(fmt::format("no placement of the model's {} blocks on {} nodes{} (a batch of {})",
                                  input.blocks.size(), input.nodes.size(), shape, input.globalBatch));
-  throw UsageError(fmt::format(
-      "no placement{} fits every node's memory; the tightest is node {} with --memory-limit-mb {:.0f} (try "
-      "more stages or nodes, a smaller batch, or a larger limit)",
-      shape, tightest, input.nodes[tightest].memoryLimitBytes / (1024.0 * 1024.0)));
+  throw UsageError(
+      fmt::format("no placement{} fits every node's memory; the tightest is node {} with --memory-limit-mb {:.0f} (try "
+                  "more stages or nodes, a smaller batch, or a larger limit)",
+                  shape, tightest, input.nodes[tightest].memoryLimitBytes / (1024.0 * 1024.0)));
 }
 
 }  // namespace balancenet::pipeline

@@ -32,8 +32,8 @@ std::string explainPlacement(const PlanInput& input, const Placement& placement)
     const auto& range = placement.partition.stages.at(s);
     const int64_t share = placement.shares.at(j);
     const int m = S == 1 ? 1 : static_cast<int>(std::min<int64_t>(placement.microBatches, share));
-    const double memory =
-        table.memoryBytes(range.first, range.end, (share + m - 1) / m, planner::inFlightMicroBatches(input.schedule, s, S, m));
+    const double memory = table.memoryBytes(range.first, range.end, (share + m - 1) / m,
+                                            planner::inFlightMicroBatches(input.schedule, s, S, m));
     const double cap = input.nodes[rank].memoryLimitBytes;
     out += fmt::format("{:>5} {:>7} {:>4} {:>9} {:>11.2f} {:>9.3f} {:>10.1f} {:>10}\n", s, j, rank,
                        fmt::format("{}-{}", range.first, range.end - 1), placement.slotComputeMs.at(slot),

@@ -29,13 +29,13 @@ namespace balancenet::pipeline {
 struct Placement {
   int stages = 1;
   int replicas = 1;
-  int microBatches = 1;             // M, as planned (each column uses min(M, its share))
-  Partition partition;              // one range per stage, the same for every replica
-  std::vector<int> slotRanks;       // slot (replica * stages + stage) -> rank; a permutation
-  std::vector<int64_t> shares;      // per replica (column): its samples of the global batch
+  int microBatches = 1;         // M, as planned (each column uses min(M, its share))
+  Partition partition;          // one range per stage, the same for every replica
+  std::vector<int> slotRanks;   // slot (replica * stages + stage) -> rank; a permutation
+  std::vector<int64_t> shares;  // per replica (column): its samples of the global batch
   // Predictions (filled by predict(); every planner returns predicted placements).
-  double stepMs = 0;                // the step time above
-  double syncMs = 0;                // its all-reduce part
+  double stepMs = 0;                  // the step time above
+  double syncMs = 0;                  // its all-reduce part
   std::vector<double> slotComputeMs;  // per slot: compute of all its micro-batches in one step (what a
                                       // worker's steps.csv compute_ms measures)
   std::vector<double> slotStageMs;    // per slot: t_{s,j}, one micro-batch's compute and transfer

@@ -83,7 +83,8 @@ class StageTable {
   double filled_ = 0;  // stageMs calls
 };
 
-void extendPartitions(size_t blocks, int stages, Partition& partial, const std::function<void(const Partition&)>& visit) {
+void extendPartitions(size_t blocks, int stages, Partition& partial,
+                      const std::function<void(const Partition&)>& visit) {
   const size_t first = partial.stages.empty() ? 0 : partial.stages.back().end;
   const int left = stages - partial.stageCount();
   if (left == 1) {

@@ -22,7 +22,8 @@ std::vector<double> profiledComputeByRank(const planner::CostTable& table, const
   for (size_t slot = 0; slot < placement.slotRanks.size(); ++slot) {
     const int rank = placement.slotRanks[slot];
     const auto& range = placement.partition.stages.at(slot % placement.stages);
-    byRank[rank] = static_cast<double>(shares.at(slot / placement.stages)) * table.computeMs(rank, range.first, range.end);
+    byRank[rank] =
+        static_cast<double>(shares.at(slot / placement.stages)) * table.computeMs(rank, range.first, range.end);
   }
   return byRank;
 }
@@ -62,7 +63,8 @@ Repartitioner::Repartitioner(PlanInput input, Placement initial, RepartitionOpti
     : input_(std::move(input)), current_(std::move(initial)), options_(options) {
   if (options_.every < 1) throw InternalError(fmt::format("re-partitioning every {} steps", options_.every));
   if (current_.slotRanks.size() != input_.nodes.size())
-    throw InternalError(fmt::format("a placement of {} slots for {} nodes", current_.slotRanks.size(), input_.nodes.size()));
+    throw InternalError(
+        fmt::format("a placement of {} slots for {} nodes", current_.slotRanks.size(), input_.nodes.size()));
   epochs_.push_back(Epoch{0, 0, current_, std::vector<double>(input_.nodes.size(), 0), 0, 0});
 }
 
@@ -149,9 +151,9 @@ std::string Repartitioner::partitionsCsv() const {
     std::vector<std::string> factors;
     for (double f : e.speedFactors) factors.push_back(fmt::format("{:.3f}", f));
     // Partitions ("0-3,4-7") hold commas: quoted.
-    out += fmt::format("{},\"{}\",\"{}\",{:.3f},{:.3f},{:.3f},{:.4f},{},{},{}\n", e.step, e.from, e.to, e.predictedCurrentMs,
-                       e.predictedBestMs, e.measuredStepMs, e.noise, fmt::join(factors, " "), e.moved ? 1 : 0,
-                       e.reason);
+    out += fmt::format("{},\"{}\",\"{}\",{:.3f},{:.3f},{:.3f},{:.4f},{},{},{}\n", e.step, e.from, e.to,
+                       e.predictedCurrentMs, e.predictedBestMs, e.measuredStepMs, e.noise, fmt::join(factors, " "),
+                       e.moved ? 1 : 0, e.reason);
   }
   return out;
 }
@@ -168,9 +170,9 @@ std::string Repartitioner::stageTimesCsv() const {
       const int rank = p.slotRanks[slot], stage = static_cast<int>(slot) % p.stages;
       const auto& range = p.partition.stages.at(stage);
       out += fmt::format("{},{},\"{}\",{},{},{},{}-{},{:.3f},{:.3f},{:.3f},{:.3f}\n", epoch.firstStep, epoch.lastStep,
-                         p.partition.str(), rank, stage, static_cast<int>(slot) / p.stages, range.first,
-                         range.end - 1, p.slotComputeMs.at(slot), epoch.measuredComputeSum.at(rank) / steps,
-                         p.stepMs, epoch.measuredStepSum / steps);
+                         p.partition.str(), rank, stage, static_cast<int>(slot) / p.stages, range.first, range.end - 1,
+                         p.slotComputeMs.at(slot), epoch.measuredComputeSum.at(rank) / steps, p.stepMs,
+                         epoch.measuredStepSum / steps);
     }
   }
   return out;

@@ -28,11 +28,11 @@ struct RepartitionOptions {
 // One decision (a row of partitions.csv).
 struct RepartitionEvent {
   int64_t step = 0;
-  std::string from, to;            // partitions, Partition::str(); equal when it stayed
-  double predictedCurrentMs = 0;   // the current placement, with the rescaled costs
-  double predictedBestMs = 0;      // the best re-plan, same costs
-  double measuredStepMs = 0;       // mean over the window
-  double noise = 0;                // relative standard error used in the threshold
+  std::string from, to;              // partitions, Partition::str(); equal when it stayed
+  double predictedCurrentMs = 0;     // the current placement, with the rescaled costs
+  double predictedBestMs = 0;        // the best re-plan, same costs
+  double measuredStepMs = 0;         // mean over the window
+  double noise = 0;                  // relative standard error used in the threshold
   std::vector<double> speedFactors;  // per rank: measured / profiled compute
   bool moved = false;
   std::string reason;  // "gain 23% > threshold 5%", "gain 1% below threshold 5%", "no measurements", ...
