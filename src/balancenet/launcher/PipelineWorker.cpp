@@ -94,6 +94,9 @@ int runPipelineWorker(const JobConfig& config) {
     pipeline::RepartitionOptions options;
     options.every = c.orchestration.rebalanceEvery;
     options.live = !c.pipeline.keepPartition;
+    const auto stages = placed.placement.stages;
+    options.baselines = {pipeline::Partition::uniform(blocks.size(), stages),
+                         pipeline::equalFlopsPartition(blocks, stages)};
     repartitioner = std::make_unique<pipeline::Repartitioner>(*placed.profile, placed.placement, options);
   }
   pipeline::PipelineTrainerOptions options;

@@ -2,6 +2,7 @@
 // nodes does not; --keep-partition logs but never moves; the CSVs.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "balancenet/pipeline/planner/Repartitioner.h"
@@ -64,6 +65,56 @@ TEST(Repartitioner, ARankTwiceSlowerMovesAtTheNextDecisionWithLessWork) {
   // Measured as the new plan predicts (rank 1 still 2x slower than its profile): it stays.
   for (int64_t step = 5; step < 10; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 1}, 0, rng)));
   EXPECT_EQ(r.events().size(), 2u);
+}
+
+// The profile says 0-3,4-7 is best, but the run measures a baseline faster: the baselines are each tried for
+// one window, the run goes back to the fastest measured, and a re-plan measured slower is not taken again.
+TEST(Repartitioner, TriesTheBaselinesKeepsTheFastestMeasuredAndVetoesSlowerReplans) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  ASSERT_EQ(initial.partition.str(), "0-3,4-7");
+  RepartitionOptions options;
+  options.baselines = {Partition::parse("0-1,2-7", 8, 2), Partition::parse("0-5,6-7", 8, 2),
+                       Partition::parse("0-3,4-7", 8, 2)};  // the plan itself: not tried twice
+  Repartitioner r(in, initial, options);
+  const std::map<std::string, double> stepMs{{"0-3,4-7", 100}, {"0-1,2-7", 80}, {"0-5,6-7", 120}};
+  std::mt19937 rng(3);
+  std::vector<std::string> moves;
+  for (int64_t step = 0; step < 30; ++step) {
+    Placement p = r.current();
+    if (p.slotComputeMs.empty()) p = predict(in, p);
+    auto t = measuredStep(step, p, {1, 1}, 0, rng);
+    t.stepMs = stepMs.at(p.partition.str());
+    if (const auto moved = r.afterStep(t)) moves.push_back(std::to_string(step) + ":" + moved->str());
+  }
+  EXPECT_EQ(moves, (std::vector<std::string>{"4:0-1,2-7", "9:0-5,6-7", "14:0-1,2-7"}));
+  ASSERT_EQ(r.events().size(), 6u);
+  EXPECT_NE(r.events()[0].reason.find("trying baseline 0-1,2-7"), std::string::npos) << r.events()[0].reason;
+  EXPECT_NE(r.events()[2].reason.find("back to it"), std::string::npos) << r.events()[2].reason;
+  // From step 19 on the profile's re-plan (0-3,4-7) is predicted faster, but it measured 100 ms against 80.
+  for (size_t e = 3; e < 6; ++e) {
+    EXPECT_FALSE(r.events()[e].moved) << r.events()[e].reason;
+    EXPECT_NE(r.events()[e].reason.find("but it measured 100 ms against 80: kept"), std::string::npos)
+        << r.events()[e].reason;
+  }
+}
+
+// A partition whose step time jumps (a node slowed down) clears what was measured: the re-plan may move.
+TEST(Repartitioner, AChangedStepTimeClearsTheMeasurements) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  Repartitioner r(in, initial, RepartitionOptions{});
+  std::mt19937 rng(5);
+  for (int64_t step = 0; step < 10; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 1}, 0, rng)));
+  std::optional<Partition> moved;
+  for (int64_t step = 10; step < 15 && !moved; ++step) {
+    auto t = measuredStep(step, initial, {1, 2}, 0, rng);
+    t.stepMs = 2 * initial.stepMs;
+    moved = r.afterStep(t);
+  }
+  ASSERT_TRUE(moved);
+  EXPECT_NE(r.events().back().reason.find("the nodes changed, measurements cleared"), std::string::npos)
+      << r.events().back().reason;
 }
 
 TEST(Repartitioner, NoiseOnEqualNodesDoesNotMove) {

@@ -97,6 +97,10 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
       if (predicted[rank] > 0) ratios[rank].push_back(step.computeMsByRank[rank] / predicted[rank]);
     }
   }
+  std::vector<double> stepMs;
+  for (const auto& step : window_) stepMs.push_back(step.stepMs);
+  // The median: the first step after a move also pays for the move and cold caches.
+  const Measured window{median(stepMs), relativeStandardError(stepMs), current_.partition};
   window_.clear();
   for (size_t rank = 0; complete && rank < n; ++rank) complete = profiled[rank] > 0 && measured[rank] > 0;
   if (!complete) {
@@ -116,6 +120,35 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   now.shares.clear();  // the allocator re-balances the shares for the new speeds too
   now = predict(scaled, now);
   event.predictedCurrentMs = now.stepMs;
+
+  // What was measured outranks what was predicted: see RepartitionOptions::baselines.
+  const std::string key = current_.partition.str();
+  const auto before = measured_.find(key);
+  const bool changed =
+      before != measured_.end() &&
+      std::abs(window.stepMs / before->second.stepMs - 1) >
+          std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(window.noise, before->second.noise));
+  const std::string note = changed
+                               ? fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ",
+                                             window.stepMs, before->second.stepMs)
+                               : "";
+  if (changed) measured_.clear();
+  measured_[key] = window;
+  const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
+  if (options_.live && !changed) {
+    std::string why;
+    if (auto target = measuredChoice(window, why)) {
+      Placement next = current_;
+      next.partition = *target;
+      next.shares.clear();
+      event.predictedBestMs = predict(scaled, next).stepMs;
+      event.reason = why;
+      moveTo(predict(scaled, next), times.step, event);
+      events_.push_back(event);
+      return current_.partition;
+    }
+  }
+
   const auto ranked = rankPlacements(scaled, PlanRequest{current_.stages, current_.slotRanks});
   if (ranked.empty()) {
     event.predictedBestMs = now.stepMs;
@@ -127,18 +160,50 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   event.predictedBestMs = best.stepMs;
   const double gain = now.stepMs > 0 ? 1 - best.stepMs / now.stepMs : 0;
   const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * event.noise);
-  const bool worth = gain > threshold && best.partition.str() != current_.partition.str();
-  event.reason = fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
-  if (worth && !options_.live) event.reason += " (partition kept)";
-  event.moved = worth && options_.live;
-  if (event.moved) {
-    event.to = best.partition.str();
-    current_ = best;
-    epochs_.push_back(Epoch{times.step + 1, times.step + 1, best, std::vector<double>(n, 0), 0, 0});
+  bool worth = gain > threshold && best.partition.str() != current_.partition.str();
+  event.reason =
+      note + fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
+  const auto tried = measured_.find(best.partition.str());
+  if (worth && tried != measured_.end() && tried->second.stepMs >= window.stepMs * (1 - measuredThreshold)) {
+    worth = false;
+    event.reason +=
+        fmt::format(", but it measured {:.0f} ms against {:.0f}: kept", tried->second.stepMs, window.stepMs);
   }
+  if (worth && !options_.live) event.reason += " (partition kept)";
+  if (worth && options_.live) moveTo(best, times.step, event);
   events_.push_back(event);
   if (!event.moved) return std::nullopt;
   return current_.partition;
+}
+
+void Repartitioner::moveTo(const Placement& target, int64_t step, RepartitionEvent& event) {
+  event.to = target.partition.str();
+  event.moved = true;
+  current_ = target;
+  epochs_.push_back(Epoch{step + 1, step + 1, target, std::vector<double>(input_.nodes.size(), 0), 0, 0});
+}
+
+std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, std::string& why) {
+  const std::string key = current_.partition.str();
+  while (nextBaseline_ < options_.baselines.size()) {
+    const Partition& candidate = options_.baselines[nextBaseline_++];
+    if (candidate.stageCount() != current_.stages || candidate.str() == key || measured_.count(candidate.str()))
+      continue;
+    Placement trial = current_;
+    trial.partition = candidate;
+    trial.shares.clear();
+    if (!predict(input_, trial).fits) continue;
+    why = fmt::format("trying baseline {} (measured {:.0f} ms here)", candidate.str(), now.stepMs);
+    return candidate;
+  }
+  const auto best = std::min_element(measured_.begin(), measured_.end(),
+                                     [](const auto& a, const auto& b) { return a.second.stepMs < b.second.stepMs; });
+  const double threshold =
+      std::max(options_.hysteresis, options_.noiseMultiplier * std::max(now.noise, best->second.noise));
+  if (best->first == key || best->second.stepMs >= now.stepMs * (1 - threshold)) return std::nullopt;
+  why = fmt::format("{} measured {:.0f} ms against {:.0f} here: back to it", best->first, best->second.stepMs,
+                    now.stepMs);
+  return best->second.partition;
 }
 
 std::string Repartitioner::partitionsCsvHeader() {

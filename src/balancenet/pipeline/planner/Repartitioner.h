@@ -3,6 +3,7 @@
 // every block cost twice as much), re-plans with the ranks in their slots, and moves the block
 // boundaries only when the predicted gain beats the measurement noise (the balanced policy's hysteresis).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,15 @@ struct RepartitionOptions {
   static constexpr double kDefaultNoiseMultiplier = 3.0;
   double noiseMultiplier = kDefaultNoiseMultiplier;
   bool live = true;  // false (--keep-partition): log and compare, never move
+  // Cuts to measure once, early, one decision window each (live only; those that do not fit memory are
+  // skipped): the run then keeps whichever it measured fastest. A profile taken before training can mislead
+  // the planner (a stage's cost under load depends on the stage, not only on the node), and a plan must
+  // not leave a run slower than the cuts a user would otherwise pick (uniform, equal FLOPs).
+  std::vector<Partition> baselines;
+  // A partition's step time measured again that differs from its last measurement by more than this
+  // fraction (and than the noise) means the nodes changed: what was measured before no longer holds.
+  static constexpr double kDefaultChangeThreshold = 0.15;
+  double changeThreshold = kDefaultChangeThreshold;
 };
 
 // One decision (a row of partitions.csv).
@@ -59,6 +69,20 @@ class Repartitioner : public PartitionController {
   Placement current_;
   RepartitionOptions options_;
   std::vector<StepTimes> window_;  // since the last decision
+  // The median step ms last measured for each partition tried (Partition::str()), and its relative noise;
+  // cleared when the nodes change.
+  struct Measured {
+    double stepMs = 0;
+    double noise = 0;
+    Partition partition;
+  };
+  std::map<std::string, Measured> measured_;
+  size_t nextBaseline_ = 0;
+  // Moves to `target` (its prediction at the rescaled costs) at the end of `step`.
+  void moveTo(const Placement& target, int64_t step, RepartitionEvent& event);
+  // The measured alternatives: a baseline to try, or a measured-faster partition; nothing otherwise.
+  // `why` gets the reason for partitions.csv.
+  std::optional<Partition> measuredChoice(const Measured& now, std::string& why);
   std::vector<RepartitionEvent> events_;
   // Per partition in force: its predicted placement and the measured sums (for stage_times.csv).
   struct Epoch {
