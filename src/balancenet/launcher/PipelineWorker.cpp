@@ -72,7 +72,8 @@ int runPipelineWorker(const JobConfig& c) {
                                       metrics::nodeMemoryAvailableBytes(),
                                       {},
                                       0,
-                                      gemmFlops};
+                                      gemmFlops,
+                                      {}};
     };
     allocator = makeAllocator(c, *groups.stage, model.info, sampler, {});
   }
