@@ -43,16 +43,20 @@ double ncwSum(const NodeMetrics& node, int n) {
 
 std::vector<double> BnoPolicy::fractions(const PolicyInput& input) {
   const int n = worldSizeOf(input);
-  std::vector<NodeMetrics> nodes = input.nodes;
-  nodes.resize(n);  // no metrics at all: every term takes its degenerate value
+  // A node without metrics takes every term's degenerate value (a blank NodeMetrics; the input is not
+  // copied: at thousands of nodes the copy of every window and latency list cost more than the formula).
+  const NodeMetrics blank;
+  auto nodeAt = [&](int i) -> const NodeMetrics& {
+    return i < static_cast<int>(input.nodes.size()) ? input.nodes[i] : blank;
+  };
   double opsSum = 0, muSum = 0;
-  for (const auto& node : nodes) {
-    opsSum += usable(node.opsPerSecond);
-    muSum += usable(node.memoryUsedBytes);
+  for (int i = 0; i < n; ++i) {
+    opsSum += usable(nodeAt(i).opsPerSecond);
+    muSum += usable(nodeAt(i).memoryUsedBytes);
   }
   std::vector<double> out(n);
   for (int i = 0; i < n; ++i) {
-    const NodeMetrics& node = nodes[i];
+    const NodeMetrics& node = nodeAt(i);
     const double k = opsSum > 0 ? usable(node.opsPerSecond) / opsSum : 1.0 / n;            // (1)
     const double mw = 1.0 - (muSum > 0 ? usable(node.memoryUsedBytes) / muSum : 1.0 / n);  // (2)
     out[i] = (k + mw + ncwSum(node, n)) / 3.0;

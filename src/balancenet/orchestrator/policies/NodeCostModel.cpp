@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -33,19 +32,22 @@ double windowRatio(const Points& window, double a, double c) {
 }  // namespace
 
 std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
-  std::map<int64_t, std::vector<double>> byBatch;
-  std::vector<int64_t> order;  // batches in order of first appearance, for a deterministic result
+  // A window holds few distinct batches (one per decision it spans): a linear scan over them, in order of
+  // first appearance (deterministic), is cheaper than a map at thousands of nodes per decision.
+  std::vector<int64_t> order;
+  std::vector<std::vector<double>> times;
   for (const auto& [batch, ms] : node.recent) {
     if (batch <= 0 || !std::isfinite(ms) || ms <= 0) continue;
-    auto& times = byBatch[batch];
-    if (times.empty()) order.push_back(batch);
-    times.push_back(ms);
+    const size_t at = static_cast<size_t>(std::find(order.begin(), order.end(), batch) - order.begin());
+    if (at == order.size()) {
+      order.push_back(batch);
+      times.emplace_back();
+    }
+    times[at].push_back(ms);
   }
   std::vector<CostPoint> points;
-  for (int64_t batch : order) {
-    const auto& times = byBatch[batch];
-    points.push_back({static_cast<double>(batch), median(times), static_cast<double>(times.size())});
-  }
+  for (size_t k = 0; k < order.size(); ++k)
+    points.push_back({static_cast<double>(order[k]), median(times[k]), static_cast<double>(times[k].size())});
   if (points.empty() && node.batch > 0 && std::isfinite(node.computeMs) && node.computeMs > 0)
     points.push_back({static_cast<double>(node.batch), node.computeMs, 1.0});
   return points;
