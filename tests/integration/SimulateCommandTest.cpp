@@ -17,7 +17,7 @@ TEST_F(SimulateCommand, SweepsNodeCountsAndPoliciesIntoATableAndACsv) {
   auto r = run({"simulate", "--nodes", "32", "--global-batch", "512", "--steps", "20", "--speeds", "lognormal:1,0.5",
                 "--policies", "equal,balanced", "--out", out});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  for (const char* row : {"equal     8", "balanced    8", "equal    16", "balanced   32"})
+  for (const char* row : {"equal     8", "balanced     8", "equal    16", "balanced   32"})
     EXPECT_NE(r.output.find(row), std::string::npos) << row << "\n" << r.output;
   std::ifstream csv(out + "/simulation.csv");
   std::stringstream text;

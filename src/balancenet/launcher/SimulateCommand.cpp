@@ -10,7 +10,6 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
-#include "balancenet/orchestrator/NodeReport.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/simulate/SimulationReport.h"
 
@@ -69,14 +68,7 @@ void applyFlags(SimulateFlags& f) {
   if (!f.changes.empty()) o.law.changes = simulate::StepLawOptions::parseChanges(f.changes);
   if (o.law.drift < 0) throw UsageError("--drift must be >= 0");
   o.network = simulate::NetworkModel::parse(f.network);
-  if (f.rebalanceEvery == "auto") {
-    o.rebalanceEvery = orchestrator::kDefaultRebalanceEvery;
-  } else {
-    const double every = number(f.rebalanceEvery, "--rebalance-every");
-    if (every < 1 || every != std::floor(every)) throw UsageError("--rebalance-every must be an integer >= 1 or auto");
-    o.rebalanceEvery = static_cast<int>(every);
-    o.maxRebalanceShare = 0;
-  }
+  if (o.rebalanceBudget < 0 || o.rebalanceBudget > 1) throw UsageError("--rebalance-budget must be in [0, 1]");
 }
 
 }  // namespace
@@ -96,10 +88,13 @@ void addSimulateFlags(CLI::App& app, SimulateFlags& f) {
   app.add_option("--policies", f.policies, "Policies to compare")->capture_default_str();
   app.add_option("--network", f.network, "ring|tree:<bandwidth>,<latency>")->capture_default_str();
   app.add_option("--gradient-bytes", o.gradientBytes, "Bytes all-reduced per step")->capture_default_str();
-  app.add_option("--rebalance-every", f.rebalanceEvery, "Decision period, or auto (widened while a rebalance costs > 1%)")
+  app.add_option("--rebalance-every", o.rebalanceEvery, "Steps between decisions")->capture_default_str();
+  app.add_option("--rebalance-budget", o.rebalanceBudget,
+                 "Double the period while a rebalance costs more than this share of the steps between two; 0: fixed")
       ->capture_default_str();
   app.add_option("--probe-peers", o.probePeers, "Latencies to k peers per node; 0: all pairs")->capture_default_str();
   app.add_option("--seed", o.seed, "Seed of every draw")->capture_default_str();
+  app.add_flag("--bno-normalize", f.bnoNormalize, "Rescale the bno policy's batch sizes to sum to --global-batch");
   app.add_option("--out", f.out, "Directory for simulation.csv and efficiency.png");
 }
 
@@ -111,6 +106,7 @@ int runSimulate(SimulateFlags& f) {
     orchestrator::PolicyOptions p;
     p.name = name;
     p.seed = f.options.seed;
+    p.bnoNormalize = f.bnoNormalize;
     orchestrator::makePolicy(p);  // an unknown name fails before any run
     policies.push_back(p);
   }

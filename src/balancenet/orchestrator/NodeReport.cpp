@@ -21,6 +21,12 @@ int64_t reportRowLength(int rebalanceEvery, int worldSize, int probePeers) {
   return kHeaderDoubles + 2 * int64_t{reportWindow(rebalanceEvery)} + latencies;
 }
 
+int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare) {
+  while (maxShare > 0 && period < kMaxRebalanceEvery && rebalanceMs > maxShare * period * stepMs)
+    period = std::min(kMaxRebalanceEvery, 2 * period);
+  return period;
+}
+
 NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes) {
   double compute = 0, sync = 0, samples = 0;

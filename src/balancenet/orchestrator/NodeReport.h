@@ -32,6 +32,13 @@ int reportWindow(int rebalanceEvery);
 // one per rank (probePeers 0: all pairs, O(N)) or (peer, ms) x probePeers (O(k)).
 int64_t reportRowLength(int rebalanceEvery, int worldSize, int probePeers);
 
+// The period after a rebalance that cost `rebalanceMs` with steps of `stepMs` (--rebalance-budget): doubled,
+// up to kMaxRebalanceEvery, while the rebalance costs more than `maxShare` of the period's steps; unchanged
+// when maxShare <= 0. At 4,096 ranks the all-gather of the reports alone is ~4,095 message latencies
+// (20 ms at 5 us), far from negligible against a step of tens of ms every 5 steps (docs/scaling.md).
+constexpr int kMaxRebalanceEvery = 640;
+int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare);
+
 // One rank's report: the window's mean compute and sync times, measured ops/s (or the GEMM prior), the
 // memory cap (the batch in force plus what 80% of the available memory holds), the latest latencies.
 NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,

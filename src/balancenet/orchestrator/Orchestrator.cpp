@@ -46,7 +46,8 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
       comm_(comm),
       sampler_(std::move(sampler)),
       options_(std::move(options)),
-      window_(reportWindow(options_.rebalanceEvery)) {
+      window_(reportWindow(options_.rebalanceEvery)),
+      period_(std::max(1, options_.rebalanceEvery)) {
   if (comm_.rank() != 0) return;
   if (options_.continueLog) log_ = existingLog(options_.runDir);
   if (log_.empty())
@@ -73,6 +74,7 @@ std::string Orchestrator::saveState() const {
   return nlohmann::json{{"split", current_.batches},
                         {"last_decision", lastDecision_},
                         {"next_step", nextStep_},
+                        {"period", period_},
                         {"policy", policy_->saveState()}}
       .dump();
 }
@@ -87,6 +89,7 @@ void Orchestrator::loadState(const std::string& state) {
     current_ = split;
     lastDecision_ = j.at("last_decision").get<int64_t>();
     nextStep_ = j.at("next_step").get<int64_t>();
+    period_ = j.value("period", period_);  // checkpoints before --rebalance-budget have none
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("orchestrator state unreadable: {}", e.what()));
   }
@@ -156,14 +159,17 @@ NodeMetrics Orchestrator::decode(const double* row) const {
 }
 
 Split Orchestrator::splitFor(int64_t step) {
-  if (step == 0 || step % options_.rebalanceEvery != 0 || step == lastDecision_) return current_;
+  if (step == 0 || step % period_ != 0 || step == lastDecision_) return current_;
   lastDecision_ = step;
+  Stopwatch rebalance;
+  double stepMs = 0;  // the window's mean step (compute + sync), what the rebalance is weighed against
+  for (const auto& r : observed_) stepMs += (r.computeMs + r.syncMs) / static_cast<double>(observed_.size());
   const NodeSample sample = sampler_ ? sampler_() : NodeSample{};
   const NodeMetrics mine = summariseWindow(comm_.rank(), current_.batches[comm_.rank()], observed_, sample,
                                            options_.flopsPerSample, options_.memoryPerSampleBytes);
   auto rows = comm_.allgather(at::tensor(encode(mine), at::kDouble));
 
-  auto decided = at::tensor(current_.batches, at::kLong);
+  at::Tensor decided;
   if (comm_.rank() == 0) {
     PolicyInput input;
     input.step = step;
@@ -174,11 +180,22 @@ Split Orchestrator::splitFor(int64_t step) {
     for (const auto& r : rows) input.nodes.push_back(decode(r.data_ptr<double>()));
     const Decision decision = decideOnMaster(*policy_, input);
     log(step, input.nodes, decision);
-    decided = at::tensor(decision.split.batches, at::kLong);
+    std::vector<int64_t> message = decision.split.batches;
+    message.push_back(widenedPeriod(period_, lastRebalanceMs_, stepMs, options_.rebalanceBudget));
+    decided = at::tensor(message, at::kLong);
+  } else {
+    decided = at::zeros({comm_.size() + 1}, at::kLong);
   }
+  // The split, then the period from the next decision on (the same on every rank).
   std::vector<at::Tensor> out{decided};
   comm_.broadcast(out, 0);
   Split next{std::vector<int64_t>(out[0].data_ptr<int64_t>(), out[0].data_ptr<int64_t>() + comm_.size())};
+  const int period = static_cast<int>(out[0].data_ptr<int64_t>()[comm_.size()]);
+  if (comm_.rank() == 0 && period != period_)
+    spdlog::info("step {}: a rebalance took {:.3g} ms against {:.3g} ms steps: every {} steps from now on", step,
+                 lastRebalanceMs_, stepMs, period);
+  period_ = period;
+  lastRebalanceMs_ = rebalance.elapsedMs();
   if (comm_.rank() == 0 && !(next == current_))
     spdlog::info("step {}: {} split {} -> {}", step, policy_->name(), current_.str(), next.str());
   current_ = next;

@@ -76,12 +76,6 @@ double idealComputeMs(const std::vector<double>& a, const std::vector<double>& c
   return std::max(floor, (total + weighted) / inverse);
 }
 
-int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare) {
-  while (maxShare > 0 && period < kMaxRebalanceEvery && rebalanceMs > maxShare * period * stepMs)
-    period = std::min(kMaxRebalanceEvery, 2 * period);
-  return period;
-}
-
 SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationOptions& o) {
   validate(o);
   const int n = o.nodes;
@@ -104,14 +98,13 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
   std::vector<std::vector<metrics::StepRecord>> windows(n);
   const int window = orchestrator::reportWindow(o.rebalanceEvery);
   int period = o.rebalanceEvery;
-  int64_t lastDecision = 0;
   double totalMs = 0, idealMs = 0, samples = 0, decideMs = 0, stepMsSum = 0;
   std::vector<double> t(n), a(n), c(n);
 
   for (int64_t step = 0; step < o.steps; ++step) {
     law.advance(step);
     double overheadMs = 0;
-    if (step > 0 && step - lastDecision >= period) {  // the Orchestrator's splitFor at a decision step
+    if (step > 0 && step % period == 0) {  // the Orchestrator's splitFor at a decision step
       for (int i = 0; i < n; ++i)
         nodeSample[i].residentBytes = kBaseResidentBytes + kResidentBytesPerSample * static_cast<double>(split.batches[i]);
       orchestrator::PolicyInput input;
@@ -131,8 +124,8 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
       r.sumsExact = r.sumsExact && split.total() == o.globalBatch;
       for (auto& w : windows) w.clear();
       overheadMs = r.rebalanceCommMs + ms;
-      lastDecision = step;
-      period = widenedPeriod(period, overheadMs, stepMsSum / static_cast<double>(step), o.maxRebalanceShare);
+      period = orchestrator::widenedPeriod(period, overheadMs, stepMsSum / static_cast<double>(step),
+                                           o.rebalanceBudget);
     }
     double slowest = 0;
     for (int i = 0; i < n; ++i) {

@@ -17,9 +17,9 @@ struct SimulationOptions {
   int64_t globalBatch = 256;
   int64_t steps = 100;
   int rebalanceEvery = 5;
-  // Widen the rebalance period (doubling, up to kMaxRebalanceEvery) while a rebalance (gather, decision,
+  // --rebalance-budget: the period widens (orchestrator::widenedPeriod) while a rebalance (gather, decision,
   // broadcast) costs more than this share of the steps between two rebalances; 0: a fixed period.
-  double maxRebalanceShare = 0.01;
+  double rebalanceBudget = 0;
   int probePeers = 8;                                          // 0: all pairs (N^2 latencies)
   double gradientBytes = 4.0e6;                                // all-reduced every step
   Distribution speeds{Distribution::Kind::Constant, 1, 0};     // each node's speed factor, drawn once
@@ -28,8 +28,6 @@ struct SimulationOptions {
   double flopsPerSample = 1e8;  // for the ops/s the report derives (BNO's K_i)
   uint64_t seed = 1;
 };
-
-constexpr int kMaxRebalanceEvery = 640;
 
 struct SimulationResult {
   std::string policy;
@@ -57,8 +55,5 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
 // sum (T - a_i) / c_i = total, at least max_i (a_i + c_i).
 double idealComputeMs(const std::vector<double>& a, const std::vector<double>& c, double total);
 
-// The period after a rebalance that cost `rebalanceMs` with steps of `stepMs`: doubled (up to the cap)
-// while the rebalance exceeds `maxShare` of the period's time; unchanged when maxShare <= 0.
-int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare);
 
 }  // namespace balancenet::simulate

@@ -52,6 +52,13 @@ TEST(NodeReport, MasterTurnsSyncIntoWaitingAndChecksTheSplit) {
   EXPECT_DOUBLE_EQ(input.nodes[2].waitMs, 2);
 }
 
+TEST(NodeReport, WidensThePeriodOnlyWhileTheRebalanceIsNotNegligible) {
+  EXPECT_EQ(widenedPeriod(5, 0.01, 10, 0.01), 5);  // 0.01 ms against 0.5 ms allowed
+  EXPECT_EQ(widenedPeriod(5, 10, 10, 0.01), 160);  // needs period >= 100: 5 doubled five times
+  EXPECT_EQ(widenedPeriod(5, 1e9, 10, 0.01), kMaxRebalanceEvery);
+  EXPECT_EQ(widenedPeriod(5, 10, 10, 0), 5);  // no budget: a fixed period
+}
+
 TEST(NodeReport, RowLengthIsOOfKWithProbePeers) {
   EXPECT_EQ(reportWindow(5), 5);
   EXPECT_EQ(reportWindow(1000), kMaxReportWindow);
