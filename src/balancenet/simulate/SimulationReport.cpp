@@ -66,7 +66,7 @@ void writeSimulationReport(const std::string& dir, const std::vector<SimulationR
     series.title = r.policy;
     series.points.emplace_back(r.nodes, r.efficiency);
   }
-  report::Chart chart{"Simulated efficiency (samples/s against ideal)", "nodes", "efficiency", {}};
+  report::Chart chart{"Simulated efficiency (samples/s against ideal)", "nodes", "efficiency", {}, true};
   for (auto& [name, series] : byPolicy) chart.series.push_back(series);
   report::renderChart(chart, dir + "/efficiency.png");
 }
