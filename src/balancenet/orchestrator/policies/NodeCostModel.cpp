@@ -53,7 +53,7 @@ std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
   return points;
 }
 
-CostLine NodeCostModel::fit(const std::deque<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
+CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
   double w = 0, sb = 0, st = 0;
   double bmin = std::numeric_limits<double>::infinity(), bmax = 0;
   for (const CostPoint& p : points) {
@@ -101,7 +101,7 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
   if (hasModel_) {
     const double ratio = windowRatio(window, a_, c_);
     if (std::abs(ratio / (commonMode > 0 ? commonMode : 1.0) - 1) > options.reactThreshold) {
-      std::deque<CostPoint> combined(history_);
+      std::vector<CostPoint> combined(history_);
       combined.insert(combined.end(), window.begin(), window.end());
       const CostLine line = fit(combined, fixedFraction(), options);
       if (line.valid && std::abs(windowRatio(window, line.a, line.c) - 1) > options.reactResidual) {
@@ -112,7 +112,8 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
     }
   }
   history_.insert(history_.end(), window.begin(), window.end());
-  while (static_cast<int>(history_.size()) > std::max(options.historyPoints, 1)) history_.pop_front();
+  const size_t keep = static_cast<size_t>(std::max(options.historyPoints, 1));
+  if (history_.size() > keep) history_.erase(history_.begin(), history_.end() - static_cast<std::ptrdiff_t>(keep));
   return 0;
 }
 
