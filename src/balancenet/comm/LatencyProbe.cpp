@@ -87,9 +87,11 @@ LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth
   LinkMeasurements out;
   out.latencyMs.assign(probe.size(), 0.0);
   if (probe.size() < 2) return out;
-  const bool sampled = peers > 0 && peers < probe.size() - 1;
-  measureLatencies(probe, std::max(repeats, 1), probePairs(probe.size(), sampled ? peers : 0, seed), out.latencyMs);
-  if (sampled) {  // this rank's own k peers (it took part in every pair they make), in their order
+  measureLatencies(probe, std::max(repeats, 1), probePairs(probe.size(), std::max(peers, 0), seed), out.latencyMs);
+  // With peers (even k >= N-1, where they are every other rank) the answer is in the peers' form, which is
+  // what the Orchestrator's rows carry under --probe-peers: this rank's own peers (it took part in every
+  // pair they make), in their order.
+  if (peers > 0) {
     out.peers = probePeers(probe.rank(), probe.size(), peers, seed);
     std::vector<double> toPeers;
     for (int p : out.peers) toPeers.push_back(out.latencyMs[p]);

@@ -9,7 +9,7 @@ namespace balancenet::comm {
 
 struct LinkMeasurements {
   std::vector<double> latencyMs;  // median round trip to each rank, 0 for self; with peers: to peers[k]
-  std::vector<int> peers;         // probePeers(rank, N, k) when probing k peers; empty: all pairs
+  std::vector<int> peers;         // probePeers(rank, N, k) when probing k > 0 peers; empty: all pairs
   // This rank's outgoing bandwidth: 1 MiB sent to the next rank (rank+1)%N, timed until its ack; 0 if N==1.
   double bandwidthBytesPerSecond = 0;
 };

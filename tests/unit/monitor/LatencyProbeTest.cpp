@@ -90,6 +90,19 @@ TEST(LatencyProbe, KPeersMeasureTheirRingNeighbours) {
   EXPECT_EQ(checked, 5);
 }
 
+// k >= N-1: every pair is probed, and the answer keeps the peers' form (what --probe-peers rows carry).
+TEST(LatencyProbe, KCoveringEveryoneAnswersInThePeersForm) {
+  testing::runRanks(3, [&](Communicator& comm) {
+    const auto links = probeLinks(comm, 1, false, 8);
+    std::vector<int> others;
+    for (int r = 0; r < 3; ++r)
+      if (r != comm.rank()) others.push_back(r);
+    EXPECT_EQ(links.peers, others);
+    ASSERT_EQ(links.latencyMs.size(), 2u);
+    for (double ms : links.latencyMs) EXPECT_GT(ms, 0.0);
+  });
+}
+
 TEST(LatencyProbe, BothEndsOfAPairReportTheSameMedian) {
   testing::runRanks(2, [](Communicator& comm) {
     const auto links = probeLinks(comm, 3);
