@@ -32,22 +32,26 @@ double windowRatio(const Points& window, double a, double c) {
 }  // namespace
 
 std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
-  // A window holds few distinct batches (one per decision it spans): a linear scan over them, in order of
-  // first appearance (deterministic), is cheaper than a map at thousands of nodes per decision.
-  std::vector<int64_t> order;
-  std::vector<std::vector<double>> times;
-  for (const auto& [batch, ms] : node.recent) {
-    if (batch <= 0 || !std::isfinite(ms) || ms <= 0) continue;
-    const size_t at = static_cast<size_t>(std::find(order.begin(), order.end(), batch) - order.begin());
-    if (at == order.size()) {
-      order.push_back(batch);
-      times.emplace_back();
-    }
-    times[at].push_back(ms);
-  }
+  // A window holds few distinct batches (one per decision it spans): each new batch, in order of first
+  // appearance (deterministic), collects its times into one reused buffer. Two allocations a node: at
+  // thousands of nodes per decision, maps and per-batch vectors were most of the policy's time.
+  auto usable = [](const std::pair<int64_t, double>& step) {
+    return step.first > 0 && std::isfinite(step.second) && step.second > 0;
+  };
+  const auto& recent = node.recent;
   std::vector<CostPoint> points;
-  for (size_t k = 0; k < order.size(); ++k)
-    points.push_back({static_cast<double>(order[k]), median(times[k]), static_cast<double>(times[k].size())});
+  std::vector<double> times;
+  for (size_t s = 0; s < recent.size(); ++s) {
+    const int64_t batch = recent[s].first;
+    const auto batchValue = static_cast<double>(batch);
+    if (!usable(recent[s]) ||
+        std::any_of(points.begin(), points.end(), [&](const CostPoint& p) { return p.batch == batchValue; }))
+      continue;
+    times.clear();
+    for (size_t t = s; t < recent.size(); ++t)
+      if (recent[t].first == batch && usable(recent[t])) times.push_back(recent[t].second);
+    points.push_back({batchValue, medianInPlace(times), static_cast<double>(times.size())});
+  }
   if (points.empty() && node.batch > 0 && std::isfinite(node.computeMs) && node.computeMs > 0)
     points.push_back({static_cast<double>(node.batch), node.computeMs, 1.0});
   return points;
