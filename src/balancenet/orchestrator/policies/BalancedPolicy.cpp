@@ -73,42 +73,43 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
   // The greedy below hands out the samples one at a time in increasing order of the time they bring
   // (ties to the lower rank); since each node's times increase with k, what it ends with is the `total - n`
   // smallest of all (time, rank) pairs. Every pair below a level `lo` with at most that many below it is
-  // among them, so the greedy may start from them: a bisection finds a level that leaves at most n samples
-  // to the queue, O(n log(B/n)) in all instead of the queue's O(B log n) from b = 1.
+  // among them, so the greedy may start from them, and its queue hands out only what is left: O(n log n)
+  // in all instead of the queue's O(B log n) from b = 1.
   std::vector<int64_t> b(n, 1);
+  if (n == 0) return b;
   auto countBelow = [&](double level) {
     int64_t count = 0;
     for (size_t i = 0; i < n; ++i) count += samplesBelow(a[i], c[i], capOf(i), level);
     return count;
   };
-  double lo = std::numeric_limits<double>::infinity(), hi = 0, inverse = 0, weighted = 0, widest = 0;
+  double lo = std::numeric_limits<double>::infinity(), inverse = 0, weighted = 0, widest = 0;
   for (size_t i = 0; i < n; ++i) {
-    lo = std::min(lo, a[i] + c[i] * 2.0);
-    hi = std::max(hi, a[i] + c[i] * static_cast<double>(total));
+    lo = std::min(lo, a[i] + c[i] * 2.0);  // nothing below it: every node at 1
     inverse += 1 / c[i];
     weighted += a[i] / c[i];
     widest = std::max(widest, c[i]);
   }
-  // The continuous water level (sum (T - a_i) / c_i = total) is within a few samples' time of the one
-  // sought: bracket it there when the counts confirm it, so the bisection starts narrow.
-  const double level = (static_cast<double>(total) + weighted) / inverse;
-  if (level - 2 * widest > lo && countBelow(level - 2 * widest) <= total) lo = level - 2 * widest;
-  if (level + 2 * widest < hi && countBelow(level + 2 * widest) > total) hi = level + 2 * widest;
-  if (n > 0 && countBelow(hi) > total) {
-    // Until the queue has at most about n samples left to hand out: a few dozen halvings at most.
-    for (int64_t belowLo = countBelow(lo); total - belowLo > static_cast<int64_t>(n);) {
-      const double mid = lo + 0.5 * (hi - lo);
-      if (mid <= lo || mid >= hi) break;
-      const int64_t belowMid = countBelow(mid);
-      if (belowMid <= total) {
-        lo = mid;
-        belowLo = belowMid;
-      } else {
-        hi = mid;
-      }
-    }
-    for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], capOf(i), lo);
+  int64_t belowLo = static_cast<int64_t>(n);
+  // Start a few samples' time under the continuous water level (sum (T - a_i) / c_i = total) when the
+  // count confirms it...
+  const double level = (static_cast<double>(total) + weighted) / inverse - 2 * widest;
+  if (level > lo) {
+    const int64_t below = countBelow(level);
+    if (below <= total) lo = level, belowLo = below;
   }
+  // ...then raise the level by the samples still missing at the cluster's rate sum 1/c_i, less n: the
+  // floors add at most one sample a node beyond the rate, so no step overshoots `total`. A few passes
+  // leave at most about n samples to the queue.
+  for (int pass = 0; pass < 16 && total - belowLo > static_cast<int64_t>(n); ++pass) {
+    const double next = lo + static_cast<double>(total - belowLo - static_cast<int64_t>(n)) / inverse;
+    if (!(next > lo)) break;
+    const int64_t below = countBelow(next);
+    if (below > total || below <= belowLo) break;  // rounding at the edge, or capped nodes: the queue goes on
+    lo = next;
+    belowLo = below;
+  }
+  if (belowLo > static_cast<int64_t>(n))
+    for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], capOf(i), lo);
   auto hasRoom = [&](size_t i) { return capOf(i) <= 0 || b[i] < capOf(i); };
   using Entry = std::pair<double, size_t>;  // (time after one more sample, rank): the pair order breaks ties by rank
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next;
