@@ -69,8 +69,9 @@ TEST(BalancedPolicy, FastGreedyHandsOutTheSameSamplesAsOneAtATime) {
   std::uniform_real_distribution<double> cost(0.01, 2.0), fixed(0, 20);
   std::uniform_int_distribution<int> small(0, 3);
   for (int trial = 0; trial < 60; ++trial) {
-    const int n = 1 + trial % 37;
-    const int64_t total = n + static_cast<int64_t>(gen() % 3000);
+    const bool large = trial >= 50;  // hundreds of nodes: the queue starts from a level, with few nodes in it
+    const int n = large ? 50 * (trial - 48) : 1 + trial % 37;
+    const int64_t total = n + static_cast<int64_t>(gen() % (large ? 8000 : 3000));
     std::vector<double> a(n), c(n);
     V caps;
     const bool ties = trial % 3 == 0;  // integer costs: many equal times, decided by rank

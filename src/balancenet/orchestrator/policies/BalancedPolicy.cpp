@@ -108,16 +108,38 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
     lo = next;
     belowLo = below;
   }
+  // The last stretch: a level `hi` with more than `total` pairs below it bounds every remaining pick.
+  // Halving (lo, hi) leaves the queue a few dozen samples, and only nodes whose next time is below `hi`
+  // enter it (a heap of all n nodes cost more than everything before it). No such level (the caps hold
+  // less than `total`): every node enters.
+  double hi = std::numeric_limits<double>::infinity();
+  for (double width = static_cast<double>(total - belowLo + static_cast<int64_t>(n)) / inverse, pass = 0;
+       pass < 64 && width > 0; ++pass, width *= 2) {
+    if (countBelow(lo + width) > total) {
+      hi = lo + width;
+      break;
+    }
+  }
+  const int64_t enough = std::max<int64_t>(1, static_cast<int64_t>(n) / 64);
+  for (int pass = 0; pass < 32 && std::isfinite(hi) && total - belowLo > enough; ++pass) {
+    const double mid = lo + 0.5 * (hi - lo);
+    if (!(mid > lo && mid < hi)) break;
+    const int64_t below = countBelow(mid);
+    (below <= total ? lo : hi) = mid;
+    if (below <= total) belowLo = below;
+  }
   if (belowLo > static_cast<int64_t>(n))
     for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], capOf(i), lo);
   auto hasRoom = [&](size_t i) { return capOf(i) <= 0 || b[i] < capOf(i); };
   using Entry = std::pair<double, size_t>;  // (time after one more sample, rank): the pair order breaks ties by rank
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next;
+  std::vector<Entry> candidates;
   int64_t given = 0;
   for (size_t i = 0; i < n; ++i) {
     given += b[i];
-    if (hasRoom(i)) next.push({a[i] + c[i] * static_cast<double>(b[i] + 1), i});
+    const double nextMs = a[i] + c[i] * static_cast<double>(b[i] + 1);
+    if (hasRoom(i) && nextMs < hi) candidates.push_back({nextMs, i});
   }
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next(std::greater<Entry>(), std::move(candidates));
   for (; given < total && !next.empty(); ++given) {
     const size_t i = next.top().second;
     next.pop();
