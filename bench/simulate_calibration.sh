@@ -3,7 +3,9 @@
 # `balancenet train` with emulated node speeds (docs/results.md's h1: one node at a quarter speed), then the
 # simulator on the same scenario, its step law fitted from the real runs' steps.csv, and a table of both
 # samples/s. The simulator should be within 10% of each real run.
-# Usage: bench/simulate_calibration.sh [out-dir] [steps]      (about 5 minutes on 2 cores at 150 steps)
+# Usage: bench/simulate_calibration.sh [out-dir] [steps]   (about 12 minutes at 150 steps: the emulated speeds
+# are absolute, 100 samples/s for the fast nodes). A real run already in out-dir (its summary.json) is reused.
+# bno runs a third of the steps: its effective global batch is about 4 B (docs/allocation.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/simulate-calibration}
@@ -12,8 +14,10 @@ BN=build/apps/balancenet
 POLICIES=(equal proportional balanced bno)
 SCENARIO=(--nodes 4 --node-speed 100,100,100,25 --global-batch 128)
 mkdir -p "$OUT"
+steps_of() { if [ "$1" = bno ]; then echo $((STEPS / 3)); else echo "$STEPS"; fi; }
 for p in "${POLICIES[@]}"; do
-  "$BN" train "${SCENARIO[@]}" --model cnn --steps "$STEPS" --eval-every 0 --threads 1 --policy "$p" \
+  [ -f "$OUT/real-$p/summary.json" ] && continue
+  "$BN" train "${SCENARIO[@]}" --model cnn --steps "$(steps_of "$p")" --eval-every 0 --threads 1 --policy "$p" \
     --run-dir "$OUT/real-$p" --log-level warn
 done
 
@@ -57,7 +61,7 @@ echo "fitted: --step-law $LAW --change $SPEEDS --noise $NOISE --network $NETWORK
 
 printf "%-13s %14s %14s %8s\n" policy real_samples/s sim_samples/s diff
 for p in "${POLICIES[@]}"; do
-  "$BN" simulate --nodes 4 --global-batch 128 --steps "$STEPS" --speeds const:1 --change "$SPEEDS" \
+  "$BN" simulate --nodes 4 --global-batch 128 --steps "$(steps_of "$p")" --speeds const:1 --change "$SPEEDS" \
     --step-law "$LAW" --noise "$NOISE" --network "$NETWORK" --gradient-bytes 1e6 --probe-peers 0 \
     --rebalance-every 5 --policies "$p" --out "$OUT/sim-$p" >/dev/null
   /usr/bin/python3 - "$OUT" "$p" <<'PYEOF'
