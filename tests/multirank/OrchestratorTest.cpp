@@ -92,5 +92,73 @@ TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
   EXPECT_EQ(rows, 1 + 3 * 3);  // header, the initial split and two decisions, one row per rank
 }
 
+// --rebalance-budget: the first decision has no cost measured yet; from the second on, a budget no
+// rebalance can meet widens the period on every rank at once (decisions at 2 and 4, then none until 640).
+TEST(Orchestrator, ABudgetWidensThePeriodOnEveryRank) {
+  for (double budget : {0.0, 1e-9}) {
+    std::vector<orchestrator::PolicyInput> seen;
+    std::mutex mutex;
+    std::vector<std::vector<Split>> splitsByRank(3);
+    testing::runRanks(3, [&](comm::Communicator& comm) {
+      orchestrator::OrchestratorOptions options;
+      options.rebalanceEvery = 2;
+      options.globalBatch = 30;
+      options.rebalanceBudget = budget;
+      orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10, 10}}, comm, nullptr,
+                                      options);
+      for (int64_t step = 0; step < 9; ++step) {
+        Split s = orch.splitFor(step);
+        metrics::StepRecord r;
+        r.step = step;
+        r.batch = s.batches[comm.rank()];
+        r.computeMs = 5;
+        orch.observe(r);
+        std::lock_guard<std::mutex> lock(mutex);
+        splitsByRank[comm.rank()].push_back(s);
+      }
+    });
+    ASSERT_EQ(seen.size(), budget > 0 ? 2u : 4u) << budget;  // steps 2, 4 (, 6, 8)
+    for (int r = 1; r < 3; ++r) EXPECT_EQ(splitsByRank[r], splitsByRank[0]) << budget;
+  }
+}
+
+// --probe-peers 1: each rank's row carries (peer, latency) once, not a latency per rank, and the policy
+// sees which peer each latency is to.
+TEST(Orchestrator, ProbePeersTravelAsPairs) {
+  std::vector<orchestrator::PolicyInput> seen;
+  testing::runRanks(3, [&](comm::Communicator& comm) {
+    orchestrator::OrchestratorOptions options;
+    options.rebalanceEvery = 2;
+    options.globalBatch = 30;
+    options.probePeers = 1;
+    auto sampler = [&comm] {
+      orchestrator::NodeSample s;
+      if (comm.rank() != 2) {  // rank 2 has measured nothing yet
+        s.latencyPeers = {(comm.rank() + 1) % 3};
+        s.latencyMs = {0.5 + comm.rank()};
+      }
+      return s;
+    };
+    orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10, 10}}, comm, sampler,
+                                    options);
+    for (int64_t step = 0; step < 3; ++step) {
+      orch.splitFor(step);
+      metrics::StepRecord r;
+      r.step = step;
+      r.batch = 10;
+      r.computeMs = 5;
+      orch.observe(r);
+    }
+  });
+  ASSERT_EQ(seen.size(), 1u);
+  const auto& nodes = seen[0].nodes;
+  EXPECT_EQ(nodes[0].latencyPeers, std::vector<int>{1});
+  EXPECT_EQ(nodes[0].latencyMs, std::vector<double>{0.5});
+  EXPECT_EQ(nodes[1].latencyPeers, std::vector<int>{2});
+  EXPECT_EQ(nodes[1].latencyMs, std::vector<double>{1.5});
+  EXPECT_TRUE(nodes[2].latencyPeers.empty());
+  EXPECT_TRUE(nodes[2].latencyMs.empty());
+}
+
 }  // namespace
 }  // namespace balancenet

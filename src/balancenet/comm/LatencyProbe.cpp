@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/comm/ProbePeers.h"
 #include "balancenet/core/Median.h"
 
 namespace balancenet::comm {
@@ -43,23 +44,23 @@ void answer(Communicator& comm, at::Tensor& message, int tag, at::Tensor& reply,
   }
 }
 
-void measureLatencies(Communicator& comm, int repeats, std::vector<double>& latencyMs) {
+void measureLatencies(Communicator& comm, int repeats, const std::vector<std::pair<int, int>>& pairs,
+                      std::vector<double>& latencyMs) {
   const int self = comm.rank();
   auto ping = at::zeros({1}, at::kDouble);
-  for (int a = 0; a < comm.size(); ++a)
-    for (int b = a + 1; b < comm.size(); ++b) {
-      if (self == a) {
-        pingPong(comm, ping, kPingTag, ping, kPingTag, b, 1);  // warm-up
-        latencyMs[b] = median(pingPong(comm, ping, kPingTag, ping, kPingTag, b, repeats));
-        auto result = at::full({1}, latencyMs[b], at::kDouble);
-        comm.send(result, b, kResultTag);
-      } else if (self == b) {
-        answer(comm, ping, kPingTag, ping, kPingTag, a, 1 + repeats);  // an echo
-        auto result = at::zeros({1}, at::kDouble);
-        comm.recv(result, a, kResultTag);
-        latencyMs[a] = result.item<double>();
-      }
+  for (const auto& [a, b] : pairs) {
+    if (self == a) {
+      pingPong(comm, ping, kPingTag, ping, kPingTag, b, 1);  // warm-up
+      latencyMs[b] = median(pingPong(comm, ping, kPingTag, ping, kPingTag, b, repeats));
+      auto result = at::full({1}, latencyMs[b], at::kDouble);
+      comm.send(result, b, kResultTag);
+    } else if (self == b) {
+      answer(comm, ping, kPingTag, ping, kPingTag, a, 1 + repeats);  // an echo
+      auto result = at::zeros({1}, at::kDouble);
+      comm.recv(result, a, kResultTag);
+      latencyMs[a] = result.item<double>();
     }
+  }
 }
 
 double measureBandwidth(Communicator& comm) {
@@ -82,11 +83,20 @@ double measureBandwidth(Communicator& comm) {
 
 }  // namespace
 
-LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth) {
+LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth, int peers, uint64_t seed) {
   LinkMeasurements out;
   out.latencyMs.assign(probe.size(), 0.0);
   if (probe.size() < 2) return out;
-  measureLatencies(probe, std::max(repeats, 1), out.latencyMs);
+  measureLatencies(probe, std::max(repeats, 1), probePairs(probe.size(), std::max(peers, 0), seed), out.latencyMs);
+  // With peers (even k >= N-1, where they are every other rank) the answer is in the peers' form, which is
+  // what the Orchestrator's rows carry under --probe-peers: this rank's own peers (it took part in every
+  // pair they make), in their order.
+  if (peers > 0) {
+    out.peers = probePeers(probe.rank(), probe.size(), peers, seed);
+    std::vector<double> toPeers;
+    for (int p : out.peers) toPeers.push_back(out.latencyMs[p]);
+    out.latencyMs = std::move(toPeers);
+  }
   if (withBandwidth) out.bandwidthBytesPerSecond = measureBandwidth(probe);
   return out;
 }

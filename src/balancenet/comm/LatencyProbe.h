@@ -1,5 +1,6 @@
 // LatencyProbe: one round of link measurements (round-trip latency to every rank, outgoing bandwidth to the next).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
@@ -7,7 +8,8 @@
 namespace balancenet::comm {
 
 struct LinkMeasurements {
-  std::vector<double> latencyMs;  // median round trip to each rank, 0 for self
+  std::vector<double> latencyMs;  // median round trip to each rank, 0 for self; with peers: to peers[k]
+  std::vector<int> peers;         // probePeers(rank, N, k) when probing k > 0 peers; empty: all pairs
   // This rank's outgoing bandwidth: 1 MiB sent to the next rank (rank+1)%N, timed until its ack; 0 if N==1.
   double bandwidthBytesPerSecond = 0;
 };
@@ -29,6 +31,11 @@ struct LinkMeasurements {
 // Throws RuntimeFailure when a peer dies or the probe communicator times out.
 // `withBandwidth` false: latencies only (step 2 skipped, bandwidthBytesPerSecond 0); every rank must pass
 // the same value.
-LinkMeasurements probeLinks(Communicator& probe, int repeats = 5, bool withBandwidth = true);
+//
+// `peers` k > 0 (--probe-peers): step 1 walks only the pairs of probePairs(N, k, seed) (ProbePeers.h), O(N k)
+// ping-pongs instead of N(N-1)/2, in the same lexicographic order (the same argument holds); every rank
+// must pass the same k and seed.
+LinkMeasurements probeLinks(Communicator& probe, int repeats = 5, bool withBandwidth = true, int peers = 0,
+                            uint64_t seed = 1);
 
 }  // namespace balancenet::comm

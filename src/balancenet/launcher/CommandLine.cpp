@@ -19,6 +19,7 @@
 #include "balancenet/launcher/LocalLauncher.h"
 #include "balancenet/launcher/ModelsCommand.h"
 #include "balancenet/launcher/PlanCommand.h"
+#include "balancenet/launcher/SimulateCommand.h"
 #include "balancenet/launcher/ServerProcess.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/launcher/Worker.h"
@@ -51,6 +52,7 @@ struct Commands {
   CompareOptions compareOptions;
   ModelsOptions modelsOptions;
   PlanOptions planOptions;
+  SimulateFlags simulateFlags;
 
   Commands() {
     app.set_version_flag("--version", "balancenet 0.1.0");
@@ -67,6 +69,8 @@ struct Commands {
     report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();
     report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
         ->capture_default_str();
+    addSimulateFlags(*app.add_subcommand("simulate", "Simulate the policies on a cluster of up to thousands of nodes"),
+                     simulateFlags);
     compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
     addCompareFlags(*compare, compareOptions);
   }
@@ -120,6 +124,7 @@ int runTrain(Commands& commands, int argc, char** argv) {
 int dispatch(Commands& commands, int argc, char** argv) {
   if (commands.app.got_subcommand("models")) return runModels(commands.modelsOptions);
   if (commands.app.got_subcommand("plan")) return runPlan(commands.planOptions);
+  if (commands.app.got_subcommand("simulate")) return runSimulate(commands.simulateFlags);
   if (commands.app.got_subcommand("report")) {
     report::writeHtmlReport(commands.reportRuns, commands.reportOut);
     std::cerr << "balancenet: report written to " << commands.reportOut << std::endl;

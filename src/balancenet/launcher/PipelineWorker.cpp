@@ -84,7 +84,8 @@ int runPipelineWorker(const JobConfig& config) {
                                       metrics::nodeMemoryAvailableBytes(),
                                       {},
                                       0,
-                                      gemmFlops};
+                                      gemmFlops,
+                                      {}};
     };
     allocator = makeAllocator(c, *groups.stage, model.info, sampler, {});
   }

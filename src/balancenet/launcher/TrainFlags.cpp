@@ -139,6 +139,16 @@ void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--rebalance-every", c.orchestration.rebalanceEvery, "Steps between split decisions")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--rebalance-budget", c.orchestration.rebalanceBudget,
+                 "Double the rebalance period while one rebalance (metrics gather, decision, broadcast) costs more "
+                 "than this share of the steps between two (e.g. 0.01 at thousands of workers); 0: fixed period")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--probe-peers", c.orchestration.probePeers,
+                 "Probe the latency to k peers per worker (ring neighbours and seeded random ones) instead of all "
+                 "pairs: O(N k) probes and O(k) metrics per worker; 0: all pairs")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--bno-normalize", c.orchestration.bnoNormalize,
                "Rescale the bno policy's batch sizes to sum to --global-batch");
 }

@@ -71,11 +71,15 @@ class WorkerGroup : public elastic::GroupParts {
     comm_ = std::move(comm);
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
-    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_));
+    monitor::NodeMonitor::Options monitorOptions;
+    monitorOptions.probePeers = c.orchestration.probePeers;
+    monitorOptions.probeSeed = c.trainer.seed;
+    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_), monitorOptions);
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
       const auto snap = monitor->snapshot();
       return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
-                                      snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops};
+                                      snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
+                                      snap.latencyPeers};
     };
     allocator_ = makeAllocator(c, *comm_, model_.info, sampler, splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);

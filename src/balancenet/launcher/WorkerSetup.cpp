@@ -51,6 +51,8 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
   policy.staticSplit = c.split;
   policy.bnoNormalize = c.orchestration.bnoNormalize;
   options.rebalanceEvery = c.orchestration.rebalanceEvery;
+  options.probePeers = c.orchestration.probePeers;
+  options.rebalanceBudget = c.orchestration.rebalanceBudget;
   options.globalBatch = c.trainer.globalBatch;
   options.flopsPerSample = static_cast<double>(model.flopsPerSample);
   options.memoryPerSampleBytes = static_cast<double>(model.memoryPerSampleBytes);

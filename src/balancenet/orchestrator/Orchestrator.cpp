@@ -2,7 +2,9 @@
 //
 // Wire format of one rank's metrics (float64, fixed length so one all-gather carries them):
 //   [rank, batch, computeMs, syncMs, flopsPerSample, opsPerSecond, memoryUsed, memoryTotal, bandwidth,
-//    maxBatch, nRecent, (batch, computeMs) x window, latencyMs x worldSize]
+//    maxBatch, nRecent, (batch, computeMs) x window, latencies]
+// latencies: latencyMs x worldSize (all pairs), or with --probe-peers k: peer rank x k, then latencyMs x k
+// (a peer of -1: not measured yet). reportRowLength() is the length.
 #include "balancenet/orchestrator/Orchestrator.h"
 
 #include <ATen/ATen.h>
@@ -24,9 +26,6 @@ namespace balancenet::orchestrator {
 namespace {
 
 constexpr int kHeader = 11;
-// Share of the node's available memory a worker may grow into: the rest is headroom for everything else.
-constexpr double kUsableMemoryShare = 0.8;
-constexpr int kMaxWindow = 64;
 // splits.csv is rewritten (with fsync: ~15 ms here) when the split changes or this often, not at every
 // decision: rank 0 writes it while the other ranks wait for the decision.
 constexpr double kLogWriteEveryMs = 10000;
@@ -47,7 +46,8 @@ Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::
       comm_(comm),
       sampler_(std::move(sampler)),
       options_(std::move(options)),
-      window_(std::min(kMaxWindow, std::max(1, options_.rebalanceEvery))) {
+      window_(reportWindow(options_.rebalanceEvery)),
+      period_(std::max(1, options_.rebalanceEvery)) {
   if (comm_.rank() != 0) return;
   if (options_.continueLog) log_ = existingLog(options_.runDir);
   if (log_.empty())
@@ -74,6 +74,7 @@ std::string Orchestrator::saveState() const {
   return nlohmann::json{{"split", current_.batches},
                         {"last_decision", lastDecision_},
                         {"next_step", nextStep_},
+                        {"period", period_},
                         {"policy", policy_->saveState()}}
       .dump();
 }
@@ -88,6 +89,7 @@ void Orchestrator::loadState(const std::string& state) {
     current_ = split;
     lastDecision_ = j.at("last_decision").get<int64_t>();
     nextStep_ = j.at("next_step").get<int64_t>();
+    period_ = j.value("period", period_);  // checkpoints before --rebalance-budget have none
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("orchestrator state unreadable: {}", e.what()));
   }
@@ -95,42 +97,36 @@ void Orchestrator::loadState(const std::string& state) {
   if (comm_.rank() == 0) log(nextStep_, {}, {current_, "resumed from a checkpoint"});
 }
 
-std::vector<double> Orchestrator::encodeLocal() const {
+std::vector<double> Orchestrator::encode(const NodeMetrics& m) const {
   const int world = comm_.size();
-  std::vector<double> row(kHeader + 2 * window_ + world, 0.0);
-  const NodeSample sample = sampler_ ? sampler_() : NodeSample{};
-  double compute = 0, sync = 0, samples = 0;
-  for (const auto& r : observed_) {
-    compute += r.computeMs;
-    sync += r.syncMs;
-    samples += r.batch;
-  }
-  const double n = std::max<size_t>(1, observed_.size());
-  const double ops = compute > 0 ? 3 * options_.flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
-  const int rank = comm_.rank();
-  // Memory cap: the batch in force (already resident) plus what the available memory holds.
-  double maxBatch = 0;
-  if (options_.memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0)
-    maxBatch = current_.batches[rank] +
-               std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / options_.memoryPerSampleBytes);
-  double header[kHeader] = {double(rank),
-                            double(current_.batches[rank]),
-                            compute / n,
-                            sync / n,
-                            options_.flopsPerSample,
-                            ops,
-                            sample.residentBytes,
-                            sample.memoryTotalBytes,
-                            sample.bandwidthBytesPerSecond,
-                            maxBatch,
-                            double(observed_.size())};
+  std::vector<double> row(reportRowLength(options_.rebalanceEvery, world, options_.probePeers), 0.0);
+  const double header[kHeader] = {double(m.rank),
+                                  double(m.batch),
+                                  m.computeMs,
+                                  m.waitMs,
+                                  m.flopsPerSample,
+                                  m.opsPerSecond,
+                                  m.memoryUsedBytes,
+                                  m.memoryTotalBytes,
+                                  m.bandwidthBytesPerSecond,
+                                  double(m.maxBatch),
+                                  double(std::min<size_t>(m.recent.size(), window_))};
   std::copy(header, header + kHeader, row.begin());
-  for (size_t i = 0; i < observed_.size(); ++i) {
-    row[kHeader + 2 * i] = observed_[i].batch;
-    row[kHeader + 2 * i + 1] = observed_[i].computeMs;
+  for (size_t i = 0; i < m.recent.size() && i < static_cast<size_t>(window_); ++i) {
+    row[kHeader + 2 * i] = static_cast<double>(m.recent[i].first);
+    row[kHeader + 2 * i + 1] = m.recent[i].second;
   }
-  for (int j = 0; j < world && j < static_cast<int>(sample.latencyMs.size()); ++j)
-    row[kHeader + 2 * window_ + j] = sample.latencyMs[j];
+  double* latencies = row.data() + kHeader + 2 * window_;
+  const int k = options_.probePeers;
+  if (k <= 0) {
+    for (int j = 0; j < world && j < static_cast<int>(m.latencyMs.size()); ++j) latencies[j] = m.latencyMs[j];
+    return row;
+  }
+  for (int i = 0; i < k; ++i) {
+    const bool measured = i < static_cast<int>(m.latencyPeers.size()) && i < static_cast<int>(m.latencyMs.size());
+    latencies[i] = measured ? m.latencyPeers[i] : -1.0;
+    latencies[k + i] = measured ? m.latencyMs[i] : 0.0;
+  }
   return row;
 }
 
@@ -148,17 +144,32 @@ NodeMetrics Orchestrator::decode(const double* row) const {
   m.maxBatch = static_cast<int64_t>(row[9]);
   for (int i = 0; i < static_cast<int>(row[10]); ++i)
     m.recent.emplace_back(static_cast<int64_t>(row[kHeader + 2 * i]), row[kHeader + 2 * i + 1]);
-  m.latencyMs.assign(row + kHeader + 2 * window_, row + kHeader + 2 * window_ + comm_.size());
+  const double* latencies = row + kHeader + 2 * window_;
+  const int k = options_.probePeers;
+  if (k <= 0) {
+    m.latencyMs.assign(latencies, latencies + comm_.size());
+    return m;
+  }
+  for (int i = 0; i < k; ++i) {
+    if (latencies[i] < 0) continue;
+    m.latencyPeers.push_back(static_cast<int>(latencies[i]));
+    m.latencyMs.push_back(latencies[k + i]);
+  }
   return m;
 }
 
 Split Orchestrator::splitFor(int64_t step) {
-  if (step == 0 || step % options_.rebalanceEvery != 0 || step == lastDecision_) return current_;
+  if (step == 0 || step % period_ != 0 || step == lastDecision_) return current_;
   lastDecision_ = step;
-  auto local = encodeLocal();
-  auto rows = comm_.allgather(at::tensor(local, at::kDouble));
+  Stopwatch rebalance;
+  double stepMs = 0;  // the window's mean step (compute + sync), what the rebalance is weighed against
+  for (const auto& r : observed_) stepMs += (r.computeMs + r.syncMs) / static_cast<double>(observed_.size());
+  const NodeSample sample = sampler_ ? sampler_() : NodeSample{};
+  const NodeMetrics mine = summariseWindow(comm_.rank(), current_.batches[comm_.rank()], observed_, sample,
+                                           options_.flopsPerSample, options_.memoryPerSampleBytes);
+  auto rows = comm_.allgather(at::tensor(encode(mine), at::kDouble));
 
-  auto decided = at::tensor(current_.batches, at::kLong);
+  at::Tensor decided;
   if (comm_.rank() == 0) {
     PolicyInput input;
     input.step = step;
@@ -167,18 +178,24 @@ Split Orchestrator::splitFor(int64_t step) {
     input.globalBatch = options_.globalBatch > 0 ? options_.globalBatch : current_.total();
     input.current = current_;
     for (const auto& r : rows) input.nodes.push_back(decode(r.data_ptr<double>()));
-    // Waiting = time in the sync beyond the fastest-to-finish rank's (the last to arrive waits for nobody).
-    double leastSync = INFINITY;
-    for (const auto& n : input.nodes) leastSync = std::min(leastSync, n.waitMs);
-    for (auto& n : input.nodes) n.waitMs -= leastSync;
-    Decision decision = policy_->decide(input);
-    decision.split.validate(comm_.size(), decision.split.total());
+    const Decision decision = decideOnMaster(*policy_, input);
     log(step, input.nodes, decision);
-    decided = at::tensor(decision.split.batches, at::kLong);
+    std::vector<int64_t> message = decision.split.batches;
+    message.push_back(widenedPeriod(period_, lastRebalanceMs_, stepMs, options_.rebalanceBudget));
+    decided = at::tensor(message, at::kLong);
+  } else {
+    decided = at::zeros({comm_.size() + 1}, at::kLong);
   }
+  // The split, then the period from the next decision on (the same on every rank).
   std::vector<at::Tensor> out{decided};
   comm_.broadcast(out, 0);
   Split next{std::vector<int64_t>(out[0].data_ptr<int64_t>(), out[0].data_ptr<int64_t>() + comm_.size())};
+  const int period = static_cast<int>(out[0].data_ptr<int64_t>()[comm_.size()]);
+  if (comm_.rank() == 0 && period != period_)
+    spdlog::info("step {}: a rebalance took {:.3g} ms against {:.3g} ms steps: every {} steps from now on", step,
+                 lastRebalanceMs_, stepMs, period);
+  period_ = period;
+  lastRebalanceMs_ = rebalance.elapsedMs();
   if (comm_.rank() == 0 && !(next == current_))
     spdlog::info("step {}: {} split {} -> {}", step, policy_->name(), current_.str(), next.str());
   current_ = next;
@@ -190,8 +207,10 @@ void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, cons
   for (int r = 0; r < decision.split.worldSize(); ++r) {
     const NodeMetrics m = r < static_cast<int>(nodes.size()) ? nodes[r] : NodeMetrics{};
     double latency = 0;
-    if (m.latencyMs.size() > 1)
-      latency = std::accumulate(m.latencyMs.begin(), m.latencyMs.end(), 0.0) / (m.latencyMs.size() - 1);
+    // All pairs: the entry to itself (0) is not a link; probed peers are all links.
+    const size_t links = m.latencyPeers.empty() ? m.latencyMs.size() - std::min<size_t>(m.latencyMs.size(), 1)
+                                                : m.latencyMs.size();
+    if (links > 0) latency = std::accumulate(m.latencyMs.begin(), m.latencyMs.end(), 0.0) / links;
     std::string note = decision.note;
     std::replace(note.begin(), note.end(), ',', ';');
     // bandwidth_mbps: the rank's outgoing link to the next rank as the monitor last measured it (0: not yet).

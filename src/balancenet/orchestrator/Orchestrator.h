@@ -9,21 +9,11 @@
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/orchestrator/NodeReport.h"
 #include "balancenet/orchestrator/policies/Policy.h"
 
 namespace balancenet::orchestrator {
 
-constexpr int kDefaultRebalanceEvery = 5;
-
-// Node-level measurements beyond step timings, sampled elsewhere (the NodeMonitor's thread).
-struct NodeSample {
-  double residentBytes = 0;
-  double memoryTotalBytes = 0;
-  double memoryAvailableBytes = 0;  // 0: unknown (no memory cap)
-  std::vector<double> latencyMs;    // to each rank; empty: not measured yet
-  double bandwidthBytesPerSecond = 0;
-  double gemmFlops = 0;  // prior for ops/s before any step is timed
-};
 using NodeSampler = std::function<NodeSample()>;
 
 struct OrchestratorOptions {
@@ -31,6 +21,8 @@ struct OrchestratorOptions {
   int64_t globalBatch = 0;          // the nominal B policies work from (a policy's split may sum to more)
   double flopsPerSample = 0;        // forward FLOPs of one sample (model zoo)
   double memoryPerSampleBytes = 0;  // training memory of one more sample (model zoo); 0: no memory caps
+  int probePeers = 0;               // --probe-peers: latencies to k peers per rank on the wire; 0: to all ranks
+  double rebalanceBudget = 0;       // --rebalance-budget: widen the period while a rebalance costs more (0: fixed)
   std::string runDir;               // splits.csv goes here (rank 0); empty: not written
   // The first row of splits.csv: the initial split at step 0. A group re-formed after a membership
   // change continues the file's rows instead (`continueLog`), from the step it goes on from.
@@ -45,8 +37,10 @@ class Orchestrator : public Allocator {
                OrchestratorOptions options);
   ~Orchestrator() override;  // writes what splits.csv still lacks
 
-  // Collective at decision steps (step > 0, step % rebalanceEvery == 0): all ranks must call it for
-  // every step, in order, as the trainer does.
+  // Collective at decision steps (step > 0, step % period == 0): all ranks must call it for every step, in
+  // order, as the trainer does. The period starts at rebalanceEvery; with a rebalanceBudget rank 0 widens
+  // it (widenedPeriod, from its last rebalance's cost and the window's step time) and the broadcast of the
+  // split carries it, so every rank switches together.
   Split splitFor(int64_t step) override;
   void observe(const metrics::StepRecord& mine) override;
   // The split in force, the last decision step and the policy's own state (JSON). The observation
@@ -55,7 +49,7 @@ class Orchestrator : public Allocator {
   void loadState(const std::string& state) override;
 
  private:
-  std::vector<double> encodeLocal() const;
+  std::vector<double> encode(const NodeMetrics& mine) const;
   NodeMetrics decode(const double* row) const;
   void log(int64_t step, const std::vector<NodeMetrics>& nodes, const Decision& decision);
   void writeLog();
@@ -67,6 +61,8 @@ class Orchestrator : public Allocator {
   OrchestratorOptions options_;
   int window_;                                 // observations kept per decision
   std::vector<metrics::StepRecord> observed_;  // this rank's steps since the last decision
+  int period_;                                 // steps between decisions now
+  double lastRebalanceMs_ = 0;                 // rank 0: gather, decision and broadcast of the last decision
   int64_t lastDecision_ = 0;
   int64_t nextStep_ = 0;       // the step after the last one observed
   std::string log_;            // splits.csv contents so far (rank 0)

@@ -57,7 +57,7 @@ bool renderChart(const Chart& chart, const std::string& pngPath) {
          << "set xlabel " << gnuplotString(chart.xLabel) << "\n"
          << "set ylabel " << gnuplotString(chart.yLabel) << "\n"
          << "set key outside right\nset grid\nset yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
-         << "plot ";
+         << (chart.logX ? "set logscale x 2\n" : "") << "plot ";
   for (size_t i = 0; i < chart.series.size(); ++i)
     script << (i ? ", " : "") << gnuplotString(dataPath) << " index " << i << " with "
            << (chart.series[i].steps ? "steps" : "linespoints pt 7 ps 0.5") << " lw 2 title "

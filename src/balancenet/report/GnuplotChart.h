@@ -15,6 +15,7 @@ struct Series {
 struct Chart {
   std::string title, xLabel, yLabel;
   std::vector<Series> series;
+  bool logX = false;  // x on a log2 scale (node counts 8 ... 4,096)
 };
 
 // Writes <pngPath> (and the data and script beside it, for anyone who wants to restyle the chart).

@@ -96,6 +96,16 @@ TEST_F(TrainFlags, ParseErrorsAreUsageErrors) {
   expectRefused({"--steps", "ten"}, "--steps");
 }
 
+TEST_F(TrainFlags, ScaleFlagsReachTheOrchestrationOptions) {
+  const auto c = parseTrainCommandLine({"--workers", "4", "--probe-peers", "2", "--rebalance-budget", "0.01"});
+  EXPECT_EQ(c.orchestration.probePeers, 2);
+  EXPECT_DOUBLE_EQ(c.orchestration.rebalanceBudget, 0.01);
+  EXPECT_EQ(parseTrainCommandLine({}).orchestration.probePeers, 0);  // all pairs, a fixed period: as before
+  EXPECT_DOUBLE_EQ(parseTrainCommandLine({}).orchestration.rebalanceBudget, 0.0);
+  expectRefused({"--probe-peers", "-1"}, "--probe-peers");
+  expectRefused({"--rebalance-budget", "2"}, "--rebalance-budget");
+}
+
 TEST_F(TrainFlags, WorkerIdentityComesFromTheEnvironment) {
   ::setenv(kRankVar, "1", 1);
   ::setenv(kWorldSizeVar, "2", 1);

@@ -73,6 +73,36 @@ TEST(LatencyProbe, ThreeRanksMeasureEveryPeerAndTheNextLink) {
   EXPECT_EQ(checked, 3);
 }
 
+// --probe-peers: every rank measures its own k peers (ring neighbours first), and only the pairs the peer
+// sets make are probed, in one global order (no deadlock with 5 ranks and k = 2).
+TEST(LatencyProbe, KPeersMeasureTheirRingNeighbours) {
+  std::atomic<int> checked{0};
+  testing::runRanks(5, [&](Communicator& comm) {
+    const auto links = probeLinks(comm, 2, false, 2, 7);
+    ASSERT_EQ(links.peers, (std::vector<int>{(comm.rank() + 1) % 5, (comm.rank() + 4) % 5}));
+    ASSERT_EQ(links.latencyMs.size(), 2u);
+    for (double ms : links.latencyMs) {
+      EXPECT_GT(ms, 0.0) << "rank " << comm.rank();
+      EXPECT_LT(ms, 100.0) << "rank " << comm.rank();
+    }
+    ++checked;
+  });
+  EXPECT_EQ(checked, 5);
+}
+
+// k >= N-1: every pair is probed, and the answer keeps the peers' form (what --probe-peers rows carry).
+TEST(LatencyProbe, KCoveringEveryoneAnswersInThePeersForm) {
+  testing::runRanks(3, [&](Communicator& comm) {
+    const auto links = probeLinks(comm, 1, false, 8);
+    std::vector<int> others;
+    for (int r = 0; r < 3; ++r)
+      if (r != comm.rank()) others.push_back(r);
+    EXPECT_EQ(links.peers, others);
+    ASSERT_EQ(links.latencyMs.size(), 2u);
+    for (double ms : links.latencyMs) EXPECT_GT(ms, 0.0);
+  });
+}
+
 TEST(LatencyProbe, BothEndsOfAPairReportTheSameMedian) {
   testing::runRanks(2, [](Communicator& comm) {
     const auto links = probeLinks(comm, 3);

@@ -93,3 +93,38 @@ TEST(BnoPolicy, ShortLatencyRowsCountMissingAsZero) {
 
 }  // namespace
 }  // namespace balancenet::orchestrator
+
+namespace balancenet::orchestrator {
+namespace {
+
+// --probe-peers: latencies to sampled peers (NodeMetrics::latencyPeers). Sampling every other rank is
+// the exact formula; a sample of uniform latencies estimates the sum exactly too (every NCW is 0 but the
+// max's), and with a spread the estimate is 1 + (N-1) x the sampled mean.
+TEST(BnoPolicy, SampledPeersEstimateTheSumOverJ) {
+  auto exact = paperCase();
+  auto sampled = paperCase();
+  for (int i = 0; i < 3; ++i) {
+    sampled.nodes[i].latencyPeers.clear();
+    sampled.nodes[i].latencyMs.clear();
+    for (int j = 0; j < 3; ++j) {
+      if (j == i) continue;
+      sampled.nodes[i].latencyPeers.push_back(j);
+      sampled.nodes[i].latencyMs.push_back(exact.nodes[i].latencyMs[j]);
+    }
+  }
+  const auto f = BnoPolicy::fractions(exact), g = BnoPolicy::fractions(sampled);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(f[i], g[i], 1e-12) << i;
+
+  // 1,000 nodes; node 0 sampled ranks 1..4 at 10, 20, 30, 40 ms: NCW = 0.75, 0.5, 0.25, 0 (mean 0.375),
+  // sum ~= 1 + 999 x 0.375 = 375.625.
+  auto big = blankInput(1000, 100000);
+  big.nodes[0].latencyPeers = {1, 2, 3, 4};
+  big.nodes[0].latencyMs = {10, 20, 30, 40};
+  const auto h = BnoPolicy::fractions(big);
+  const double k = 1.0 / 1000, mw = 1.0 - 1.0 / 1000;  // nothing measured: equal K and MW
+  EXPECT_NEAR(h[0], (k + mw + 375.625) / 3, 1e-9);
+  EXPECT_NEAR(h[1], (k + mw + 1000) / 3, 1e-9);  // no peer measured: every NCW = 1, as with all latencies 0
+}
+
+}  // namespace
+}  // namespace balancenet::orchestrator

@@ -43,6 +43,23 @@ TEST(Apportion, UnusableWeightsCountAsEqual) {
   EXPECT_EQ(apportion({nan, -1, 0}, 9).sizes, (V{3, 3, 3}));
 }
 
+// At scale (issue 19): 4,096 nodes, B = 65,536, 16 samples a node on average. Weights spread over six
+// orders of magnitude put most quotas below 1: the sum stays exactly B, every node keeps its 1 sample,
+// and the extremes of B (B = N, B = N + 1) leave no room for rounding errors.
+TEST(Apportion, ExactAtFourThousandNodesWithSharesBelowOne) {
+  std::vector<double> weights(4096);
+  for (int i = 0; i < 4096; ++i) weights[i] = std::pow(10.0, 6.0 * i / 4095);  // 1 ... 1e6
+  for (int64_t total : {int64_t{4096}, int64_t{4097}, int64_t{65536}, int64_t{65537}}) {
+    const auto sizes = apportion(weights, total).sizes;
+    int64_t sum = 0, least = total;
+    for (int64_t s : sizes) sum += s, least = std::min(least, s);
+    EXPECT_EQ(sum, total) << total;
+    EXPECT_EQ(least, 1) << total;
+    EXPECT_GE(sizes.back(), sizes.front()) << total;
+  }
+  EXPECT_EQ(apportion(weights, 4097).sizes.back(), 2);  // the one extra sample goes to the largest weight
+}
+
 TEST(WorldSize, RejectsABatchSmallerThanTheNodes) {
   EXPECT_THROW(worldSizeOf(blankInput(4, 3)), UsageError);
   EXPECT_EQ(worldSizeOf(blankInput(4, 4)), 4);

@@ -14,28 +14,52 @@ namespace {
 
 double usable(double v) { return std::isfinite(v) && v > 0 ? v : 0.0; }
 
+// sum_{j=1..N} NCW_ij of equation (4), exactly from all pairs, or estimated from the probed peers.
+double ncwSum(const NodeMetrics& node, int n) {
+  if (node.latencyPeers.empty()) {
+    auto latency = [&](int j) { return j < static_cast<int>(node.latencyMs.size()) ? usable(node.latencyMs[j]) : 0.0; };
+    double maxLatency = 0;
+    for (int j = 0; j < n; ++j) maxLatency = std::max(maxLatency, latency(j));
+    double sum = 0;
+    for (int j = 0; j < n; ++j) sum += maxLatency > 0 ? 1.0 - latency(j) / maxLatency : 1.0;  // j = i included
+    return sum;
+  }
+  // Sampled peers (see the header): NCW_ii = 1 plus the peers' mean NCW scaled to the N - 1 other ranks.
+  double maxLatency = 0, sampledSum = 0;
+  int sampled = 0;
+  const size_t k = std::min(node.latencyPeers.size(), node.latencyMs.size());
+  for (size_t p = 0; p < k; ++p)
+    if (node.latencyPeers[p] != node.rank) maxLatency = std::max(maxLatency, usable(node.latencyMs[p]));
+  for (size_t p = 0; p < k; ++p) {
+    if (node.latencyPeers[p] == node.rank) continue;
+    sampledSum += maxLatency > 0 ? 1.0 - usable(node.latencyMs[p]) / maxLatency : 1.0;
+    ++sampled;
+  }
+  if (sampled == 0) return n;  // nothing measured: every NCW_ij = 1, as with all latencies 0
+  return 1.0 + static_cast<double>(n - 1) * sampledSum / sampled;
+}
+
 }  // namespace
 
 std::vector<double> BnoPolicy::fractions(const PolicyInput& input) {
   const int n = worldSizeOf(input);
-  std::vector<NodeMetrics> nodes = input.nodes;
-  nodes.resize(n);  // no metrics at all: every term takes its degenerate value
+  // A node without metrics takes every term's degenerate value (a blank NodeMetrics; the input is not
+  // copied: at thousands of nodes the copy of every window and latency list cost more than the formula).
+  const NodeMetrics blank;
+  auto nodeAt = [&](int i) -> const NodeMetrics& {
+    return i < static_cast<int>(input.nodes.size()) ? input.nodes[i] : blank;
+  };
   double opsSum = 0, muSum = 0;
-  for (const auto& node : nodes) {
-    opsSum += usable(node.opsPerSecond);
-    muSum += usable(node.memoryUsedBytes);
+  for (int i = 0; i < n; ++i) {
+    opsSum += usable(nodeAt(i).opsPerSecond);
+    muSum += usable(nodeAt(i).memoryUsedBytes);
   }
   std::vector<double> out(n);
   for (int i = 0; i < n; ++i) {
-    const NodeMetrics& node = nodes[i];
+    const NodeMetrics& node = nodeAt(i);
     const double k = opsSum > 0 ? usable(node.opsPerSecond) / opsSum : 1.0 / n;            // (1)
     const double mw = 1.0 - (muSum > 0 ? usable(node.memoryUsedBytes) / muSum : 1.0 / n);  // (2)
-    auto latency = [&](int j) { return j < static_cast<int>(node.latencyMs.size()) ? usable(node.latencyMs[j]) : 0.0; };
-    double maxLatency = 0;
-    for (int j = 0; j < n; ++j) maxLatency = std::max(maxLatency, latency(j));
-    double ncwSum = 0;
-    for (int j = 0; j < n; ++j) ncwSum += maxLatency > 0 ? 1.0 - latency(j) / maxLatency : 1.0;  // (4), j = i included
-    out[i] = (k + mw + ncwSum) / 3.0;
+    out[i] = (k + mw + ncwSum(node, n)) / 3.0;
   }
   return out;
 }

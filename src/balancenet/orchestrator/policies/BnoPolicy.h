@@ -22,6 +22,14 @@ namespace balancenet::orchestrator {
 //  - max_k NL_ik = 0 (all latencies 0, e.g. one node or nothing measured): NCW_ij = 1 for every j;
 //  - a latency vector shorter than N counts the missing entries as 0; negative or non-finite metrics as 0.
 //  - a single node: K = 1, MW = 0, NCW_11 = 1, so BS_1 = floor(2/3 * B).
+//
+// At scale (--probe-peers k, NodeMetrics::latencyPeers set) node i knows NL_ij for k sampled peers only (ring
+// neighbours and seeded random ranks), not all N. The estimator: sum_j NCW_ij ~= 1 + (N - 1) x (mean over
+// the sampled j != i of 1 - NL_ij / max_{sampled k} NL_ik). The j = i term stays exact (1); the mean is
+// unbiased for the mean over all j of 1 - NL_ij / M when M is the true max_k NL_ik, but the sampled
+// max underestimates it, so each NCW_ij, and the sum, is biased low by a factor of about (sampled max / true max)
+// in its latency part; with uniform latencies (a switched cluster) both maxima agree and the bias vanishes.
+// No peer measured yet: the degenerate all-zero case above (sum = N).
 class BnoPolicy : public Policy {
  public:
   explicit BnoPolicy(bool normalize = false) : normalize_(normalize) {}

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -33,25 +32,32 @@ double windowRatio(const Points& window, double a, double c) {
 }  // namespace
 
 std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
-  std::map<int64_t, std::vector<double>> byBatch;
-  std::vector<int64_t> order;  // batches in order of first appearance, for a deterministic result
-  for (const auto& [batch, ms] : node.recent) {
-    if (batch <= 0 || !std::isfinite(ms) || ms <= 0) continue;
-    auto& times = byBatch[batch];
-    if (times.empty()) order.push_back(batch);
-    times.push_back(ms);
-  }
+  // A window holds few distinct batches (one per decision it spans): each new batch, in order of first
+  // appearance (deterministic), collects its times into one reused buffer. Two allocations a node: at
+  // thousands of nodes per decision, maps and per-batch vectors were most of the policy's time.
+  auto usable = [](const std::pair<int64_t, double>& step) {
+    return step.first > 0 && std::isfinite(step.second) && step.second > 0;
+  };
+  const auto& recent = node.recent;
   std::vector<CostPoint> points;
-  for (int64_t batch : order) {
-    const auto& times = byBatch[batch];
-    points.push_back({static_cast<double>(batch), median(times), static_cast<double>(times.size())});
+  std::vector<double> times;
+  for (size_t s = 0; s < recent.size(); ++s) {
+    const int64_t batch = recent[s].first;
+    const auto batchValue = static_cast<double>(batch);
+    if (!usable(recent[s]) ||
+        std::any_of(points.begin(), points.end(), [&](const CostPoint& p) { return p.batch == batchValue; }))
+      continue;
+    times.clear();
+    for (size_t t = s; t < recent.size(); ++t)
+      if (recent[t].first == batch && usable(recent[t])) times.push_back(recent[t].second);
+    points.push_back({batchValue, medianInPlace(times), static_cast<double>(times.size())});
   }
   if (points.empty() && node.batch > 0 && std::isfinite(node.computeMs) && node.computeMs > 0)
     points.push_back({static_cast<double>(node.batch), node.computeMs, 1.0});
   return points;
 }
 
-CostLine NodeCostModel::fit(const std::deque<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
+CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
   double w = 0, sb = 0, st = 0;
   double bmin = std::numeric_limits<double>::infinity(), bmax = 0;
   for (const CostPoint& p : points) {
@@ -99,7 +105,7 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
   if (hasModel_) {
     const double ratio = windowRatio(window, a_, c_);
     if (std::abs(ratio / (commonMode > 0 ? commonMode : 1.0) - 1) > options.reactThreshold) {
-      std::deque<CostPoint> combined(history_);
+      std::vector<CostPoint> combined(history_);
       combined.insert(combined.end(), window.begin(), window.end());
       const CostLine line = fit(combined, fixedFraction(), options);
       if (line.valid && std::abs(windowRatio(window, line.a, line.c) - 1) > options.reactResidual) {
@@ -110,7 +116,8 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
     }
   }
   history_.insert(history_.end(), window.begin(), window.end());
-  while (static_cast<int>(history_.size()) > std::max(options.historyPoints, 1)) history_.pop_front();
+  const size_t keep = static_cast<size_t>(std::max(options.historyPoints, 1));
+  if (history_.size() > keep) history_.erase(history_.begin(), history_.end() - static_cast<std::ptrdiff_t>(keep));
   return 0;
 }
 

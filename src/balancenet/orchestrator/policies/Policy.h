@@ -22,7 +22,8 @@ struct NodeMetrics {
   double memoryUsedBytes = 0;          // resident set size of the worker (MU_i)
   double memoryTotalBytes = 0;         // memory of the node
   int64_t maxBatch = 0;                // largest batch that fits in memory; 0: unknown / unlimited
-  std::vector<double> latencyMs;       // NL_ij: median round-trip latency to rank j (0 for j == i)
+  std::vector<double> latencyMs;       // NL_ij: median round-trip latency to rank j (0 for j == i)...
+  std::vector<int> latencyPeers;       // ...or, when not empty, latencyMs[k] is to rank latencyPeers[k] (--probe-peers)
   double bandwidthBytesPerSecond = 0;  // to the next rank; 0: unknown
 };
 

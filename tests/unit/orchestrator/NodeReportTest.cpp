@@ -1,0 +1,71 @@
+// NodeReport: a rank's window summarised, the master's decision, the report row's length.
+#include <gtest/gtest.h>
+
+#include "PolicyTestSupport.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/orchestrator/NodeReport.h"
+#include "balancenet/orchestrator/policies/EqualPolicy.h"
+
+namespace balancenet::orchestrator {
+namespace {
+
+metrics::StepRecord record(int64_t step, int64_t batch, double computeMs, double syncMs) {
+  metrics::StepRecord r;
+  r.step = step;
+  r.batch = batch;
+  r.computeMs = computeMs;
+  r.syncMs = syncMs;
+  return r;
+}
+
+TEST(NodeReport, SummarisesTheWindow) {
+  NodeSample sample;
+  sample.residentBytes = 5e8;
+  sample.memoryAvailableBytes = 1e9;
+  sample.latencyMs = {0.1, 0.2};
+  sample.latencyPeers = {3, 9};
+  const NodeMetrics m = summariseWindow(2, 40, {record(1, 40, 10, 4), record(2, 40, 30, 2)}, sample, 1e6, 1e7);
+  EXPECT_EQ(m.rank, 2);
+  EXPECT_EQ(m.batch, 40);
+  EXPECT_DOUBLE_EQ(m.computeMs, 20);
+  EXPECT_DOUBLE_EQ(m.waitMs, 3);
+  EXPECT_DOUBLE_EQ(m.opsPerSecond, 3 * 1e6 * 80 / 0.04);  // training FLOPs over the compute seconds
+  EXPECT_EQ(m.maxBatch, 40 + 80);                          // 80% of 1 GB at 10 MB a sample
+  ASSERT_EQ(m.recent.size(), 2u);
+  EXPECT_EQ(m.recent[1], (std::pair<int64_t, double>{40, 30}));
+  EXPECT_EQ(m.latencyPeers, (std::vector<int>{3, 9}));
+  sample.gemmFlops = 7e9;
+  EXPECT_DOUBLE_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).opsPerSecond, 7e9);  // nothing timed yet: the prior
+  EXPECT_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);                // no per-sample memory: no cap
+}
+
+TEST(NodeReport, MasterTurnsSyncIntoWaitingAndChecksTheSplit) {
+  auto input = testing::blankInput(3, 30, 5);
+  input.nodes[0].waitMs = 7;
+  input.nodes[1].waitMs = 2;
+  input.nodes[2].waitMs = 4;
+  EqualPolicy equal;
+  const Decision d = decideOnMaster(equal, input);
+  EXPECT_EQ(d.split.total(), 30);
+  EXPECT_DOUBLE_EQ(input.nodes[0].waitMs, 5);
+  EXPECT_DOUBLE_EQ(input.nodes[1].waitMs, 0);
+  EXPECT_DOUBLE_EQ(input.nodes[2].waitMs, 2);
+}
+
+TEST(NodeReport, WidensThePeriodOnlyWhileTheRebalanceIsNotNegligible) {
+  EXPECT_EQ(widenedPeriod(5, 0.01, 10, 0.01), 5);  // 0.01 ms against 0.5 ms allowed
+  EXPECT_EQ(widenedPeriod(5, 10, 10, 0.01), 160);  // needs period >= 100: 5 doubled five times
+  EXPECT_EQ(widenedPeriod(5, 1e9, 10, 0.01), kMaxRebalanceEvery);
+  EXPECT_EQ(widenedPeriod(5, 10, 10, 0), 5);  // no budget: a fixed period
+}
+
+TEST(NodeReport, RowLengthIsOOfKWithProbePeers) {
+  EXPECT_EQ(reportWindow(5), 5);
+  EXPECT_EQ(reportWindow(1000), kMaxReportWindow);
+  EXPECT_EQ(reportRowLength(5, 4096, 0), 11 + 10 + 4096);
+  EXPECT_EQ(reportRowLength(5, 4096, 8), 11 + 10 + 16);
+  EXPECT_EQ(reportRowLength(5, 64, 8), reportRowLength(5, 4096, 8));
+}
+
+}  // namespace
+}  // namespace balancenet::orchestrator
