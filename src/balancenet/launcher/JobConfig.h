@@ -74,7 +74,7 @@ struct OrchestrationOptions {
   std::string policy = "balanced";  // see orchestrator/policies/PolicyRegistry.h
   int rebalanceEvery = 5;
   bool bnoNormalize = false;
-  int probePeers = 0;  // --probe-peers: each worker probes the latency to k peers, not to all (0: all pairs)
+  int probePeers = 0;          // --probe-peers: each worker probes the latency to k peers, not to all (0: all pairs)
   double rebalanceBudget = 0;  // --rebalance-budget: widen the period while a rebalance costs more (0: fixed)
 };
 

@@ -37,7 +37,8 @@ std::vector<int> nodeCounts(const std::string& text) {
   std::vector<int> counts;
   for (const auto& item : splitList(text)) {
     const double v = number(item, "--nodes");
-    if (v < 1 || v != std::floor(v) || v > 1e6) throw UsageError(fmt::format("--nodes: '{}' is not a count in [1, 1e6]", item));
+    if (v < 1 || v != std::floor(v) || v > 1e6)
+      throw UsageError(fmt::format("--nodes: '{}' is not a count in [1, 1e6]", item));
     counts.push_back(static_cast<int>(v));
   }
   if (counts.empty()) throw UsageError("--nodes needs a count");

@@ -20,8 +20,8 @@ struct SimulateFlags {
   std::string changes;            // --change step:node:factor,...
   std::string policies = "equal,proportional,balanced,bno";
   std::string network = "ring:10gbit,5us";
-  std::string out;                   // directory for simulation.csv and efficiency.png; empty: none
-  bool bnoNormalize = false;         // bno's sizes rescaled to sum to B, as `train --bno-normalize`
+  std::string out;            // directory for simulation.csv and efficiency.png; empty: none
+  bool bnoNormalize = false;  // bno's sizes rescaled to sum to B, as `train --bno-normalize`
   simulate::SimulationOptions options;
 };
 

@@ -47,8 +47,9 @@ NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<me
   m.memoryTotalBytes = sample.memoryTotalBytes;
   m.bandwidthBytesPerSecond = sample.bandwidthBytesPerSecond;
   if (memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0)
-    m.maxBatch = batchInForce +
-                 static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
+    m.maxBatch =
+        batchInForce +
+        static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
   for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs);
   m.latencyMs = sample.latencyMs;
   m.latencyPeers = sample.latencyPeers;

@@ -208,8 +208,8 @@ void Orchestrator::log(int64_t step, const std::vector<NodeMetrics>& nodes, cons
     const NodeMetrics m = r < static_cast<int>(nodes.size()) ? nodes[r] : NodeMetrics{};
     double latency = 0;
     // All pairs: the entry to itself (0) is not a link; probed peers are all links.
-    const size_t links = m.latencyPeers.empty() ? m.latencyMs.size() - std::min<size_t>(m.latencyMs.size(), 1)
-                                                : m.latencyMs.size();
+    const size_t links =
+        m.latencyPeers.empty() ? m.latencyMs.size() - std::min<size_t>(m.latencyMs.size(), 1) : m.latencyMs.size();
     if (links > 0) latency = std::accumulate(m.latencyMs.begin(), m.latencyMs.end(), 0.0) / links;
     std::string note = decision.note;
     std::replace(note.begin(), note.end(), ',', ';');

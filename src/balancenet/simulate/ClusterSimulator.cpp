@@ -55,13 +55,14 @@ std::vector<orchestrator::NodeSample> nodeSamples(const SimulationOptions& o, co
 void validate(const SimulationOptions& o) {
   if (o.nodes < 1) throw UsageError("--nodes must be >= 1");
   if (o.globalBatch < o.nodes)
-    throw UsageError(fmt::format("--global-batch {} is smaller than --nodes {}: every node needs a sample",
-                                 o.globalBatch, o.nodes));
+    throw UsageError(
+        fmt::format("--global-batch {} is smaller than --nodes {}: every node needs a sample", o.globalBatch, o.nodes));
   if (o.steps < 1) throw UsageError("--steps must be >= 1");
   if (o.rebalanceEvery < 1) throw UsageError("--rebalance-every must be >= 1");
   if (o.probePeers < 0) throw UsageError("--probe-peers must be >= 0 (0: all pairs)");
   if (!(o.gradientBytes >= 0)) throw UsageError("--gradient-bytes must be >= 0");
-  if (o.law.fixedMs < 0 || !(o.law.perSampleMs > 0)) throw UsageError("--step-law needs fixed >= 0 and per-sample > 0 ms");
+  if (o.law.fixedMs < 0 || !(o.law.perSampleMs > 0))
+    throw UsageError("--step-law needs fixed >= 0 and per-sample > 0 ms");
 }
 
 }  // namespace
@@ -92,8 +93,8 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
   r.policy = policy.name();
   r.nodes = n;
   r.reportBytesPerNode = 8 * orchestrator::reportRowLength(o.rebalanceEvery, n, o.probePeers);
-  r.rebalanceCommMs = o.network.allgatherMs(n, static_cast<double>(r.reportBytesPerNode)) +
-                      o.network.broadcastMs(n, 8.0 * n);
+  r.rebalanceCommMs =
+      o.network.allgatherMs(n, static_cast<double>(r.reportBytesPerNode)) + o.network.broadcastMs(n, 8.0 * n);
   Split split = Split::equal(o.globalBatch, n);
   std::vector<std::vector<metrics::StepRecord>> windows(n);
   const int window = orchestrator::reportWindow(o.rebalanceEvery);
@@ -106,14 +107,15 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
     double overheadMs = 0;
     if (step > 0 && step % period == 0) {  // the Orchestrator's splitFor at a decision step
       for (int i = 0; i < n; ++i)
-        nodeSample[i].residentBytes = kBaseResidentBytes + kResidentBytesPerSample * static_cast<double>(split.batches[i]);
+        nodeSample[i].residentBytes =
+            kBaseResidentBytes + kResidentBytesPerSample * static_cast<double>(split.batches[i]);
       orchestrator::PolicyInput input;
       input.step = step;
       input.globalBatch = o.globalBatch;
       input.current = split;
       for (int i = 0; i < n; ++i)
-        input.nodes.push_back(orchestrator::summariseWindow(i, split.batches[i], windows[i], nodeSample[i],
-                                                            o.flopsPerSample, 0));
+        input.nodes.push_back(
+            orchestrator::summariseWindow(i, split.batches[i], windows[i], nodeSample[i], o.flopsPerSample, 0));
       Stopwatch watch;
       const orchestrator::Decision decision = orchestrator::decideOnMaster(policy, input);
       const double ms = watch.elapsedMs();
@@ -124,8 +126,8 @@ SimulationResult simulateCluster(orchestrator::Policy& policy, const SimulationO
       r.sumsExact = r.sumsExact && split.total() == o.globalBatch;
       for (auto& w : windows) w.clear();
       overheadMs = r.rebalanceCommMs + ms;
-      period = orchestrator::widenedPeriod(period, overheadMs, stepMsSum / static_cast<double>(step),
-                                           o.rebalanceBudget);
+      period =
+          orchestrator::widenedPeriod(period, overheadMs, stepMsSum / static_cast<double>(step), o.rebalanceBudget);
     }
     double slowest = 0;
     for (int i = 0; i < n; ++i) {

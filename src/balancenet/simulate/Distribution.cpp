@@ -21,20 +21,28 @@ double standardNormal(std::mt19937_64& gen) {
 
 double Distribution::draw(std::mt19937_64& gen) const {
   switch (kind) {
-    case Kind::Constant: return a;
-    case Kind::Uniform: return a + (b - a) * uniform01(gen);
-    case Kind::Normal: return a + b * standardNormal(gen);
-    case Kind::LogNormal: return a * std::exp(b * standardNormal(gen));
+    case Kind::Constant:
+      return a;
+    case Kind::Uniform:
+      return a + (b - a) * uniform01(gen);
+    case Kind::Normal:
+      return a + b * standardNormal(gen);
+    case Kind::LogNormal:
+      return a * std::exp(b * standardNormal(gen));
   }
   return a;
 }
 
 double Distribution::mean() const {
   switch (kind) {
-    case Kind::Constant: return a;
-    case Kind::Uniform: return 0.5 * (a + b);
-    case Kind::Normal: return a;
-    case Kind::LogNormal: return a * std::exp(0.5 * b * b);
+    case Kind::Constant:
+      return a;
+    case Kind::Uniform:
+      return 0.5 * (a + b);
+    case Kind::Normal:
+      return a;
+    case Kind::LogNormal:
+      return a * std::exp(0.5 * b * b);
   }
   return a;
 }

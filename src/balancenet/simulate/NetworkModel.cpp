@@ -48,10 +48,10 @@ double NetworkModel::treeGatherMs(int n, double rowBytes) const {
 double NetworkModel::broadcastMs(int n, double bytes) const { return log2Steps(n) * (latencyMs + bytes / bytesPerMs); }
 
 NetworkModel NetworkModel::parse(const std::string& text) {
-  const UsageError error(fmt::format(
-      "--network '{}': expected ring|tree:<bandwidth>,<latency>, e.g. ring:10gbit,5us (bit/kbit/mbit/gbit; "
-      "ns/us/ms/s)",
-      text));
+  const UsageError error(
+      fmt::format("--network '{}': expected ring|tree:<bandwidth>,<latency>, e.g. ring:10gbit,5us (bit/kbit/mbit/gbit; "
+                  "ns/us/ms/s)",
+                  text));
   const auto colon = text.find(':');
   const auto comma = text.find(',');
   if (colon == std::string::npos || comma == std::string::npos || comma < colon) throw error;

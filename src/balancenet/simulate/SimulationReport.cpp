@@ -11,10 +11,23 @@
 namespace balancenet::simulate {
 namespace {
 
-const char* kColumns[] = {"policy", "nodes", "samples_per_s", "ideal_samples_per_s", "efficiency", "mean_step_ms",
-                          "slowest_1pct_batch", "equal_share", "min_batch", "max_batch", "final_total",
-                          "decide_ms_mean", "decide_ms_max", "report_bytes_per_node", "rebalance_comm_ms",
-                          "final_rebalance_every", "decisions"};
+const char* kColumns[] = {"policy",
+                          "nodes",
+                          "samples_per_s",
+                          "ideal_samples_per_s",
+                          "efficiency",
+                          "mean_step_ms",
+                          "slowest_1pct_batch",
+                          "equal_share",
+                          "min_batch",
+                          "max_batch",
+                          "final_total",
+                          "decide_ms_mean",
+                          "decide_ms_max",
+                          "report_bytes_per_node",
+                          "rebalance_comm_ms",
+                          "final_rebalance_every",
+                          "decisions"};
 
 std::vector<std::string> fields(const SimulationResult& r) {
   return {r.policy,
@@ -52,7 +65,8 @@ std::string resultsTable(const std::vector<SimulationResult>& results) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out;
   for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) out += fmt::format("{:>{}}{}", row[i], width[i], i + 1 < row.size() ? " " : "\n");
+    for (size_t i = 0; i < row.size(); ++i)
+      out += fmt::format("{:>{}}{}", row[i], width[i], i + 1 < row.size() ? " " : "\n");
   }
   return out;
 }

@@ -21,7 +21,8 @@ std::vector<SpeedChange> StepLawOptions::parseChanges(const std::string& text) {
     std::stringstream fields(item);
     if (!(fields >> c.step >> colon1 >> c.node >> colon2 >> c.factor) || colon1 != ':' || colon2 != ':' ||
         !fields.eof() || c.step < 0 || c.node < 0 || !(c.factor > 0) || !std::isfinite(c.factor))
-      throw UsageError(fmt::format("--change '{}': expected step:node:factor[,...], e.g. 100:3:0.125 (factor > 0)", item));
+      throw UsageError(
+          fmt::format("--change '{}': expected step:node:factor[,...], e.g. 100:3:0.125 (factor > 0)", item));
     changes.push_back(c);
   }
   return changes;
@@ -31,8 +32,7 @@ ClusterLaw::ClusterLaw(std::vector<double> speeds, StepLawOptions options, uint6
     : speeds_(std::move(speeds)),
       options_(std::move(options)),
       gen_(seededGenerator(seed, 0x5713)),
-      expectedFactor_(options_.noise.mean() *
-                      (1 + options_.stragglerProbability * (options_.stragglerFactor - 1))) {
+      expectedFactor_(options_.noise.mean() * (1 + options_.stragglerProbability * (options_.stragglerFactor - 1))) {
   for (const auto& c : options_.changes)
     if (c.node >= size())
       throw UsageError(fmt::format("--change names node {}, but the cluster has {} nodes", c.node, size()));

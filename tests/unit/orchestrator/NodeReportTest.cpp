@@ -30,13 +30,13 @@ TEST(NodeReport, SummarisesTheWindow) {
   EXPECT_DOUBLE_EQ(m.computeMs, 20);
   EXPECT_DOUBLE_EQ(m.waitMs, 3);
   EXPECT_DOUBLE_EQ(m.opsPerSecond, 3 * 1e6 * 80 / 0.04);  // training FLOPs over the compute seconds
-  EXPECT_EQ(m.maxBatch, 40 + 80);                          // 80% of 1 GB at 10 MB a sample
+  EXPECT_EQ(m.maxBatch, 40 + 80);                         // 80% of 1 GB at 10 MB a sample
   ASSERT_EQ(m.recent.size(), 2u);
   EXPECT_EQ(m.recent[1], (std::pair<int64_t, double>{40, 30}));
   EXPECT_EQ(m.latencyPeers, (std::vector<int>{3, 9}));
   sample.gemmFlops = 7e9;
   EXPECT_DOUBLE_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).opsPerSecond, 7e9);  // nothing timed yet: the prior
-  EXPECT_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);                // no per-sample memory: no cap
+  EXPECT_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
 }
 
 TEST(NodeReport, MasterTurnsSyncIntoWaitingAndChecksTheSplit) {

@@ -26,7 +26,7 @@ SimulationResult run(const std::string& policyName, const SimulationOptions& o) 
 }
 
 TEST(ClusterSimulator, IdealIsTheContinuousMinMax) {
-  EXPECT_DOUBLE_EQ(idealComputeMs({0, 0}, {1, 3}, 8), 6.0);  // b = 6 and 2: both take 6 ms
+  EXPECT_DOUBLE_EQ(idealComputeMs({0, 0}, {1, 3}, 8), 6.0);    // b = 6 and 2: both take 6 ms
   EXPECT_DOUBLE_EQ(idealComputeMs({0, 10}, {1, 1}, 4), 11.0);  // the slow node's one sample bounds it
 }
 

@@ -24,7 +24,8 @@ TEST(Distribution, ParsesEveryLaw) {
 }
 
 TEST(Distribution, RejectsBadTextWithTheFlagName) {
-  for (const char* bad : {"gamma:1,2", "lognormal:1", "lognormal:0,1", "uniform:3,1", "normal:1,x", "const:", "const"}) {
+  for (const char* bad :
+       {"gamma:1,2", "lognormal:1", "lognormal:0,1", "uniform:3,1", "normal:1,x", "const:", "const"}) {
     try {
       Distribution::parse(bad, "--speeds");
       ADD_FAILURE() << bad << " was accepted";

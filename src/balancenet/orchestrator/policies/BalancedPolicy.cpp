@@ -139,7 +139,8 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
     const double nextMs = a[i] + c[i] * static_cast<double>(b[i] + 1);
     if (hasRoom(i) && nextMs < hi) candidates.push_back({nextMs, i});
   }
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next(std::greater<Entry>(), std::move(candidates));
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next(std::greater<Entry>(),
+                                                                           std::move(candidates));
   for (; given < total && !next.empty(); ++given) {
     const size_t i = next.top().second;
     next.pop();
@@ -201,8 +202,9 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
     if (d > 0) sorted.push_back(d);
   std::sort(sorted.begin(), sorted.end());
   auto medianOfOthers = [&](double own) {
-    const size_t skip = own > 0 ? static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin())
-                                : sorted.size();
+    const size_t skip = own > 0
+                            ? static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), own) - sorted.begin())
+                            : sorted.size();
     const size_t count = own > 0 ? sorted.size() - 1 : sorted.size();
     if (count == 0) return 1.0;
     auto at = [&](size_t k) { return sorted[k < skip ? k : k + 1]; };

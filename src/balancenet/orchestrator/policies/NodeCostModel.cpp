@@ -57,7 +57,8 @@ std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
   return points;
 }
 
-CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFraction, const BalancedOptions& options) {
+CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFraction,
+                            const BalancedOptions& options) {
   double w = 0, sb = 0, st = 0;
   double bmin = std::numeric_limits<double>::infinity(), bmax = 0;
   for (const CostPoint& p : points) {
