@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/launcher/StagePlacement.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/pipeline/MemoryEstimate.h"
 #include "balancenet/pipeline/Partition.h"
@@ -33,11 +34,6 @@ struct WorkerLoad {
   std::string what;  // "the whole model" or "stage 1, blocks 5-9"
   pipeline::StageMemory memory;
 };
-
-pipeline::Partition resolvePartition(const std::string& text, size_t blocks, int stages) {
-  return text == "uniform" ? pipeline::Partition::uniform(blocks, stages)
-                           : pipeline::Partition::parse(text, blocks, stages);
-}
 
 // Every worker's load: stage s of column j is rank j * S + s (pipeline::Topology's numbering), with column j's
 // share; data parallelism is S = 1, each worker the whole model with its own share.
@@ -105,12 +101,7 @@ int stagesThatFit(const std::vector<BlockInfo>& blocks, const JobConfig& c, cons
 // Costs proportional to each block's FLOPs, the same on every worker, and each worker's cap: enough to ask
 // the planner what fits.
 pipeline::PlanInput memoryOnlyPlanInput(const std::vector<models::BlockInfo>& blocks, const JobConfig& c) {
-  pipeline::PlanInput input;
-  input.blocks = blocks;
-  input.globalBatch = c.trainer.globalBatch;
-  input.microBatches = c.pipeline.microBatches;
-  input.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
-  input.optimizer = c.trainer.optimizer.name;
+  pipeline::PlanInput input = jobPlanInput(c, blocks);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
   for (int rank = 0; rank < world; ++rank) {
     pipeline::NodeCosts node;
@@ -143,10 +134,8 @@ void checkPlacement(const JobConfig& c) {
     if (c.memoryLimited()) requirePlannedPlacementFits(blocks, c);
     return;
   }
-  // flops: the equal-FLOPs cut the workers will compute from the same blocks
-  const auto partition = p.partition == "flops" ? pipeline::equalFlopsPartition(blocks, p.stages)
-                                                : resolvePartition(p.partition, blocks.size(), p.stages);
-  const Placement placement{partition, c.split, p.microBatches, pipeline::parseScheduleKind(p.schedule)};
+  const Placement placement{givenPartition(c, blocks), c.split, p.microBatches,
+                            pipeline::parseScheduleKind(p.schedule)};
   if (!c.memoryLimited()) return;
   const auto loads = workerLoads(blocks, placement, c.trainer.optimizer.name);
   if (fits(loads, c)) return;

@@ -14,18 +14,12 @@ namespace {
 
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
-pipeline::Partition givenPartition(const JobConfig& c, const std::vector<models::BlockInfo>& blocks) {
-  const auto& p = c.pipeline;
-  if (p.partition == "uniform") return pipeline::Partition::uniform(blocks.size(), p.stages);
-  if (p.partition == "flops") return pipeline::equalFlopsPartition(blocks, p.stages);
-  return pipeline::Partition::parse(p.partition, blocks.size(), p.stages);
-}
-
 // Every rank's block costs on a micro-batch of real images, its slowdown at step 0 and its cap, and the links.
 pipeline::PlanInput measure(const JobConfig& c, comm::Communicator& world, models::Network& net,
                             const data::MnistDataset& train, const std::vector<models::BlockInfo>& blocks) {
   const int64_t columns = world.size() / c.pipeline.stages;
-  const int64_t microBatch = (c.trainer.globalBatch + columns * microBatchesOf(c) - 1) / (columns * microBatchesOf(c));
+  const int64_t perStep = columns * microBatchesOf(c);
+  const int64_t microBatch = (c.trainer.globalBatch + perStep - 1) / perStep;
   const auto images = train.images.slice(0, 0, std::min<int64_t>(std::max<int64_t>(1, microBatch), train.size()));
   // In turns: workers sharing a machine would otherwise time each other's load, and unequally (over a
   // second the scheduler does not share two cores fairly among four processes: equal workers profiled at
@@ -37,14 +31,9 @@ pipeline::PlanInput measure(const JobConfig& c, comm::Communicator& world, model
     world.barrier();
   }
   const double slowdown = c.emulation.slowdown.empty() ? 1.0 : c.emulation.slowdown.at(0, world.rank());
-  pipeline::PlanInput input;
-  input.blocks = blocks;
+  pipeline::PlanInput input = jobPlanInput(c, blocks);
   input.nodes = pipeline::gatherNodeCosts(world, times, slowdown, c.memoryLimitMbOf(world.rank()) * kBytesPerMb);
   input.links = pipeline::measureLinks(world);
-  input.globalBatch = c.trainer.globalBatch;
-  input.microBatches = microBatchesOf(c);
-  input.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
-  input.optimizer = c.trainer.optimizer.name;
   return input;
 }
 
@@ -102,6 +91,23 @@ pipeline::Placement planOnRankZero(const JobConfig& c, comm::Communicator& world
 
 int microBatchesOf(const JobConfig& c) {
   return c.pipeline.microBatches > 0 ? c.pipeline.microBatches : kDefaultMicroBatchesPerStage * c.pipeline.stages;
+}
+
+pipeline::Partition givenPartition(const JobConfig& c, const std::vector<models::BlockInfo>& blocks) {
+  const auto& p = c.pipeline;
+  if (p.partition == "uniform") return pipeline::Partition::uniform(blocks.size(), p.stages);
+  if (p.partition == "flops") return pipeline::equalFlopsPartition(blocks, p.stages);
+  return pipeline::Partition::parse(p.partition, blocks.size(), p.stages);
+}
+
+pipeline::PlanInput jobPlanInput(const JobConfig& c, const std::vector<models::BlockInfo>& blocks) {
+  pipeline::PlanInput input;
+  input.blocks = blocks;
+  input.globalBatch = c.trainer.globalBatch;
+  input.microBatches = microBatchesOf(c);
+  input.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
+  input.optimizer = c.trainer.optimizer.name;
+  return input;
 }
 
 StagePlacement placeStages(const JobConfig& c, comm::Communicator& world, models::Network& net,

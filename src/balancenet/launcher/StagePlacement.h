@@ -31,4 +31,11 @@ StagePlacement placeStages(const JobConfig& c, comm::Communicator& world, models
 // M, the micro-batches per pipeline per step: --micro-batches, or its default, 4 x stages.
 int microBatchesOf(const JobConfig& c);
 
+// --partition uniform, flops or block ranges against the model's blocks (not auto: that is planned), as the
+// launcher checks it and every worker runs it. A bad range list is a UsageError.
+pipeline::Partition givenPartition(const JobConfig& c, const std::vector<models::BlockInfo>& blocks);
+
+// The job's side of a plan: the blocks, B, M, the schedule and the optimiser; no node costs and no links.
+pipeline::PlanInput jobPlanInput(const JobConfig& c, const std::vector<models::BlockInfo>& blocks);
+
 }  // namespace balancenet::launcher
