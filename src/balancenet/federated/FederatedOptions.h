@@ -1,0 +1,38 @@
+// FederatedOptions: what `balancenet federate` runs (one server, N clients with their own data shards).
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace balancenet::federated {
+
+// --alpha iid: every client's labels follow the whole set's (a uniform random split).
+constexpr double kIid = std::numeric_limits<double>::infinity();
+
+// --local-steps N (every client N local steps a round) or LO:HI (each client's count drawn per round,
+// uniformly in [LO, HI], from the seed: FedNova's heterogeneous-local-work setting).
+struct LocalSteps {
+  int64_t low = 20;
+  int64_t high = 20;
+  bool drawn() const { return high > low; }
+};
+
+struct FederatedOptions {
+  int clients = 8;                    // --clients: client processes beside the server
+  int64_t rounds = 100;               // --rounds (fedbuff: server updates)
+  double timeBudgetS = 0;             // --time-budget-s: also stop after this wall time (0: rounds only)
+  std::string strategy = "balanced";  // --strategy (see StrategyRegistry.h)
+  double alpha = 0.5;                 // --alpha: Dirichlet concentration of the label split; kIid: iid
+  LocalSteps localSteps;              // --local-steps
+  int64_t localBatch = 32;            // --local-batch: samples per local step
+  double fraction = 1;                // --fraction: share of the clients sampled each round, in (0, 1]
+  double deadlineS = 0;               // --deadline-s: a round's deadline (0: wait for all)
+  double mu = 0.01;                   // --mu: FedProx's proximal weight
+  int bufferSize = 4;                 // --buffer: FedBuff aggregates every K updates
+  double serverLr = 1;                // --server-lr: step size of the aggregated update on the server
+  double clientLr = 0.05;             // --lr: the clients' local SGD step size
+  uint64_t seed = 1;                  // --seed: weights, shards, sampling, local batches, drawn steps
+  int evalEvery = 1;                  // --eval-every: rounds between test evaluations on the server
+};
+
+}  // namespace balancenet::federated

@@ -1,0 +1,61 @@
+// RoundLog: what each round did, per client (rounds.csv), and the run's summary (summary.json).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace balancenet::federated {
+
+// One client in one round (fedbuff: one server update).
+struct ClientRoundRecord {
+  int client = 0;
+  int64_t assignedSteps = 0;
+  int64_t doneSteps = 0;
+  int64_t samples = 0;
+  int64_t uploadBytes = 0;    // its update's bytes on the wire
+  double seconds = 0;         // from the task's send to its update's arrival
+  double computeSeconds = 0;  // of which it trained (paced); the rest is transfer and waiting
+  int64_t staleness = 0;      // server versions between its start and its aggregation
+  std::string status = "ok";  // ok | late (missed the deadline, left out) | dead | skipped (not sampled)
+};
+
+struct RoundRecord {
+  int64_t round = 0;
+  double wallSeconds = 0;              // since training started, at the round's end (aggregation done)
+  double roundSeconds = 0;             // the round's own length
+  std::optional<double> testAccuracy;  // when evaluated after this round
+  std::optional<double> testLoss;
+  int64_t downloadBytes = 0;  // model bytes the server sent this round
+  std::vector<ClientRoundRecord> clients;
+};
+
+// rounds.csv, one row per (round, client): round,wall_s,round_s,test_accuracy,test_loss,client,
+// assigned_steps,done_steps,samples,upload_bytes,seconds,compute_s,staleness,status (accuracy empty when not
+// evaluated). Written atomically.
+void writeRoundsCsv(const std::string& path, const std::vector<RoundRecord>& rounds);
+
+struct FederatedSummary {
+  std::string strategy;
+  int clients = 0;
+  int64_t rounds = 0;
+  double wallSeconds = 0;
+  double finalAccuracy = 0;  // the last evaluation's
+  // For 0.70, 0.80, 0.85: the wall time and round of the first evaluation at or above it (absent: never).
+  std::map<double, std::pair<double, int64_t>> timeToAccuracy;
+  int64_t uploadBytes = 0;
+  int64_t downloadBytes = 0;
+  // Over the run, the share of client time spent not training: 1 - sum of computeSeconds /
+  // (clients x wall time).
+  double clientIdleFraction = 0;
+};
+
+FederatedSummary summarise(const std::string& strategy, int clients, const std::vector<RoundRecord>& rounds);
+
+// summary.json: {"kind": "federated", "strategy", "clients", "rounds", "wall_seconds", "final_accuracy",
+// "time_to_accuracy": {"0.70": {"seconds", "round"} | null, ...}, "upload_bytes", "download_bytes",
+// "client_idle_fraction", plus `extra` (the run's settings) merged in}. Written atomically.
+void writeSummaryJson(const std::string& path, const FederatedSummary& summary, const std::string& extraJson = "{}");
+
+}  // namespace balancenet::federated
