@@ -188,16 +188,18 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   // moves nothing).
   std::string events;
   std::vector<bool> fresh(n, false);
-  std::vector<std::vector<CostPoint>> windows(measured);
-  std::vector<double> deviations(measured);
+  // The windows' points and deviations go into buffers kept from one decision to the next.
+  auto& [windows, times, deviations, sorted] = scratch_;
+  if (windows.size() < static_cast<size_t>(measured)) windows.resize(measured);
+  deviations.resize(measured);
   for (int i = 0; i < measured; ++i) {
-    windows[i] = NodeCostModel::windowPoints(input.nodes[i]);
+    NodeCostModel::windowPoints(input.nodes[i], windows[i], times);
     deviations[i] = models_[i].deviation(windows[i]);
   }
   // The median of the others' deviations, for every node: one sorted list of all of them, and each node's
   // median read from it as if its own entry were removed (O(N log N); a median per node over the others,
   // rebuilt for each, was O(N^2): most of the 166 ms a decision took at 4,096 nodes).
-  std::vector<double> sorted;
+  sorted.clear();
   for (double d : deviations)
     if (d > 0) sorted.push_back(d);
   std::sort(sorted.begin(), sorted.end());

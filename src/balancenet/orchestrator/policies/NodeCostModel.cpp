@@ -31,16 +31,16 @@ double windowRatio(const Points& window, double a, double c) {
 
 }  // namespace
 
-std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
+void NodeCostModel::windowPoints(const NodeMetrics& node, std::vector<CostPoint>& points, std::vector<double>& times) {
   // A window holds few distinct batches (one per decision it spans): each new batch, in order of first
-  // appearance (deterministic), collects its times into one reused buffer. Two allocations a node: at
-  // thousands of nodes per decision, maps and per-batch vectors were most of the policy's time.
+  // appearance (deterministic), collects its times into the caller's buffer. The caller keeps both buffers
+  // across nodes and decisions: at thousands of nodes per decision, maps, then per-node vectors, were most of
+  // the policy's time.
   auto usable = [](const std::pair<int64_t, double>& step) {
     return step.first > 0 && std::isfinite(step.second) && step.second > 0;
   };
   const auto& recent = node.recent;
-  std::vector<CostPoint> points;
-  std::vector<double> times;
+  points.clear();
   for (size_t s = 0; s < recent.size(); ++s) {
     const int64_t batch = recent[s].first;
     const auto batchValue = static_cast<double>(batch);
@@ -54,7 +54,6 @@ std::vector<CostPoint> NodeCostModel::windowPoints(const NodeMetrics& node) {
   }
   if (points.empty() && node.batch > 0 && std::isfinite(node.computeMs) && node.computeMs > 0)
     points.push_back({static_cast<double>(node.batch), node.computeMs, 1.0});
-  return points;
 }
 
 CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFraction,

@@ -27,9 +27,10 @@ struct CostLine {
 
 class NodeCostModel {
  public:
-  // The points of one decision window: one per distinct batch in `recent` (median ms, robust to a stray
-  // slow step), or (batch, computeMs) when `recent` is empty; nothing when the node measured nothing.
-  static std::vector<CostPoint> windowPoints(const NodeMetrics& node);
+  // The points of one decision window into `points` (cleared first): one per distinct batch in `recent`
+  // (median ms, robust to a stray slow step), or (batch, computeMs) when `recent` is empty; nothing when the
+  // node measured nothing. `times` is scratch space (buffers the caller reuses: no allocation per node).
+  static void windowPoints(const NodeMetrics& node, std::vector<CostPoint>& points, std::vector<double>& times);
   // Weighted least squares with a >= 0 and c > 0 (a through-origin fit when the intercept comes out
   // negative); the one-size model when the batches are too close or the slope is not positive.
   static CostLine fit(const std::vector<CostPoint>& points, double fixedFraction, const BalancedOptions& options);

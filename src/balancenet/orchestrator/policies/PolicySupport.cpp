@@ -40,14 +40,30 @@ void roundShares(const std::vector<double>& w, const std::vector<size_t>& member
     given += whole;
     remainder[i] = quota - static_cast<double>(whole);
   }
+  // Largest remainder first, ties in index order (`members` ascend). The `total - given` first in that order
+  // are a set that nth_element finds in O(n); only when one of them is full (a cap) or more are missing than
+  // there are members does the order of the rest matter, and then it is sorted in full (a stable sort of
+  // 4,096 indices was a third of the proportional policy's time).
+  const auto byRemainder = [&](size_t a, size_t b) {
+    return remainder[a] > remainder[b] || (remainder[a] == remainder[b] && a < b);
+  };
+  auto full = [&](size_t i) { return !caps.empty() && caps[i] > 0 && out[i] >= caps[i]; };
   std::vector<size_t> order(members);
-  // Largest remainder first; a stable sort keeps ties in index order.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return remainder[a] > remainder[b]; });
+  const int64_t missing = total - given;
+  if (missing <= 0) return;
+  if (missing <= static_cast<int64_t>(order.size())) {
+    std::nth_element(order.begin(), order.begin() + (missing - 1), order.end(), byRemainder);
+    if (std::none_of(order.begin(), order.begin() + missing, full)) {
+      for (auto it = order.begin(); it != order.begin() + missing; ++it) ++out[*it];
+      return;
+    }
+  }
+  std::sort(order.begin(), order.end(), byRemainder);
   // Floating point can leave the floors one short of what the remainders account for; cycle until done,
   // skipping nodes already at their cap.
   for (size_t k = 0; given < total && k < order.size() * 4; ++k) {
     const size_t i = order[k % order.size()];
-    if (!caps.empty() && caps[i] > 0 && out[i] >= caps[i]) continue;
+    if (full(i)) continue;
     ++out[i];
     ++given;
   }
@@ -134,6 +150,7 @@ Apportionment apportion(const std::vector<double>& weights, int64_t total, const
   // Pinning can, in corner cases (tiny weights next to tight caps), leave the sum off: repair it by moving
   // single samples to nodes with room (largest weight first) or away from nodes above the minimum.
   int64_t sum = std::accumulate(result.sizes.begin(), result.sizes.end(), int64_t{0});
+  if (sum == total) return result;  // the usual case: nothing to repair, no need to order the nodes
   std::vector<size_t> byWeight(n);
   std::iota(byWeight.begin(), byWeight.end(), size_t{0});
   std::stable_sort(byWeight.begin(), byWeight.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
