@@ -53,10 +53,12 @@ namespace {
 
 // How many samples node i holds when it takes every sample whose time a_i + c_i k (k >= 2: the first is
 // given) is below `level`, within its cap: the count the greedy reaches before any time >= level. The
-// same expression as the greedy's, corrected by one where the division rounded the other way.
-int64_t samplesBelow(double a, double c, int64_t cap, double level) {
+// same expression as the greedy's: the guess from the reciprocal of c (a multiplication costs far less than
+// a division, and this runs for every node at every level tried) is corrected where it rounded the other
+// way; since a + c k increases with k, the count is that of the comparisons, whatever the guess.
+int64_t samplesBelow(double a, double c, double inverseC, int64_t cap, double level) {
   auto time = [&](int64_t k) { return a + c * static_cast<double>(k); };
-  const double guess = std::floor((level - a) / c);
+  const double guess = std::floor((level - a) * inverseC);
   int64_t k = guess < 1 ? 1 : guess > 4e18 ? int64_t{4000000000000000000} : static_cast<int64_t>(guess);
   if (cap > 0) k = std::min(k, cap);
   while (k > 1 && time(k) >= level) --k;
@@ -77,15 +79,17 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
   // in all instead of the queue's O(B log n) from b = 1.
   std::vector<int64_t> b(n, 1);
   if (n == 0) return b;
+  std::vector<double> inverseC(n);
+  for (size_t i = 0; i < n; ++i) inverseC[i] = 1 / c[i];
   auto countBelow = [&](double level) {
     int64_t count = 0;
-    for (size_t i = 0; i < n; ++i) count += samplesBelow(a[i], c[i], capOf(i), level);
+    for (size_t i = 0; i < n; ++i) count += samplesBelow(a[i], c[i], inverseC[i], capOf(i), level);
     return count;
   };
   double lo = std::numeric_limits<double>::infinity(), inverse = 0, weighted = 0, widest = 0;
   for (size_t i = 0; i < n; ++i) {
     lo = std::min(lo, a[i] + c[i] * 2.0);  // nothing below it: every node at 1
-    inverse += 1 / c[i];
+    inverse += inverseC[i];
     weighted += a[i] / c[i];
     widest = std::max(widest, c[i]);
   }
@@ -129,7 +133,7 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
     if (below <= total) belowLo = below;
   }
   if (belowLo > static_cast<int64_t>(n))
-    for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], capOf(i), lo);
+    for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], inverseC[i], capOf(i), lo);
   auto hasRoom = [&](size_t i) { return capOf(i) <= 0 || b[i] < capOf(i); };
   using Entry = std::pair<double, size_t>;  // (time after one more sample, rank): the pair order breaks ties by rank
   std::vector<Entry> candidates;
@@ -189,11 +193,13 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   std::string events;
   std::vector<bool> fresh(n, false);
   // The windows' points and deviations go into buffers kept from one decision to the next.
-  auto& [windows, times, deviations, sorted] = scratch_;
+  auto& windows = scratch_.windows;
+  auto& deviations = scratch_.deviations;
+  auto& sorted = scratch_.sorted;
   if (windows.size() < static_cast<size_t>(measured)) windows.resize(measured);
   deviations.resize(measured);
   for (int i = 0; i < measured; ++i) {
-    NodeCostModel::windowPoints(input.nodes[i], windows[i], times);
+    NodeCostModel::windowPoints(input.nodes[i], windows[i], scratch_.times);
     deviations[i] = models_[i].deviation(windows[i]);
   }
   // The median of the others' deviations, for every node: one sorted list of all of them, and each node's
@@ -222,21 +228,22 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   }
   // Nodes with a fixed-cost fit first, so that nodes seen at a single batch size can borrow the smallest
   // fixed-cost fraction they show.
-  std::vector<bool> fitsFixedCost(n);  // each a least-squares fit of the history: once per node
-  for (int i = 0; i < n; ++i) fitsFixedCost[i] = models_[i].fitsFixedCost(options_);
+  std::vector<CostLine>& fits = scratch_.fits;  // each a least-squares fit of the history: once per node
+  fits.resize(n);
+  for (int i = 0; i < n; ++i) fits[i] = models_[i].fitHistory(options_);
   for (int i = 0; i < n; ++i)
-    if (fresh[i] && fitsFixedCost[i]) models_[i].refit(0.0, options_);
+    if (fresh[i] && fits[i].fitted) models_[i].refit(fits[i], options_);
   double fraction = options_.maxFixedCostFraction;
   bool anyFixedCostFit = false;
   for (int i = 0; i < n; ++i) {
-    if (models_[i].hasModel() && fitsFixedCost[i]) {
+    if (models_[i].hasModel() && fits[i].fitted) {
       fraction = std::min(fraction, models_[i].fixedFraction());
       anyFixedCostFit = true;
     }
   }
   if (!anyFixedCostFit) fraction = 0;  // no evidence of a fixed cost anywhere: the proportional model
   for (int i = 0; i < n; ++i)
-    if (fresh[i] && !fitsFixedCost[i]) models_[i].refit(fraction, options_);
+    if (fresh[i] && !fits[i].fitted) models_[i].refit(fits[i].oneSize(fraction), options_);
   return events;
 }
 

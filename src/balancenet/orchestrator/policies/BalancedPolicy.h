@@ -76,6 +76,7 @@ class BalancedPolicy : public Policy {
   struct Scratch {
     std::vector<std::vector<CostPoint>> windows;  // per node: the points of its latest window
     std::vector<double> times, deviations, sorted;
+    std::vector<CostLine> fits;  // per node: fit() of its history
   } scratch_;
 };
 

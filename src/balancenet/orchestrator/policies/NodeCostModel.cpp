@@ -84,13 +84,18 @@ CostLine NodeCostModel::fit(const std::vector<CostPoint>& points, double fixedFr
       const double a = tbar - c * bbar;
       // A negative fixed cost is noise around a = 0: refit through the origin instead of predicting
       // negative times for small batches.
-      if (a >= 0) return {a, c, true, true};
-      return {0.0, stb / sbb, true, true};
+      if (a >= 0) return {a, c, true, true, bbar, tbar};
+      return {0.0, stb / sbb, true, true, bbar, tbar};
     }
     // Time not increasing with batch: the spread is drowned in noise; fall through to the one-size model.
   }
+  return CostLine{0, 0, true, false, bbar, tbar}.oneSize(fixedFraction);
+}
+
+CostLine CostLine::oneSize(double fixedFraction) const {
+  if (!valid) return {};  // no usable point: nothing to refit from
   const double f = std::clamp(fixedFraction, 0.0, 0.99);
-  return {f * tbar, (1 - f) * tbar / bbar, true, false};
+  return {f * meanMs, (1 - f) * meanMs / meanBatch, true, false, meanBatch, meanMs};
 }
 
 double NodeCostModel::deviation(const std::vector<CostPoint>& window) const {
@@ -121,10 +126,7 @@ double NodeCostModel::absorb(const std::vector<CostPoint>& window, const Balance
   return 0;
 }
 
-bool NodeCostModel::fitsFixedCost(const BalancedOptions& options) const { return fit(history_, 0.0, options).fitted; }
-
-void NodeCostModel::refit(double fixedFraction, const BalancedOptions& options) {
-  const CostLine line = fit(history_, fixedFraction, options);
+void NodeCostModel::refit(const CostLine& line, const BalancedOptions& options) {
   if (!line.valid) return;
   if (!hasModel_ || replaceNext_) {
     a_ = line.a;

@@ -23,6 +23,10 @@ struct CostLine {
   double c = 0;
   bool valid = false;
   bool fitted = false;
+  double meanBatch = 0, meanMs = 0;  // of the points (count-weighted), from which the one-size model follows
+
+  // The one-size model through (meanBatch, meanMs) with a = fixedFraction * meanMs (clamped to [0, 0.99]).
+  CostLine oneSize(double fixedFraction) const;
 };
 
 class NodeCostModel {
@@ -42,10 +46,12 @@ class NodeCostModel {
   // deviation every node showed in the same window: a machine-wide slowdown (a busy shared host slows all
   // workers alike) changes no node's relative speed, so it is absorbed with smoothing like any window.
   double absorb(const std::vector<CostPoint>& window, const BalancedOptions& options, double commonMode = 1.0);
-  // Whether the history spans enough batch sizes for least squares (then the fixed fraction is not used).
-  bool fitsFixedCost(const BalancedOptions& options) const;
-  // Refits from the history and smooths into the model (or replaces it after a reaction or at the start).
-  void refit(double fixedFraction, const BalancedOptions& options);
+  // fit() of the history with no fixed fraction: `fitted` says whether it spans enough batch sizes for least
+  // squares (then that line is the refit's); otherwise line.oneSize(f) is, once f is known. One pass over
+  // the history serves both.
+  CostLine fitHistory(const BalancedOptions& options) const { return fit(history_, 0.0, options); }
+  // Smooths a line fitted to the history into the model (or replaces it after a reaction or at the start).
+  void refit(const CostLine& line, const BalancedOptions& options);
 
   bool hasModel() const { return hasModel_; }
   double a() const { return a_; }
