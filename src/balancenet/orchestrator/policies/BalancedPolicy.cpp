@@ -154,26 +154,37 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
   return b;
 }
 
-double BalancedPolicy::measurementNoise(const PolicyInput& input) {
-  std::vector<double> errors;
-  for (const auto& node : input.nodes) {
-    // The window's steps at the batch in force: same work, so spread = noise (two passes, no copy).
-    auto counts = [&](const std::pair<int64_t, double>& step) {
-      return step.first == node.batch && std::isfinite(step.second) && step.second > 0;
-    };
-    double count = 0, mean = 0, var = 0;
-    for (const auto& step : node.recent)
-      if (counts(step)) count += 1, mean += step.second;
-    if (count < 3) continue;
-    mean /= count;
-    for (const auto& step : node.recent)
-      if (counts(step)) var += (step.second - mean) * (step.second - mean);
-    var /= count - 1;
-    errors.push_back(std::sqrt(var) / mean / std::sqrt(count));
-  }
+double BalancedPolicy::windowNoise(const NodeMetrics& node) {
+  // The window's steps at the batch in force: same work, so spread = noise (two passes, no copy).
+  auto counts = [&](const std::pair<int64_t, double>& step) {
+    return step.first == node.batch && std::isfinite(step.second) && step.second > 0;
+  };
+  double count = 0, mean = 0, var = 0;
+  for (const auto& step : node.recent)
+    if (counts(step)) count += 1, mean += step.second;
+  if (count < 3) return -1;
+  mean /= count;
+  for (const auto& step : node.recent)
+    if (counts(step)) var += (step.second - mean) * (step.second - mean);
+  var /= count - 1;
+  return std::sqrt(var) / mean / std::sqrt(count);
+}
+
+namespace {
+
+double medianNoise(std::vector<double>& errors) {  // reorders `errors`
   if (errors.empty()) return 0;
   std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
   return errors[errors.size() / 2];
+}
+
+}  // namespace
+
+double BalancedPolicy::measurementNoise(const PolicyInput& input) {
+  std::vector<double> errors;
+  for (const auto& node : input.nodes)
+    if (const double e = windowNoise(node); e >= 0) errors.push_back(e);
+  return medianNoise(errors);
 }
 
 Decision BalancedPolicy::decide(const PolicyInput& input) {
@@ -198,9 +209,13 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   auto& sorted = scratch_.sorted;
   if (windows.size() < static_cast<size_t>(measured)) windows.resize(measured);
   deviations.resize(measured);
+  // Each node's window noise too, for keepOrMove, while its window is in the cache (a pass of its own over
+  // 4,096 nodes' windows cost a tenth of the decision).
+  scratch_.noises.clear();
   for (int i = 0; i < measured; ++i) {
     NodeCostModel::windowPoints(input.nodes[i], windows[i], scratch_.times);
     deviations[i] = models_[i].deviation(windows[i]);
+    if (const double e = windowNoise(input.nodes[i]); e >= 0) scratch_.noises.push_back(e);
   }
   // The median of the others' deviations, for every node: one sorted list of all of them, and each node's
   // median read from it as if its own entry were removed (O(N log N); a median per node over the others,
@@ -317,7 +332,7 @@ BalancedPolicy::Candidate BalancedPolicy::optimise(const CostLines& lines, const
 }
 
 Decision BalancedPolicy::keepOrMove(const Candidate& best, const CostLines& lines, const PolicyInput& input,
-                                    const std::string& events) const {
+                                    const std::string& events) {
   // Hysteresis applies against the split in force only when it is still a valid split of B within the caps.
   const int n = worldSizeOf(input);
   const std::vector<int64_t> caps = capsOf(input);
@@ -330,7 +345,7 @@ Decision BalancedPolicy::keepOrMove(const Candidate& best, const CostLines& line
             fmt::format("balanced: predicted {:.4g} ms ({}){}{}", best.ms, lines.basis, events, best.capNote)};
   const double currentMs = lines.predictedMs(current);
   const double gain = currentMs > 0 ? 1 - best.ms / currentMs : 0;
-  const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * measurementNoise(input));
+  const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * medianNoise(scratch_.noises));
   if (gain <= threshold)
     return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
                                  currentMs, best.ms, 100 * gain, 100 * threshold, lines.basis, events)};

@@ -46,6 +46,9 @@ class BalancedPolicy : public Policy {
   // Relative standard error of a node's mean compute time over its window (steps at the batch in force),
   // the median over nodes; 0 when no node has three such steps.
   static double measurementNoise(const PolicyInput& input);
+  // One node's part of it: the relative standard error of its window's mean at the batch in force; < 0 when
+  // the window has fewer than three such steps.
+  static double windowNoise(const NodeMetrics& node);
 
  private:
   // t_i(b) = a_i + c_i*b for every rank, as the decision uses them, and where they came from.
@@ -66,7 +69,7 @@ class BalancedPolicy : public Policy {
   CostLines costLines(const PolicyInput& input) const;
   static Candidate optimise(const CostLines& lines, const PolicyInput& input);
   Decision keepOrMove(const Candidate& best, const CostLines& lines, const PolicyInput& input,
-                      const std::string& events) const;
+                      const std::string& events);
   static std::vector<int64_t> capsOf(const PolicyInput& input);
 
   BalancedOptions options_;
@@ -76,7 +79,8 @@ class BalancedPolicy : public Policy {
   struct Scratch {
     std::vector<std::vector<CostPoint>> windows;  // per node: the points of its latest window
     std::vector<double> times, deviations, sorted;
-    std::vector<CostLine> fits;  // per node: fit() of its history
+    std::vector<CostLine> fits;   // per node: fit() of its history
+    std::vector<double> noises;   // windowNoise() of the nodes that have one, for measurementNoise's median
   } scratch_;
 };
 
