@@ -100,7 +100,8 @@ V largestRemainder(const std::vector<double>& w, int64_t total, const V& caps) {
       if (!pinned[i] && quota(i) < 1) pinned[i] = true, b[i] = 1, changed = true;
     if (changed) continue;  // the caps only once no quota is below 1
     for (size_t i = 0; i < n; ++i)
-      if (!pinned[i] && caps[i] > 0 && quota(i) > static_cast<double>(caps[i])) pinned[i] = true, b[i] = caps[i], changed = true;
+      if (!pinned[i] && caps[i] > 0 && quota(i) > static_cast<double>(caps[i]))
+        pinned[i] = true, b[i] = caps[i], changed = true;
     if (changed) continue;
     std::vector<std::pair<double, size_t>> byRemainder;  // (-remainder, rank): largest first, ties to the lower rank
     int64_t given = 0;
@@ -141,24 +142,21 @@ struct Case {
 const Case kCases[] = {{7, false, 71}, {7, true, 72}, {64, false, 641}, {64, true, 642}, {4096, false, 40961},
                        {4096, true, 40962}};
 
-// Balanced, in closed loop: six decisions, each split the greedy optimum of the lines the models hold after
-// it (or the split in force, when hysteresis kept it), summing to B; the digest pins the models' evolution.
-TEST(PinnedDecisions, Balanced) {
-  const uint64_t expected[] = {6418747328484091823u, 14103885607663059451u, 9979767173874306590u,
-                               12132398427982901865u, 7864947795378633967u, 13489024848323200825u};
+// Runs `decisions` decisions of a fresh policy on each case in closed loop; `reference(policy, in, d, caps)`
+// gives the split expected of decision d just made (`in.current` still the split it was made against). Every
+// split must sum to B, and the digest of the run must equal the case's expected value.
+template <typename P, typename Reference>
+void expectPinned(int decisions, const uint64_t (&expected)[std::size(kCases)], Reference reference) {
   for (size_t k = 0; k < std::size(kCases); ++k) {
     const Case& cs = kCases[k];
     Cluster cl = randomCluster(cs.n, cs.capped, cs.seed);
     PolicyInput in = blankInput(cs.n, kSamplesPerNode * cs.n, 5);
-    BalancedPolicy policy;
+    P policy;
     uint64_t h = 14695981039346656037ull;
-    for (int decision = 0; decision < 6; ++decision) {
+    for (int decision = 0; decision < decisions; ++decision) {
       observeCluster(in, cl);
       const Decision d = policy.decide(in);
-      std::vector<double> a, c;
-      for (const auto& m : policy.models()) a.push_back(m.a()), c.push_back(m.c());
-      const bool kept = d.note.find("kept") != std::string::npos;
-      ASSERT_EQ(d.split.batches, kept ? in.current.batches : greedyMinMax(a, c, in.globalBatch, cl.caps))
+      ASSERT_EQ(d.split.batches, reference(policy, in, d, cl.caps))
           << "n " << cs.n << " decision " << decision << ": " << d.note;
       ASSERT_EQ(sumOf(d.split.batches), in.globalBatch);
       h = digest(h, d);
@@ -168,29 +166,29 @@ TEST(PinnedDecisions, Balanced) {
   }
 }
 
+// Balanced, in closed loop: six decisions, each split the greedy optimum of the lines the models hold after
+// it (or the split in force, when hysteresis kept it); the digest pins the models' evolution.
+TEST(PinnedDecisions, Balanced) {
+  const uint64_t expected[] = {6418747328484091823u, 14103885607663059451u, 9979767173874306590u,
+                               12132398427982901865u, 7864947795378633967u, 13489024848323200825u};
+  expectPinned<BalancedPolicy>(6, expected, [](const BalancedPolicy& policy, const PolicyInput& in, const Decision& d,
+                                               const V& caps) {
+    std::vector<double> a, c;
+    for (const auto& m : policy.models()) a.push_back(m.a()), c.push_back(m.c());
+    return d.note.find("kept") != std::string::npos ? in.current.batches : greedyMinMax(a, c, in.globalBatch, caps);
+  });
+}
+
 // Proportional: the largest-remainder split of B by samples per ms over the window, within the caps.
 TEST(PinnedDecisions, Proportional) {
   const uint64_t expected[] = {6226728487330567003u, 17850827017126377445u, 1772417362223800703u,
                                14569597999109976713u, 18167749543828963423u, 15391922749794247927u};
-  for (size_t k = 0; k < std::size(kCases); ++k) {
-    const Case& cs = kCases[k];
-    Cluster cl = randomCluster(cs.n, cs.capped, cs.seed);
-    PolicyInput in = blankInput(cs.n, kSamplesPerNode * cs.n, 5);
-    ProportionalPolicy policy;
-    uint64_t h = 14695981039346656037ull;
-    for (int decision = 0; decision < 3; ++decision) {
-      observeCluster(in, cl);
-      const Decision d = policy.decide(in);
-      std::vector<double> speed;
-      for (const auto& node : in.nodes) speed.push_back(ProportionalPolicy::measuredSpeed(node));
-      ASSERT_EQ(d.split.batches, largestRemainder(speed, in.globalBatch, cl.caps))
-          << "n " << cs.n << " decision " << decision << ": " << d.note;
-      ASSERT_EQ(sumOf(d.split.batches), in.globalBatch);
-      h = digest(h, d);
-      in.current = d.split;
-    }
-    EXPECT_EQ(h, expected[k]) << "n " << cs.n << (cs.capped ? " capped" : "");
-  }
+  expectPinned<ProportionalPolicy>(3, expected, [](const ProportionalPolicy&, const PolicyInput& in, const Decision&,
+                                                   const V& caps) {
+    std::vector<double> speed;
+    for (const auto& node : in.nodes) speed.push_back(ProportionalPolicy::measuredSpeed(node));
+    return largestRemainder(speed, in.globalBatch, caps);
+  });
 }
 
 }  // namespace
