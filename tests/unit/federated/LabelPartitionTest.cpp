@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "balancenet/federated/FederatedOptions.h"
 #include "testing/TempDir.h"
@@ -122,7 +123,10 @@ TEST(LabelPartitionTest, BadArgumentsAreUsageErrors) {
   EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, 0, 1, kClasses); }).find("--alpha"), std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, -1, 1, kClasses); }).find("--alpha"), std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 1}, 3, 0.5, 1, 2); }).find("--clients 3"), std::string::npos);
+  EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, std::nan(""), 1, kClasses); }).find("--alpha"),
+            std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 5}, 1, 0.5, 1, 2); }).find("label is 5"), std::string::npos);
+  EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 0}, 1, 0.5, 1, 0); }).find("0 classes"), std::string::npos);
 }
 
 TEST(LabelPartitionTest, ParseAlpha) {
