@@ -56,7 +56,7 @@ ALPHAS=${*:-0.1 0.5}
 BN=build/apps/balancenet
 [ -x "$BN" ] || { echo "federated: error: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 
-COMMON=(--clients 8 --node-speed 100,100,50,50,25,25,12,12 --model cnn --local-batch 32 --lr "$LR" --seed 1
+COMMON=(--clients 8 --node-speed "100,100,50,50,25,25,12,12" --model cnn --local-batch 32 --lr "$LR" --seed 1
   --rounds 100000 --time-budget-s "$BUDGET" --eval-every 1)
 
 # flags SYSTEM: the strategy and work of one system.
