@@ -42,7 +42,8 @@ ALL_SYSTEMS="fedavg-wait-all fedavg-deadline fedprox fednova fedavg-drawn fedbuf
 SYSTEMS=${SYSTEMS:-$ALL_SYSTEMS}
 read -r -a EXTRA <<< "${FLAGS:-}"
 for v in BUDGET DEADLINE LOCAL_STEPS BUFFER TEST; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "federated: error: $v must be a positive whole number, not '${!v}'" >&2; exit 2; }
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+    { echo "federated: error: $v must be a positive whole number, not '${!v}'" >&2; exit 2; }
 done
 [[ $DRAWN =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] || { echo "federated: error: DRAWN must be LO:HI, not '$DRAWN'" >&2; exit 2; }
 for s in $SYSTEMS; do

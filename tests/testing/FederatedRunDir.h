@@ -28,7 +28,8 @@ inline void writeFederatedRun(const std::string& dir, const std::string& strateg
       R"({{"kind": "federated", "strategy": "{}", "clients": 2, "rounds": 3, "wall_seconds": {}, )"
       R"("final_accuracy": 0.82, "time_to_accuracy": {{"0.70": {{"seconds": {}, "round": 2}}, )"
       R"("0.80": {{"seconds": {}, "round": 2}}, "0.85": null}}, "upload_bytes": 24000000, )"
-      R"("download_bytes": 48000000, "client_idle_fraction": 0.25, "alpha": {}, "deadline_s": 5, "local_steps": "10"}})",
+      R"("download_bytes": 48000000, "client_idle_fraction": 0.25, "alpha": {}, "deadline_s": 5, )"
+      R"("local_steps": "10"}})",
       strategy, t2, t2, t2, alphaJson);
 }
 

@@ -14,7 +14,9 @@
 
 namespace balancenet::launcher {
 
-std::vector<std::string> defaultFederatedStrategies() { return {"fedavg", "fedprox", "fednova", "fedbuff", "balanced"}; }
+std::vector<std::string> defaultFederatedStrategies() {
+  return {"fedavg", "fedprox", "fednova", "fedbuff", "balanced"};
+}
 
 void addFederatedCompareFlags(CLI::App& app, CompareOptions& o) {
   app.add_flag("--federate", o.federate,

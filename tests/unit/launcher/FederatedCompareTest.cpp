@@ -65,7 +65,8 @@ std::string writeFakeSelf(const testing::TempDir& dir) {
                          "strategy=$3 run=$5\n"
                          "[ \"$strategy\" = broken ] && { echo 'balancenet: error: unknown --strategy' >&2; exit 2; }\n"
                          "cp " << dir.file("template") << "/rounds.csv \"$run/\"\n"
-                         "sed \"s/STRATEGY/$strategy/\" " << dir.file("template") << "/summary.json > \"$run/summary.json\"\n"
+                         "sed \"s/STRATEGY/$strategy/\" "
+                      << dir.file("template") << "/summary.json > \"$run/summary.json\"\n"
                          "echo \"$@\" > \"$run/args.txt\"\n";
   ::chmod(path.c_str(), 0755);
   return path;
