@@ -15,6 +15,17 @@ TEST_F(BadInput, CompareVariantWithoutName) {
                      "is not NAME=FLAGS", 2);
 }
 
+// Flags after compare's "--" reach compare's runs (here: refused as compare's own), not CLI11's "not expected".
+TEST_F(BadInput, CompareFederatePassesFlagsAfterTheMarkAndOwnsStrategy) {
+  ProcessOptions o;
+  o.timeoutSeconds = 60;
+  expectOneLineError(
+      run({"compare", "--federate", "--out", dir_.file("c"), "--", "--clients", "2", "--strategy", "x"}, o),
+      "compare --federate sets --strategy for each run", 2);
+  expectOneLineError(run({"compare", "--strategies", "fedavg", "--out", dir_.file("c")}, o),
+                     "--strategies needs --federate", 2);
+}
+
 TEST_F(BadInput, HelpExplainsAndSucceeds) {
   auto r = run({"train", "--help"});
   EXPECT_EQ(r.exitCode, 0);

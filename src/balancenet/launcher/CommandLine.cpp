@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <iostream>
@@ -66,7 +67,9 @@ struct Commands {
                                      "caps (profiled on this machine), as --partition auto plans them"),
                  planOptions);
     report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
-    report->add_option("runs", reportRuns, "Run directories (each with summary.json and steps.csv)")->required();
+    report->add_option("runs", reportRuns,
+                       "Run directories (training: summary.json and steps.csv; federated: summary.json and rounds.csv)")
+        ->required();
     report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
         ->capture_default_str();
     addSimulateFlags(*app.add_subcommand("simulate", "Simulate the policies on a cluster of up to thousands of nodes"),
@@ -81,6 +84,10 @@ struct Commands {
 std::optional<int> parse(Commands& commands, int argc, char** argv) {
   try {
     auto args = expandConfigFile(std::vector<std::string>(argv, argv + argc), *commands.train);
+    // `compare ... -- FLAGS`: CLI11 hands what follows a subcommand's "--" back to the top level, which has
+    // no use for it; compare passes unknown flags on to its runs anyway, so the "--" is dropped.
+    if (args.size() > 1 && args[1] == "compare")
+      if (auto mark = std::find(args.begin() + 2, args.end(), "--"); mark != args.end()) args.erase(mark);
     std::vector<const char*> expanded;
     for (const auto& a : args) expanded.push_back(a.c_str());
     commands.app.parse(static_cast<int>(expanded.size()), expanded.data());

@@ -1,4 +1,5 @@
-// CompareCommand: `balancenet compare`: one scenario, several policies and models, one table and charts.
+// CompareCommand: `balancenet compare`: one scenario, several policies and models (or federated strategies),
+// one table and charts.
 #pragma once
 #include <string>
 #include <vector>
@@ -18,7 +19,11 @@ struct CompareOptions {
   // "NAME=FLAGS": each is one more run per (model, policy) with FLAGS added, labelled NAME
   // (e.g. "no-overlap=--no-overlap"), so communication modes compare side by side too.
   std::vector<std::string> variants;
-  std::vector<std::string> trainFlags;  // everything else, passed to each `balancenet train`
+  std::vector<std::string> trainFlags;  // everything else, passed to each `balancenet train` (or federate)
+  // --federate: one `balancenet federate` run per strategy (and variant) instead of train runs per model and
+  // policy (FederatedCompare.h); --models, --policies, --steps and --target-accuracy do not apply.
+  bool federate = false;
+  std::vector<std::string> strategies;  // --strategies; empty: FederatedCompare's default
 };
 
 // Declares the subcommand's flags on `app`, bound to `options`.

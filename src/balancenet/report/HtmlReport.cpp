@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/core/AtomicFile.h"
+#include "balancenet/report/FederatedCharts.h"
 #include "balancenet/report/GnuplotChart.h"
 #include "balancenet/report/PipelineChart.h"
 #include "balancenet/report/RunCharts.h"
@@ -189,6 +190,30 @@ std::string pipelineSection(const std::vector<RunResults>& runs, const std::stri
   return out.empty() ? out : "<h2>Pipeline schedule</h2>\n" + out;
 }
 
+// The federated table, the accuracy-over-time chart of all federated runs, and each run's steps per client.
+std::string federatedSection(const std::vector<FederatedResults>& runs, const std::string& chartDir) {
+  if (runs.empty()) return {};
+  std::vector<std::string> labels;
+  for (const auto& r : runs) labels.push_back(r.label());
+  const auto table = federatedTable(runs, labels);
+  std::string out = "<h2>Federated runs</h2>\n<table><tr>";
+  for (const auto& c : table.columns) out += "<th>" + escape(c) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : table.rows) {
+    out += "<tr>";
+    for (const auto& cell : row) out += "<td>" + (cell.empty() ? std::string("-") : escape(cell)) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  const auto accuracy = accuracyOverWallTime(runs, labels);
+  if (!accuracy.series.empty()) out += chartImage(accuracy, chartDir + "/federated_accuracy.png");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto steps = clientStepsPerRound(runs[i], labels[i] + ": local steps done per client and round");
+    if (!steps.series.empty()) out += chartImage(steps, fmt::format("{}/federated_steps_{}.png", chartDir, i));
+  }
+  return out;
+}
+
 constexpr const char* kStyle = R"(<style>
 body { font-family: sans-serif; margin: 2em; max-width: 1100px; color: #222; }
 table { border-collapse: collapse; margin: 1em 0; }
@@ -210,9 +235,8 @@ window.addEventListener('load', () => {
 </script>
 )";
 
-}  // namespace
-
-std::string htmlReport(const std::vector<RunResults>& runs, const std::string& chartDir) {
+// The training runs' tables and charts.
+std::string trainingSections(const std::vector<RunResults>& runs, const std::string& chartDir) {
   Chart throughput{"samples per second (mean of each 10 steps)", "step", "samples/s", {}};
   Chart update{"weight-update time (mean of each 10 steps, slowest worker)", "step", "ms", {}};
   for (const auto& r : runs) {
@@ -229,9 +253,7 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
     const auto split = splitChart(r, fmt::format("{}: samples per worker over training", label(r)));
     if (!split.series.empty()) charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
   }
-  std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>balancenet report</title>\n";
-  page += kStyle;
-  page += "</head><body>\n<h1>balancenet report</h1>\n<p id=\"status\"></p>\n<h2>Runs</h2>\n" + summaryTable(runs);
+  std::string page = "<h2>Runs</h2>\n" + summaryTable(runs);
   const auto per100 = per100Table(runs);
   if (!per100.empty()) page += "<h2>Mean weight-update time (ms) per 100 updates</h2>\n" + per100;
   page += "<h2>Charts</h2>\n" + (charts.empty() ? "<p>(gnuplot not available: no charts)</p>\n" : charts);
@@ -240,16 +262,34 @@ std::string htmlReport(const std::vector<RunResults>& runs, const std::string& c
       "<h2>Where each worker's step goes</h2>\n<p>Means per step after the first; waiting is time spent in "
       "the synchronisation beyond the fastest worker's (waiting for slower peers).</p>\n";
   for (const auto& r : runs) page += breakdownTable(r);
+  return page;
+}
+
+}  // namespace
+
+std::string htmlReport(const std::vector<RunResults>& runs, const std::string& chartDir,
+                       const std::vector<FederatedResults>& federated) {
+  std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>balancenet report</title>\n";
+  page += kStyle;
+  page += "</head><body>\n<h1>balancenet report</h1>\n<p id=\"status\"></p>\n";
+  if (!runs.empty()) page += trainingSections(runs, chartDir);
+  page += federatedSection(federated, chartDir);
   page += kImageCheck;
   return page + "</body></html>\n";
 }
 
 void writeHtmlReport(const std::vector<std::string>& runDirs, const std::string& outPath) {
   std::vector<RunResults> runs;
-  for (const auto& dir : runDirs) runs.push_back(loadRun(dir));
+  std::vector<FederatedResults> federated;
+  for (const auto& dir : runDirs) {
+    if (isFederatedSummary(readSummaryJson(dir)))
+      federated.push_back(loadFederatedRun(dir));
+    else
+      runs.push_back(loadRun(dir));
+  }
   const auto chartDir = std::filesystem::temp_directory_path() / fmt::format("balancenet-report-{}", ::getpid());
   std::filesystem::create_directories(chartDir);
-  const auto page = htmlReport(runs, chartDir.string());
+  const auto page = htmlReport(runs, chartDir.string(), federated);
   // A pipelined run's picture also stays in its directory, beside pipeline.csv (for documents, slides).
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto png = chartDir / fmt::format("pipeline_{}.png", i);

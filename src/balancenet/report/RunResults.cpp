@@ -47,17 +47,22 @@ double RunResults::secondsToAccuracy(double target) const {
   return -1;
 }
 
+nlohmann::json readSummaryJson(const std::string& dir) {
+  const std::string path = dir + "/summary.json";
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("{}: cannot be read", path));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("{}: not valid JSON", path));
+  }
+}
+
 RunResults loadRun(const std::string& dir) {
   RunResults r;
   r.dir = dir;
   const std::string summaryPath = dir + "/summary.json";
-  std::ifstream in(summaryPath);
-  if (!in) throw UsageError(fmt::format("{}: cannot be read", summaryPath));
-  try {
-    r.summary = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("{}: not valid JSON", summaryPath));
-  }
+  r.summary = readSummaryJson(dir);
   try {  // written since pipeline parallelism came (issue 16)
     r.peakMemoryMb = r.summary.value("peak_memory_mb", std::vector<double>{});
   } catch (const nlohmann::json::exception&) {

@@ -42,6 +42,9 @@ struct RunResults {
 // Throws UsageError naming the file when a run directory is missing or malformed.
 RunResults loadRun(const std::string& dir);
 
+// A run directory's summary.json (a training or a federated run's); UsageError when unreadable or not JSON.
+nlohmann::json readSummaryJson(const std::string& dir);
+
 // A CSV file of a run directory as rows of fields, header first (our files never quote); UsageError when
 // it cannot be read or is empty.
 std::vector<std::vector<std::string>> readCsv(const std::string& path);
