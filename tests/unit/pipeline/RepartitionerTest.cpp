@@ -99,6 +99,25 @@ TEST(Repartitioner, TriesTheBaselinesKeepsTheFastestMeasuredAndVetoesSlowerRepla
   }
 }
 
+// Measured as the model predicts, the model rules the baselines out (each predicted far slower than the cut in
+// force): none costs a window.
+TEST(Repartitioner, BaselinesTheRefreshedModelRulesOutAreNotTried) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  ASSERT_EQ(initial.partition.str(), "0-3,4-7");
+  RepartitionOptions options;
+  options.baselines = {Partition::parse("0-1,2-7", 8, 2), Partition::parse("0-5,6-7", 8, 2)};
+  Repartitioner r(in, initial, options);
+  std::mt19937 rng(3);
+  for (int64_t step = 0; step < 20; ++step) EXPECT_FALSE(r.afterStep(measuredStep(step, initial, {1, 1}, 0, rng)));
+  ASSERT_EQ(r.events().size(), 4u);
+  const auto& first = r.events()[0];
+  EXPECT_FALSE(first.moved);
+  EXPECT_NE(first.reason.find("baseline 0-1,2-7 not tried"), std::string::npos) << first.reason;
+  EXPECT_NE(first.reason.find("baseline 0-5,6-7 not tried"), std::string::npos) << first.reason;
+  for (const auto& e : r.events()) EXPECT_EQ(e.reason.find("trying baseline"), std::string::npos) << e.reason;
+}
+
 // A partition whose step time jumps (a node slowed down) clears what was measured: the re-plan may move.
 TEST(Repartitioner, AChangedStepTimeClearsTheMeasurements) {
   const auto in = equalNodes();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -135,9 +136,10 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   if (changed) measured_.clear();
   measured_[key] = window;
   const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
+  std::string skipped;
   if (options_.live && !changed) {
     std::string why;
-    if (auto target = measuredChoice(window, why)) {
+    if (auto target = measuredChoice(window, scaled, now.stepMs, why)) {
       Placement next = current_;
       next.partition = *target;
       next.shares.clear();
@@ -147,6 +149,7 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
       events_.push_back(event);
       return current_.partition;
     }
+    skipped = why;
   }
 
   const auto ranked = rankPlacements(scaled, PlanRequest{current_.stages, current_.slotRanks});
@@ -161,8 +164,8 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   const double gain = now.stepMs > 0 ? 1 - best.stepMs / now.stepMs : 0;
   const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * event.noise);
   bool worth = gain > threshold && best.partition.str() != current_.partition.str();
-  event.reason =
-      note + fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
+  event.reason = note + skipped +
+                 fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
   const auto tried = measured_.find(best.partition.str());
   if (worth && tried != measured_.end() && tried->second.stepMs >= window.stepMs * (1 - measuredThreshold)) {
     worth = false;
@@ -183,8 +186,16 @@ void Repartitioner::moveTo(const Placement& target, int64_t step, RepartitionEve
   epochs_.push_back(Epoch{step + 1, step + 1, target, std::vector<double>(input_.nodes.size(), 0), 0, 0});
 }
 
-std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, std::string& why) {
+std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, const PlanInput& scaled,
+                                                       double predictedNowMs, std::string& why) {
   const std::string key = current_.partition.str();
+  // A baseline is measured only while the model, refreshed by this window, cannot rule it out: predicted
+  // within twice the model's error on the cut in force (or the hysteresis) of it. A window on a cut the model
+  // rightly predicts far slower costs that window at that speed (P1 spent 10 of 60 steps at twice the step
+  // time measuring uniform and equal-FLOPs cuts both predicted, and measured, slower).
+  const double modelError =
+      predictedNowMs > 0 ? std::abs(now.stepMs / predictedNowMs - 1) : std::numeric_limits<double>::infinity();
+  const double plausibleMs = predictedNowMs * (1 + std::max(options_.hysteresis, 2 * modelError));
   while (nextBaseline_ < options_.baselines.size()) {
     const Partition& candidate = options_.baselines[nextBaseline_++];
     if (candidate.stageCount() != current_.stages || candidate.str() == key || measured_.count(candidate.str()))
@@ -192,8 +203,14 @@ std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, std:
     Placement trial = current_;
     trial.partition = candidate;
     trial.shares.clear();
-    if (!predict(input_, trial).fits) continue;
-    why = fmt::format("trying baseline {} (measured {:.0f} ms here)", candidate.str(), now.stepMs);
+    trial = predict(scaled, trial);
+    if (!trial.fits) continue;
+    if (trial.stepMs > plausibleMs) {
+      why += fmt::format("baseline {} not tried (predicted {:.0f} ms against {:.0f}, model error {}); ",
+                         candidate.str(), trial.stepMs, predictedNowMs, percent(modelError));
+      continue;
+    }
+    why += fmt::format("trying baseline {} (measured {:.0f} ms here)", candidate.str(), now.stepMs);
     return candidate;
   }
   const auto best = std::min_element(measured_.begin(), measured_.end(),
@@ -201,7 +218,7 @@ std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, std:
   const double threshold =
       std::max(options_.hysteresis, options_.noiseMultiplier * std::max(now.noise, best->second.noise));
   if (best->first == key || best->second.stepMs >= now.stepMs * (1 - threshold)) return std::nullopt;
-  why = fmt::format("{} measured {:.0f} ms against {:.0f} here: back to it", best->first, best->second.stepMs,
+  why += fmt::format("{} measured {:.0f} ms against {:.0f} here: back to it", best->first, best->second.stepMs,
                     now.stepMs);
   return best->second.partition;
 }

@@ -81,8 +81,10 @@ class Repartitioner : public PartitionController {
   // Moves to `target` (its prediction at the rescaled costs) at the end of `step`.
   void moveTo(const Placement& target, int64_t step, RepartitionEvent& event);
   // The measured alternatives: a baseline to try, or a measured-faster partition; nothing otherwise.
-  // `why` gets the reason for partitions.csv.
-  std::optional<Partition> measuredChoice(const Measured& now, std::string& why);
+  // `why` gets the reason for partitions.csv (with nothing returned: the baselines it skipped, if any).
+  // `scaled` and `predictedNowMs`: the model refreshed by this window, and what it predicts for the cut in force.
+  std::optional<Partition> measuredChoice(const Measured& now, const PlanInput& scaled, double predictedNowMs,
+                                          std::string& why);
   std::vector<RepartitionEvent> events_;
   // Per partition in force: its predicted placement and the measured sums (for stage_times.csv).
   struct Epoch {
