@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "balancenet/core/PortableRandom.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
@@ -49,6 +50,9 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
     Message task = channel->receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
     loadFlatWeights(net, task.model);
+    // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
+    const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
+    at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
     LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(),
                          s.options.localBatch);
     const LocalWork work = trainLocally(net, shard, task.header, batches, paceAt(s, task.header.round, client));

@@ -12,6 +12,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <map>
@@ -315,6 +316,9 @@ class Server {
       collect(returned, lost);
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    // In client order, not arrival order: the aggregation's float sums, and so a resumed run, are then exact.
+    std::sort(returned.begin(), returned.end(),
+              [](const Returned& a, const Returned& b) { return a.update.client < b.update.client; });
     std::vector<ClientUpdate> updates;
     for (auto& r : returned) {
       if (accepted(r, round_)) updates.push_back(r.update);
