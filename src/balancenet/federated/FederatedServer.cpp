@@ -5,7 +5,7 @@
 // pending receives until each has answered or died (a task with a deadline: the client stops there and
 // reports; silent for --peer-timeout beyond it, it counts as dead) -> the strategy keeps the updates it
 // accepts and aggregates them -> the record; every --eval-every rounds the new model is evaluated on the test
-// set on a thread of its own while the next round trains.
+// set on a thread of its own while the next rounds train (a round due while it still runs is not evaluated).
 // Asynchronous (fedbuff): every idle client always has a task; every bufferSize() accepted updates make one
 // aggregation (a "round" in the records), with each update's staleness.
 #include "balancenet/federated/FederatedServer.h"
@@ -378,7 +378,10 @@ class Server {
   void endRound(RoundRecord record) {
     record.wallSeconds = wall();
     records_.push_back(std::move(record));
-    if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0) startEvaluation();
+    if (evaluationDone()) finishEvaluation();
+    // The evaluation runs beside the training and must not hold it up: a round due while the previous
+    // evaluation still runs is not evaluated (the next one due is).
+    if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
     if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
@@ -395,6 +398,10 @@ class Server {
       return evaluateOn(*evalNet_, test_);
     });
     evaluatedRecord_ = records_.size() - 1;
+  }
+
+  bool evaluationDone() const {
+    return evaluating_.valid() && evaluating_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
 
   void finishEvaluation() {
@@ -462,8 +469,8 @@ class Server {
       torch::save(params, out);
       writeFileAtomically(s_.saveParams, out.str());
     }
-    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s; results in {}", round_,
-                 100 * summary.finalAccuracy, wall(), s_.runDir);
+    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s of training; results in {}", round_,
+                 100 * summary.finalAccuracy, summary.wallSeconds, s_.runDir);
   }
 
   const ProcessSettings& s_;

@@ -85,7 +85,8 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
   app.add_option("--seed", o.seed, "Seed of the weights, the shards, client sampling, local batches, drawn steps")
       ->capture_default_str();
   app.add_option("--eval-every", o.evalEvery,
-                 "Rounds between test evaluations on the server (0: only the final model, which is always evaluated)")
+                 "Rounds between test evaluations on the server, which run beside the training: a round due while "
+                 "the previous evaluation still runs is not evaluated (0: only the final model, which always is)")
       ->capture_default_str();
   app.add_option("--peer-timeout", f.peerTimeoutS,
                  "Seconds past a task's deadline after which a silent client counts as dead (a killed one is noticed "
