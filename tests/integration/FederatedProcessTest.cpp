@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <signal.h>
@@ -199,6 +200,31 @@ TEST_F(FederatedProcess, ClientPastTheDeadlineIsLeftOutAsLate) {
     EXPECT_EQ(row.status, row.client == 2 ? "late" : "ok") << "round " << row.round << " client " << row.client;
     if (row.client == 2) EXPECT_EQ(row.doneSteps, 0);
   }
+}
+
+// fedbuff is asynchronous: the fast clients' updates make the server steps (2 per step) while the slow one
+// trains, so its update arrives several versions late; staleness says by how many.
+TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
+  const auto r = federate("buff", {"--clients", "3", "--rounds", "60", "--strategy", "fedbuff", "--buffer", "2",
+                                   "--local-steps", "2", "--node-speed", "1600,1600,80", "--eval-every", "20"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("buff/rounds.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::set<int64_t> rounds;
+  int64_t stalest = 0, slowUpdates = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 14u) << line;
+    rounds.insert(std::stoll(cells[0]));
+    if (cells[13] == "ok") stalest = std::max<int64_t>(stalest, std::stoll(cells[12]));
+    slowUpdates += cells[5] == "2" && cells[13] == "ok";
+  }
+  EXPECT_EQ(rounds.size(), 60u) << "one record per server update";
+  EXPECT_GE(slowUpdates, 1) << "the slow client's updates count too";
+  EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
 }
 
 TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {

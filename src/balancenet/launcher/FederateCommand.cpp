@@ -124,7 +124,6 @@ void validateOptions(FederateFlags& f) {
 // One process more than clients: the server is rank 0.
 void validateShape(FederateFlags& f) {
   auto& c = f.config;
-  require(f.raw.workers == kUnset, "--workers is not for federate: --clients sets the processes (clients + 1 server)");
   validateLaunch(c, f.raw);
   const int world = f.options.clients + 1;
   if (c.launch.nnodes == 1)
@@ -137,11 +136,6 @@ void validateShape(FederateFlags& f) {
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
 
-void validateFederatedEmulation(FederateFlags& f) {
-  require(f.raw.netDelayMs.empty() && f.raw.netBandwidthMbps.empty(),
-          "--net-delay-ms and --net-bandwidth-mbps are not supported by federate yet (use --node-speed or --slowdown)");
-  validateEmulation(f.config, f.raw, f.options.clients);  // one value per client
-}
 
 void validateFederatedCheckpoints(const JobConfig& c) {
   const auto& o = c.checkpoint;
@@ -208,6 +202,25 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   addLaunchFlags(app, f.config, f.raw);
   addCheckpointFlags(app, f.config.checkpoint);
   addResultFlags(app, f.config, f.raw);
+  // The shared groups' flags that mean nothing here (--clients sets the processes; clients train alone; the
+  // link emulation wraps the data-parallel sync) are not offered; those that mean something else are retold.
+  for (const char* name : {"--workers", "--sync-bn", "--net-delay-ms", "--net-bandwidth-mbps"})
+    app.remove_option(app.get_option(name));
+  app.get_option("--nproc-per-node")->description("Processes per host (hosts x processes = --clients + 1)");
+  app.get_option("--threads")->description("Intra-op threads of every process (server and clients)");
+  app.get_option("--run-dir")
+      ->description("Where partition.csv, rounds.csv and summary.json go (default: runs/<time>-<pid>)");
+  app.get_option("--checkpoint-dir")
+      ->description("The server saves its state here (global weights, round, speed estimates, records; atomic, "
+                    "checksummed) every --checkpoint-every rounds and at the end. Without --resume the directory "
+                    "must hold none");
+  app.get_option("--checkpoint-every")->description("Rounds between checkpoints (with --checkpoint-dir)");
+  app.get_option("--resume")
+      ->description("Continue from the newest intact checkpoint in --checkpoint-dir; --rounds stays the total");
+  app.get_option("--slowdown")->description("Emulation: client i's local steps last s_i x their real time (s_i >= 1)");
+  app.get_option("--node-speed")
+      ->description("Emulation: client i's local step of b samples lasts at least b / v_i seconds (samples/s), e.g. "
+                    "100,100,50,50,25,25,12,12");
   app.footer(
       "Defaults: 8 clients, the balanced strategy, alpha 0.5, 20 local steps of 32 samples at --lr 0.05, 100 "
       "rounds, the cnn model. --node-speed and --slowdown take one value per client (their schedules count "
@@ -220,8 +233,7 @@ void validateFederateFlags(FederateFlags& f) {
   validateOptions(f);
   validateShape(f);
   validateModel(c);
-  require(!c.syncBatchNorm, "--sync-bn is not for federate: each client trains alone");
-  validateFederatedEmulation(f);
+  validateEmulation(c, f.raw, f.options.clients);  // one value per client
   validateFederatedCheckpoints(c);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   c.resilience.peerTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.peerTimeoutS * 1000));

@@ -61,9 +61,10 @@ TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
   expectFederateRefused({"--buffer", "0"}, "--buffer");
   expectFederateRefused({"--lr", "0"}, "--lr must be positive");
   expectFederateRefused({"--deadline-s", "-1"}, "--deadline-s");
-  expectFederateRefused({"--workers", "3"}, "--clients sets the processes");
+  expectFederateRefused({"--workers", "3"}, "--workers");  // not offered: --clients sets the processes
   expectFederateRefused({"--resume"}, "--resume needs --checkpoint-dir");
   expectFederateRefused({"--clients", "2", "--net-delay-ms", "1,1"}, "--net-delay-ms");
+  expectFederateRefused({"--sync-bn"}, "--sync-bn");
   expectFederateRefused({"--clients", "3", "--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500"},
                 "must be --clients 3 + 1");
   expectFederateRefused({"--model", "nosuch"}, "unknown --model");
