@@ -164,7 +164,7 @@ TEST_F(FederatedProcess, KilledClientIsLeftOutAndRejoins) {
     if (victim > 0) killed = ::kill(victim, SIGKILL) == 0;
   };
   const auto r = federate("kill",
-                          {"--clients", "3", "--rounds", "40", "--strategy", "fedavg", "--local-steps", "2",
+                          {"--clients", "3", "--rounds", "28", "--strategy", "fedavg", "--local-steps", "2",
                            "--node-speed", "160,160,160", "--max-restarts", "1", "--progress-seconds", "0.001",
                            "--eval-every", "5"},
                           o);
@@ -174,17 +174,17 @@ TEST_F(FederatedProcess, KilledClientIsLeftOutAndRejoins) {
   EXPECT_NE(r.output.find("client 1 (rank 2)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("client 1 rejoined"), std::string::npos) << r.output;
   const auto rows = readRoundsCsv(dir_.file("kill/rounds.csv"));
-  ASSERT_EQ(rows.size(), 120u);
+  ASSERT_EQ(rows.size(), 84u);
   auto statusOf = [&](int64_t round, int client) {
     for (const auto& row : rows)
       if (row.round == round && row.client == client) return row.status;
     return std::string("missing");
   };
   int dead = 0;
-  for (int64_t round = 0; round < 40; ++round) dead += statusOf(round, 1) == "dead";
+  for (int64_t round = 0; round < 28; ++round) dead += statusOf(round, 1) == "dead";
   EXPECT_GE(dead, 1);
-  EXPECT_EQ(statusOf(39, 1), "ok") << "client 1 rejoined before the end";
-  for (int64_t round = 0; round < 40; ++round) EXPECT_EQ(statusOf(round, 0), "ok") << round;
+  EXPECT_EQ(statusOf(27, 1), "ok") << "client 1 rejoined before the end";
+  for (int64_t round = 0; round < 28; ++round) EXPECT_EQ(statusOf(round, 0), "ok") << round;
 }
 
 // FedAvg with a deadline: client 2 is too slow to finish even one step by it (8 samples/s, 16 samples a step:
