@@ -71,10 +71,10 @@ std::vector<std::vector<int64_t>> dirichletSplit(const std::vector<int64_t>& lab
     for (int c = 0; c < clients; ++c) {
       cumulative += share[static_cast<size_t>(c)];
       // The last cut is the end exactly, whatever the rounding of the cumulative sum.
-      const size_t end = c + 1 == clients ? indices.size()
-                                          : std::min(indices.size(), static_cast<size_t>(std::llround(cumulative * n)));
-      if (end > begin) shards[static_cast<size_t>(c)].insert(shards[static_cast<size_t>(c)].end(),
-                                                              indices.begin() + long(begin), indices.begin() + long(end));
+      const size_t end =
+          c + 1 == clients ? indices.size() : std::min(indices.size(), size_t(std::llround(cumulative * n)));
+      auto& shard = shards[static_cast<size_t>(c)];
+      for (size_t i = begin; i < end; ++i) shard.push_back(indices[i]);
       begin = std::max(begin, end);
     }
   }
@@ -114,7 +114,8 @@ std::vector<std::vector<int64_t>> labelCounts(const std::vector<std::vector<int6
       if (i < 0 || i >= static_cast<int64_t>(labels.size()))
         throw InternalError(fmt::format("labelCounts: shard {} holds index {} of {} samples", c, i, labels.size()));
       const int64_t k = labels[static_cast<size_t>(i)];
-      if (k < 0 || k >= numClasses) throw UsageError(fmt::format("a training label is {}, outside [0, {})", k, numClasses));
+      if (k < 0 || k >= numClasses)
+        throw UsageError(fmt::format("a training label is {}, outside [0, {})", k, numClasses));
       ++counts[c][static_cast<size_t>(k)];
     }
   return counts;

@@ -74,9 +74,8 @@ void writeSummaryJson(const std::string& path, const FederatedSummary& summary, 
   auto& times = j["time_to_accuracy"] = nlohmann::json::object();
   for (double target : kAccuracyTargets) {
     const auto it = summary.timeToAccuracy.find(target);
-    times[fmt::format("{:.2f}", target)] =
-        it == summary.timeToAccuracy.end() ? nlohmann::json(nullptr)
-                                           : nlohmann::json{{"seconds", it->second.first}, {"round", it->second.second}};
+    auto& entry = times[fmt::format("{:.2f}", target)] = nullptr;
+    if (it != summary.timeToAccuracy.end()) entry = {{"seconds", it->second.first}, {"round", it->second.second}};
   }
   j["upload_bytes"] = summary.uploadBytes;
   j["download_bytes"] = summary.downloadBytes;

@@ -18,7 +18,8 @@ namespace balancenet::federated {
 namespace {
 
 void checkOptions(const FederatedOptions& o) {
-  if (!(o.fraction > 0 && o.fraction <= 1)) throw UsageError(fmt::format("--fraction must be in (0, 1], got {}", o.fraction));
+  if (!(o.fraction > 0 && o.fraction <= 1))
+    throw UsageError(fmt::format("--fraction must be in (0, 1], got {}", o.fraction));
   if (o.localSteps.low < 1 || o.localSteps.high < o.localSteps.low)
     throw UsageError(fmt::format("--local-steps must be N or LO:HI with 1 <= LO <= HI, got {}:{}", o.localSteps.low,
                                  o.localSteps.high));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "balancenet/federated/FederatedOptions.h"
 #include "testing/TempDir.h"
@@ -64,6 +65,20 @@ TEST(LabelPartitionTest, SmallAlphaIsMuchMoreSkewedThanLargeAlpha) {
   EXPECT_LT(even, 0.2);
 }
 
+// The exact label counts of one seed: pins the draw (gamma sampler, shuffle, cuts) so that a run's shards
+// can be rebuilt from its seed later and on other machines; a change to the algorithm must change this table.
+TEST(LabelPartitionTest, LabelCountsFollowTheSeedExactly) {
+  const auto labels = tenClassLabels();
+  const std::vector<std::vector<int64_t>> expected = {{3, 29, 62, 2, 10, 29, 19, 52, 6, 45},
+                                                      {6, 49, 1, 1, 53, 50, 39, 36, 48, 7},
+                                                      {9, 22, 19, 38, 1, 21, 34, 0, 5, 2},
+                                                      {82, 0, 18, 59, 36, 0, 8, 12, 41, 46}};
+  EXPECT_EQ(labelCounts(dirichletShards(labels, 4, 0.5, 1, kClasses), labels, kClasses), expected);
+  const std::vector<int64_t> firstIid = {0, 3, 6, 14, 15, 27, 30, 31};
+  const auto iid = dirichletShards(labels, 4, kIid, 1, kClasses);
+  EXPECT_EQ(std::vector<int64_t>(iid[0].begin(), iid[0].begin() + 8), firstIid);
+}
+
 TEST(LabelPartitionTest, IidShardsAreEqualAsPossible) {
   const auto labels = tenClassLabels();
   const auto shards = dirichletShards(labels, 7, kIid, 3, kClasses);
@@ -108,7 +123,10 @@ TEST(LabelPartitionTest, BadArgumentsAreUsageErrors) {
   EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, 0, 1, kClasses); }).find("--alpha"), std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, -1, 1, kClasses); }).find("--alpha"), std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 1}, 3, 0.5, 1, 2); }).find("--clients 3"), std::string::npos);
+  EXPECT_NE(usageErrorOf([&] { dirichletShards(labels, 8, std::nan(""), 1, kClasses); }).find("--alpha"),
+            std::string::npos);
   EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 5}, 1, 0.5, 1, 2); }).find("label is 5"), std::string::npos);
+  EXPECT_NE(usageErrorOf([&] { dirichletShards({0, 0}, 1, 0.5, 1, 0); }).find("0 classes"), std::string::npos);
 }
 
 TEST(LabelPartitionTest, ParseAlpha) {
@@ -122,7 +140,8 @@ TEST(LabelPartitionTest, ParseAlpha) {
 TEST(LabelPartitionTest, PartitionCsv) {
   testing::TempDir dir;
   writePartitionCsv(dir.file("partition.csv"), {{1, 2, 0}, {1, 0, 1}});
-  EXPECT_EQ(testing::readFile(dir.file("partition.csv")), "client,samples,label_0,label_1,label_2\n0,3,1,2,0\n1,2,1,0,1\n");
+  EXPECT_EQ(testing::readFile(dir.file("partition.csv")),
+            "client,samples,label_0,label_1,label_2\n0,3,1,2,0\n1,2,1,0,1\n");
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ double meanOfGammaDraws(double alpha, int n) {
 
 // Gamma(alpha, 1) has mean alpha: checks both branches (the alpha < 1 boost and Marsaglia-Tsang itself).
 TEST(PortableGammaTest, MeanIsAlpha) {
-  for (double alpha : {0.1, 0.5, 1.0, 2.5, 20.0}) EXPECT_NEAR(meanOfGammaDraws(alpha, 40000), alpha, 0.03 * alpha + 0.005) << alpha;
+  for (double alpha : {0.1, 0.5, 1.0, 2.5, 20.0})
+    EXPECT_NEAR(meanOfGammaDraws(alpha, 40000), alpha, 0.03 * alpha + 0.005) << alpha;
 }
 
 TEST(PortableGammaTest, SameGeneratorStateSameDraws) {

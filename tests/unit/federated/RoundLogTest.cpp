@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "balancenet/core/Error.h"
 #include "testing/TempDir.h"
 
 namespace balancenet::federated {
@@ -103,6 +104,13 @@ TEST(RoundLogTest, SummaryJsonHasTheFieldsAndTheExtraSettings) {
   EXPECT_EQ(j.at("upload_bytes"), 600);
   EXPECT_EQ(j.at("download_bytes"), 600);
   EXPECT_DOUBLE_EQ(j.at("client_idle_fraction").get<double>(), 0.5);
+}
+
+TEST(RoundLogTest, ExtraSettingsMustBeAJsonObject) {
+  testing::TempDir dir;
+  const auto s = summarise("fedavg", 2, fourRounds());
+  EXPECT_THROW(writeSummaryJson(dir.file("summary.json"), s, "[1, 2]"), InternalError);
+  EXPECT_THROW(writeSummaryJson(dir.file("summary.json"), s, "{oops"), InternalError);
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ at::Tensor fedNovaAggregate(const at::Tensor& global, const std::vector<ClientUp
   double tauEff = 0;
   for (size_t i = 0; i < updates.size(); ++i) {
     if (updates[i].doneSteps < 1)
-      throw InternalError(fmt::format("fedNovaAggregate: client {} did {} steps", updates[i].client, updates[i].doneSteps));
+      throw InternalError(
+          fmt::format("fedNovaAggregate: client {} did {} steps", updates[i].client, updates[i].doneSteps));
     tauEff += p[i] * static_cast<double>(updates[i].doneSteps);
   }
   // serverLr x tau_eff x p_i / a_i: the weight of delta_i itself.

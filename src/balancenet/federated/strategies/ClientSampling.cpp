@@ -31,7 +31,7 @@ std::vector<int> availableClients(const RoundContext& context) {
 std::vector<int> sampleClients(const RoundContext& context, double fraction, uint64_t seed) {
   auto ids = availableClients(context);
   if (ids.empty()) return ids;
-  const auto wanted = std::clamp<size_t>(static_cast<size_t>(std::llround(fraction * double(ids.size()))), 1, ids.size());
+  const auto wanted = std::clamp<size_t>(size_t(std::llround(fraction * double(ids.size()))), 1, ids.size());
   // Partial Fisher-Yates: the first `wanted` places end up a uniform sample without replacement.
   auto gen = generatorFor(seed, kSampleSalt, context.round, -1);
   for (size_t i = 0; i < wanted; ++i) std::swap(ids[i], ids[i + boundedDraw(gen, ids.size() - i)]);
@@ -49,7 +49,8 @@ int64_t drawLocalSteps(const LocalSteps& steps, uint64_t seed, int64_t round, in
 std::vector<ClientTask> drawnStepTasks(const std::vector<int>& clients, int64_t round, const FederatedOptions& options,
                                        double mu) {
   std::vector<ClientTask> tasks;
-  for (int c : clients) tasks.push_back({c, drawLocalSteps(options.localSteps, options.seed, round, c), options.deadlineS, mu});
+  for (int c : clients)
+    tasks.push_back({c, drawLocalSteps(options.localSteps, options.seed, round, c), options.deadlineS, mu});
   return tasks;
 }
 

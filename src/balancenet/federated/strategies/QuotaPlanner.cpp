@@ -4,17 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "balancenet/core/Median.h"
+
 namespace balancenet::federated {
-
-namespace {
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 QuotaPlan planQuotas(const std::vector<double>& stepsPerSecond, const LocalSteps& localSteps, double deadlineS) {
   QuotaPlan plan;
@@ -24,7 +16,7 @@ QuotaPlan planQuotas(const std::vector<double>& stepsPerSecond, const LocalSteps
   if (deadlineS > 0)
     plan.roundSeconds = deadlineS;
   else if (!measured.empty())
-    plan.roundSeconds = static_cast<double>(localSteps.high) / medianOf(measured);
+    plan.roundSeconds = static_cast<double>(localSteps.high) / median(measured);
   const double maxSteps = static_cast<double>(kMaxQuotaFactor * localSteps.high);
   // (1 + 1e-9): speed x (high / speed) can round to just below high (7 x (61 / 7) does), which would give the
   // median client one step less than planned.
