@@ -16,12 +16,10 @@ StragglerSync::StragglerSync(std::unique_ptr<comm::GradientSync> inner, Mode mod
 comm::SyncStats StragglerSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                                            const comm::SyncContext& context) {
   const double factor = factors_.at(context.step, rank_);
-  double sleepMs = 0;
-  if (mode_ == Mode::Relative) {
-    sleepMs = (factor - 1) * context.computeMs;
-  } else {
-    const double paceMs = 1000.0 * context.localBatch / factor;
-    sleepMs = paceMs - context.computeMs;
+  const double sleepMs = paceSleepMs(mode_ == Mode::Relative ? PaceMode::Relative : PaceMode::Paced, factor,
+                                     context.computeMs, context.localBatch);
+  if (mode_ == Mode::Paced) {
+    const double paceMs = sleepMs + context.computeMs;
     if (sleepMs < 0 && context.step - lastWarningStep_ >= 100 && context.step >= 5) {
       spdlog::warn(
           "rank {}: real compute {:.0f} ms exceeds the pace {:.0f} ms ({} samples at {} samples/s) at step {}: "

@@ -4,6 +4,7 @@
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/emulation/Pacing.h"
 
 namespace balancenet::emulation {
 

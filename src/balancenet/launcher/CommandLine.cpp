@@ -16,6 +16,7 @@
 #include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/launcher/CompareCommand.h"
+#include "balancenet/launcher/FederateCommand.h"
 #include "balancenet/launcher/JobConfig.h"
 #include "balancenet/launcher/LocalLauncher.h"
 #include "balancenet/launcher/ModelsCommand.h"
@@ -54,6 +55,8 @@ struct Commands {
   ModelsOptions modelsOptions;
   PlanOptions planOptions;
   SimulateFlags simulateFlags;
+  CLI::App* federate = nullptr;
+  FederateFlags federateFlags;
 
   Commands() {
     app.set_version_flag("--version", "balancenet 0.1.0");
@@ -74,6 +77,10 @@ struct Commands {
         ->capture_default_str();
     addSimulateFlags(*app.add_subcommand("simulate", "Simulate the policies on a cluster of up to thousands of nodes"),
                      simulateFlags);
+    federate = app.add_subcommand(
+        "federate",
+        "Federated training: one server and --clients client processes, each training on its own non-IID shard");
+    addFederateFlags(*federate, federateFlags);
     compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
     addCompareFlags(*compare, compareOptions);
   }
@@ -104,6 +111,26 @@ std::optional<int> parse(Commands& commands, int argc, char** argv) {
   }
 }
 
+// Logging, the progress period and the run directory, as every launcher and worker resolves them.
+void settleLoggingAndOutputs(JobConfig& config, const RawFlags& raw) {
+  setupLogging(config.logLevel);
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
+  if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
+}
+
+// `balancenet federate`: a launcher (the server's checkpoints checked first) or one of its processes.
+int runFederate(FederateFlags& flags, int argc, char** argv) {
+  auto& config = flags.config;
+  config.argv.assign(argv, argv + argc);
+  config.worker = readWorkerEnvironment(config.launch);
+  validateFederateFlags(flags);
+  settleLoggingAndOutputs(config, flags.raw);
+  if (config.worker) return runWorker(config);
+  if (config.launch.nodeRank == 0) preflightFederatedCheckpoints(config);
+  return launchLocalWorkers(config);
+}
+
 // `balancenet train`: the environment says what this process is (a launcher, a worker started by one or
 // by torchrun, a parameter server); the flags are validated against it; then it runs as that.
 int runTrain(Commands& commands, int argc, char** argv) {
@@ -118,10 +145,7 @@ int runTrain(Commands& commands, int argc, char** argv) {
     std::cout << effectiveConfigYaml(*commands.train) << std::flush;
     return 0;
   }
-  setupLogging(config.logLevel);
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
-  if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
+  settleLoggingAndOutputs(config, raw);
   if (config.server) return runParameterServer(config);
   if (config.worker) return runWorker(config);
   return launchLocalWorkers(config);
@@ -137,6 +161,7 @@ int dispatch(Commands& commands, int argc, char** argv) {
     std::cerr << "balancenet: report written to " << commands.reportOut << std::endl;
     return 0;
   }
+  if (commands.app.got_subcommand("federate")) return runFederate(commands.federateFlags, argc, argv);
   if (commands.app.got_subcommand("compare")) {
     setupLogging("info");
     commands.compareOptions.trainFlags = commands.compare->remaining();

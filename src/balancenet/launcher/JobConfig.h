@@ -9,6 +9,7 @@
 #include "balancenet/comm/OffloadPlan.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/trainer/Trainer.h"
 
@@ -135,6 +136,9 @@ struct JobConfig {
     return false;
   }
   std::vector<std::string> argv;  // as given, to start workers with
+  // Set by `balancenet federate`: rank 0 is the federated server, ranks 1..N its clients 0..N-1; a client's
+  // death does not end the job (see docs/federated.md).
+  std::optional<federated::FederatedOptions> federated;
 };
 
 }  // namespace balancenet::launcher

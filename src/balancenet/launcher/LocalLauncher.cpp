@@ -323,10 +323,16 @@ class Supervisor {
   void startWorker(int rank, bool joining) {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
     children_.push_back(spawn(
-        c_, fmt::format("rank {}", rank), fmt::format("worker rank {}", rank),
+        c_, fmt::format("rank {}", rank), roleOf(rank),
         childEnvironment(inheritedEnvironment(), c_.launch, port_, workerIdentity(c_.launch, rank, local, joining)),
         extraArgs_));
     children_.back().rank = rank;
+  }
+
+  // How errors name the process of `rank`.
+  std::string roleOf(int rank) const {
+    if (!c_.federated) return fmt::format("worker rank {}", rank);
+    return rank == 0 ? "the federated server (rank 0)" : fmt::format("client {} (rank {})", rank - 1, rank);
   }
 
   // 128 + the signal, as shells and torchrun report it: 130 for Ctrl-C, 143 for SIGTERM.
@@ -342,7 +348,7 @@ class Supervisor {
     for (auto& child : children_)
       if (!child.running && !failed(child.status)) {
         child.reported = true;
-        if (c_.resilience.elastic && !finishedAt_) finishedAt_ = std::chrono::steady_clock::now();
+        if ((c_.resilience.elastic || c_.federated) && !finishedAt_) finishedAt_ = std::chrono::steady_clock::now();
       }
   }
 
@@ -353,6 +359,8 @@ class Supervisor {
   }
 
   bool survivable(const Child& failure) const {
+    // A federated client's death leaves it out of rounds (the server goes on); the server's ends the job.
+    if (c_.federated) return failure.rank != 0 && !badInput(failure);
     const int enough = c_.launch.nnodes > 1 ? 1 : c_.resilience.minNodes;
     return c_.resilience.elastic && !badInput(failure) && runningWorkers(children_) >= enough;
   }
@@ -400,8 +408,11 @@ class Supervisor {
     for (auto& child : children_) {
       if (child.running || child.reported) continue;
       child.reported = true;
-      std::cerr << fmt::format("balancenet: {} (pid {}) {}; the job goes on with {} workers (--elastic)", child.role,
-                               child.pid, describeExit(child.status), runningWorkers(children_))
+      const std::string goesOn = c_.federated ? "the federated run goes on without it"
+                                               : fmt::format("the job goes on with {} workers (--elastic)",
+                                                             runningWorkers(children_));
+      std::cerr << fmt::format("balancenet: {} (pid {}) {}; {}", child.role, child.pid, describeExit(child.status),
+                               goesOn)
                 << std::endl;
       if (restartsLeft_ > 0 && !finishedAt_) {
         --restartsLeft_;
@@ -411,9 +422,8 @@ class Supervisor {
     for (int rank : restarts) {
       startWorker(rank, /*joining=*/true);
       std::cerr << fmt::format(
-                       "balancenet: restarted worker rank {} (pid {}); it joins at a step boundary "
-                       "({} restarts left)",
-                       rank, children_.back().pid, restartsLeft_)
+                       "balancenet: restarted {} (pid {}); it joins at a {} boundary ({} restarts left)",
+                       roleOf(rank), children_.back().pid, c_.federated ? "round" : "step", restartsLeft_)
                 << std::endl;
     }
   }
@@ -468,7 +478,8 @@ int launchLocalWorkers(const JobConfig& config) {
   checkDatasetReadable(config.dataDir);
   if (config.pipeline.stages == kAutoStages) return launchLocalWorkers(chooseStages(config));
   checkPlacement(config);
-  if (config.launch.nodeRank == 0) preflightCheckpoints(config);  // rank 0, the one that writes them, runs here
+  // Rank 0, the one that writes them, runs here (a federated server's are checked by its command).
+  if (config.launch.nodeRank == 0 && !config.federated) preflightCheckpoints(config);
   ensureDirectory(config.trainer.runDir);
   JobConfig c = config;  // the store fills in c.launch.storeFile
   JobStore store = openJobStore(c);

@@ -28,6 +28,8 @@ std::string environmentHelp() {
   return text;
 }
 
+}  // namespace
+
 void addCheckpointFlags(CLI::App& app, CheckpointOptions& o) {
   app.add_option("--checkpoint-dir", o.dir,
                  "Save checkpoints here (model, optimiser, data position, RNG, split; atomic, checksummed): every "
@@ -68,6 +70,8 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
 }
+
+namespace {
 
 // Surviving dead and stalled workers, joining a running job.
 void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
@@ -112,7 +116,8 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
           [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TOKEN"));
 }
 
-// The model and the data.
+}  // namespace
+
 void addModelFlags(CLI::App& app, JobConfig& c) {
   app.add_option("--model", c.model.name,
                  "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "
@@ -126,6 +131,8 @@ void addModelFlags(CLI::App& app, JobConfig& c) {
   app.add_option("--data-dir", c.dataDir, "Any MNIST-format directory (IDX files, plain or .gz)")
       ->capture_default_str();
 }
+
+namespace {
 
 // How the global batch is split over the workers.
 void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
@@ -192,7 +199,8 @@ void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->capture_default_str();
 }
 
-// Heterogeneity emulation: slower workers and links.
+}  // namespace
+
 void addEmulationFlags(CLI::App& app, RawFlags& raw) {
   app.add_option("--slowdown", raw.slowdown,
                  "Emulation: worker i sleeps (s_i - 1) x its real compute time each step (s_i >= 1), e.g. 1,1,1,4");
@@ -207,6 +215,8 @@ void addEmulationFlags(CLI::App& app, RawFlags& raw) {
                  "Emulation: per-worker link speed in megabit/s, e.g. 1000,1000,1000,100 (0: unlimited; messages go at "
                  "the smallest)");
 }
+
+namespace {
 
 // How gradients travel.
 void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
@@ -259,17 +269,21 @@ void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
       ->capture_default_str();
-  app.add_option("--threads", c.threads, "Intra-op threads per worker (default: cores / local workers)");
-  app.add_option("--run-dir", t.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
-  app.add_option("--progress-seconds", raw.progressSeconds,
-                 "Seconds between progress lines (default: 2 on a terminal, 10 otherwise; 0: none)");
-  app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
+  addResultFlags(app, c, raw);
   app.add_option("--export", c.exportPath,
                  "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");
-  app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }
 
 }  // namespace
+
+void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  app.add_option("--threads", c.threads, "Intra-op threads per worker (default: cores / local workers)");
+  app.add_option("--run-dir", c.trainer.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
+  app.add_option("--progress-seconds", raw.progressSeconds,
+                 "Seconds between progress lines (default: 2 on a terminal, 10 otherwise; 0: none)");
+  app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
+  app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
+}
 
 JobConfig defaultJobConfig() {
   JobConfig config;

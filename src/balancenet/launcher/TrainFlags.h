@@ -43,6 +43,23 @@ JobConfig defaultJobConfig();
 // Declares every train flag on `train`, bound to `config` and `raw`.
 void addTrainFlags(CLI::App& train, JobConfig& config, RawFlags& raw);
 
+// Flag groups `balancenet federate` shares with train (declared once, here):
+// who runs where (--nnodes, --node-rank, --master-addr, --job-token, ...),
+void addLaunchFlags(CLI::App& app, JobConfig& config, RawFlags& raw);
+// --model, --width, --dropout, --sync-bn, --data-dir,
+void addModelFlags(CLI::App& app, JobConfig& config);
+// --slowdown, --node-speed and their schedules, --net-delay-ms, --net-bandwidth-mbps,
+void addEmulationFlags(CLI::App& app, RawFlags& raw);
+// --checkpoint-dir, --checkpoint-every, --keep-checkpoints, --resume,
+void addCheckpointFlags(CLI::App& app, CheckpointOptions& options);
+// --threads, --run-dir, --progress-seconds, --save-params, --log-level;
+void addResultFlags(CLI::App& app, JobConfig& config, RawFlags& raw);
+// and the validation of the first three (UsageError naming the flag). `world`: the processes the
+// emulation lists have one value each for.
+void validateLaunch(JobConfig& config, const RawFlags& raw);
+void validateModel(const JobConfig& config);
+void validateEmulation(JobConfig& config, const RawFlags& raw, int world);
+
 // After parsing: checks the flags' values and combinations against each other and against the
 // environment already read into config.worker / config.server, and fills in what follows from them.
 // Throws UsageError with a one-line message naming the flag.

@@ -98,6 +98,8 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   }
 }
 
+}  // namespace
+
 // --workers, --nnodes, --node-rank, --master-port, --rendezvous-timeout.
 void validateLaunch(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
@@ -125,6 +127,8 @@ void validateModel(const JobConfig& c) {
   require(c.model.width > 0, fmt::format("--width must be positive, got {}", c.model.width));
   require(c.model.dropout < 1, fmt::format("--dropout must be below 1, got {}", c.model.dropout));
 }
+
+namespace {
 
 // The launched workers in the words of the flags (or the environment) that set their number.
 std::string workersGiven(const JobConfig& c, int world) {
@@ -229,6 +233,8 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
 }
 
+}  // namespace
+
 // --slowdown, --node-speed (and their schedules), --net-delay-ms, --net-bandwidth-mbps.
 void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
   auto& e = c.emulation;
@@ -246,6 +252,8 @@ void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
     e.netBandwidthMbps =
         emulation::FactorSchedule::perNode("--net-bandwidth-mbps", raw.netBandwidthMbps, world, /*allowZero=*/true);
 }
+
+namespace {
 
 // --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see
 // validateParameterServers).

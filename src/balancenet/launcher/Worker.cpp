@@ -16,6 +16,7 @@
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/launcher/Checkpointing.h"
+#include "balancenet/launcher/FederateCommand.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/launcher/WorkerSetup.h"
@@ -209,6 +210,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 }  // namespace
 
 int runWorker(const JobConfig& c) {
+  if (c.federated) return runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
   setIntraOpThreads(c.threads);
   const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up

@@ -1,0 +1,69 @@
+// A federated client: keeps only its shard, trains locally on each task, sends the weights' change back.
+#include "balancenet/federated/FederatedClient.h"
+
+#include <ATen/ATen.h>
+
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/PortableRandom.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/federated/LabelPartition.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/federated/ModelWeights.h"
+
+namespace balancenet::federated {
+
+std::vector<int64_t> labelVector(const data::MnistDataset& set) {
+  const auto labels = set.labels.to(at::kLong).contiguous();
+  return std::vector<int64_t>(labels.data_ptr<int64_t>(), labels.data_ptr<int64_t>() + labels.numel());
+}
+
+namespace {
+
+// The same partition the server computes, from the same labels and seed; every other sample is dropped.
+ClientShard loadShard(const ProcessSettings& s, int client) {
+  const auto train = data::loadMnist(s.dataDir, /*train=*/true);
+  data::requireModelImageSize(train, s.dataDir);
+  const auto shards =
+      dirichletShards(labelVector(train), s.options.clients, s.options.alpha, s.options.seed, data::kNumClasses);
+  return takeShard(train, shards.at(client));
+}
+
+ClientPace paceAt(const ProcessSettings& s, int64_t round, int client) {
+  ClientPace pace;
+  if (!s.paceMode || s.pace.empty()) return pace;
+  pace.mode = s.paceMode;
+  pace.factor = s.pace.at(round, client);
+  return pace;
+}
+
+}  // namespace
+
+int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
+  const ClientShard shard = loadShard(s, client);
+  auto built = models::buildModel(s.model);  // the architecture; the weights come with every task
+  auto& net = *built.net;
+  const int64_t modelSize = flatWeights(net).numel();
+  auto channel = ClientChannel::connectClient(store, client, s.channel);
+  spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
+  for (;;) {
+    Message task = channel->receive(modelSize);
+    if (task.header.kind == MessageKind::Stop) return 0;
+    loadFlatWeights(net, task.model);
+    // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
+    const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
+    at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
+    LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(),
+                         s.options.localBatch);
+    const LocalWork work = trainLocally(net, shard, task.header, batches, paceAt(s, task.header.round, client));
+    MessageHeader reply = task.header;
+    reply.kind = MessageKind::Update;
+    reply.doneSteps = work.doneSteps;
+    reply.samples = work.samples;
+    reply.computeSeconds = work.computeSeconds;
+    reply.stoppedEarly = work.stoppedEarly;
+    channel->send(reply, flatWeights(net) - task.model);
+  }
+}
+
+}  // namespace balancenet::federated

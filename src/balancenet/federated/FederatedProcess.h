@@ -1,0 +1,37 @@
+// FederatedProcess: what the federated server and clients are given by the launcher (parsed and validated
+// there): the options, the model, the data, where results go, and how to reach each other.
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/emulation/Pacing.h"
+#include "balancenet/federated/ClientChannel.h"
+#include "balancenet/federated/FederatedOptions.h"
+#include "balancenet/models/ModelZoo.h"
+
+namespace balancenet::federated {
+
+struct ProcessSettings {
+  FederatedOptions options;
+  models::ModelOptions model;
+  std::string dataDir;
+  ChannelOptions channel;
+  // Clients: --node-speed (Paced) or --slowdown (Relative), one value per client, by round; none: full speed.
+  std::optional<emulation::PaceMode> paceMode;
+  emulation::FactorSchedule pace;
+  // Server only.
+  std::string runDir;
+  std::string saveParams;
+  std::string checkpointDir;  // empty: no checkpoints
+  int64_t checkpointEvery = 10;
+  int keepCheckpoints = 3;
+  bool resume = false;
+  std::chrono::milliseconds peerTimeout{30000};  // a task with a deadline: the server gives up this long after it
+  std::chrono::milliseconds joinTimeout{60000};  // the clients' first arrival
+  double progressSeconds = 10;
+  std::string settingsJson = "{}";  // the run's settings, merged into summary.json
+};
+
+}  // namespace balancenet::federated

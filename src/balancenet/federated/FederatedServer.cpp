@@ -1,0 +1,504 @@
+// The federated server: rounds of tasks out and updates back over per-client channels.
+//
+// A synchronous round: configure (the strategy picks clients and their local work from what the server knows:
+// who is alive and idle, each one's measured speed) -> send every task with the global weights -> poll the
+// pending receives until each has answered or died (a task with a deadline: the client stops there and
+// reports; silent for --peer-timeout beyond it, it counts as dead) -> the strategy keeps the updates it
+// accepts and aggregates them -> the record; every --eval-every rounds the new model is evaluated on the test
+// set on a thread of its own while the next rounds train (a round due while it still runs is not evaluated).
+// Asynchronous (fedbuff): every idle client always has a task; every bufferSize() accepted updates make one
+// aggregation (a "round" in the records), with each update's staleness.
+#include "balancenet/federated/FederatedServer.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <torch/serialize.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/checkpoint/Resume.h"
+#include "balancenet/core/AtomicFile.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/LabelPartition.h"
+#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/federated/RoundLog.h"
+#include "balancenet/federated/ServerCheckpoint.h"
+#include "balancenet/federated/StrategyRegistry.h"
+
+namespace balancenet::federated {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Evaluation {
+  double accuracy = 0, loss = 0;
+};
+
+Evaluation evaluateOn(models::Network& net, const data::MnistDataset& test) {
+  at::NoGradGuard noGrad;
+  net.eval();
+  double correct = 0, lossSum = 0;
+  constexpr int64_t kBatch = 1000;
+  for (int64_t start = 0; start < test.size(); start += kBatch) {
+    const int64_t n = std::min(kBatch, test.size() - start);
+    const auto logits = net.forward(test.images.narrow(0, start, n));
+    const auto labels = test.labels.narrow(0, start, n);
+    correct += logits.argmax(1).eq(labels).sum().item<double>();
+    lossSum += at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum).item<double>();
+  }
+  const double n = static_cast<double>(std::max<int64_t>(1, test.size()));
+  return {correct / n, lossSum / n};
+}
+
+// A task out at a client.
+struct Flight {
+  ClientTask task;
+  int64_t round = 0;
+  int64_t baseVersion = 0;
+  Clock::time_point sentAt;
+  std::future<Message> reply;
+};
+
+// What came back from a client: its update and its line in the round's record.
+struct Returned {
+  ClientUpdate update;
+  ClientRoundRecord record;
+};
+
+class Server {
+ public:
+  Server(const ProcessSettings& s, const c10::intrusive_ptr<c10d::Store>& store)
+      : s_(s), o_(s.options), store_(store), strategy_(makeStrategy(s.options)) {}
+
+  int run() {
+    setUp();
+    connectClients();
+    trainStart_ = Clock::now();
+    lastProgress_ = trainStart_;
+    if (strategy_->asynchronous())
+      runAsynchronous();
+    else
+      while (round_ < o_.rounds && !outOfTime()) runRound();
+    finish();
+    return 0;
+  }
+
+ private:
+  // The model (from the seed), the test set, the shards (partition.csv) and, with --resume, the saved state.
+  void setUp() {
+    at::manual_seed(o_.seed);
+    auto built = models::buildModel(s_.model);
+    net_ = built.net;
+    evalNet_ = models::buildModel(s_.model).net;
+    global_ = flatWeights(*net_);
+    modelBytes_ = global_.numel() * static_cast<int64_t>(sizeof(float)) + kHeaderSlots * 8;
+    test_ = data::loadMnist(s_.dataDir, /*train=*/false);
+    const auto train = data::loadMnist(s_.dataDir, /*train=*/true);
+    const auto labels = labelVector(train);
+    const auto shards = dirichletShards(labels, o_.clients, o_.alpha, o_.seed, data::kNumClasses);
+    writePartitionCsv(s_.runDir + "/partition.csv", labelCounts(shards, labels, data::kNumClasses));
+    states_.resize(o_.clients);
+    channels_.resize(o_.clients);
+    for (int c = 0; c < o_.clients; ++c) {
+      states_[c].client = c;
+      states_[c].shardSamples = static_cast<int64_t>(shards[c].size());
+    }
+    spdlog::info("federated: {} with {} clients, model {} ({} parameters), {} rounds, alpha {}", strategy_->name(),
+                 o_.clients, s_.model.name, built.info.parameters, o_.rounds,
+                 o_.alpha == kIid ? std::string("iid") : fmt::format("{}", o_.alpha));
+    if (!s_.checkpointDir.empty()) {
+      checkpoints_ = std::make_unique<checkpoint::CheckpointStore>(s_.checkpointDir, s_.keepCheckpoints);
+      if (s_.resume) resumeFromCheckpoint();
+    }
+  }
+
+  void resumeFromCheckpoint() {
+    const auto stored = checkpoint::findResumable(*checkpoints_, federatedIdentity(o_, s_.model.name, *net_),
+                                                  o_.rounds, [](const std::string& m) { spdlog::debug("{}", m); });
+    ServerState state = decodeServerState(stored.checkpoint.training);
+    if (state.global.numel() != global_.numel() || static_cast<int>(state.stepsPerSecond.size()) != o_.clients)
+      throw UsageError(fmt::format("{} is not a checkpoint of this run (model or clients differ)", stored.path));
+    round_ = state.round;
+    version_ = state.version;
+    global_ = state.global;
+    for (int c = 0; c < o_.clients; ++c) states_[c].stepsPerSecond = state.stepsPerSecond[c];
+    records_ = std::move(state.records);
+    wallBefore_ = state.wallSeconds;
+    lastCheckpoint_ = round_;
+    spdlog::info("resumed from {}: round {}, model version {}, {:.1f} s trained", stored.path, round_, version_,
+                 wallBefore_);
+  }
+
+  // The launched clients: each announces generation 1 and waits for the server on its channel.
+  void connectClients() {
+    const auto start = Clock::now();
+    for (int c = 0; c < o_.clients; ++c) {
+      while (ClientChannel::announcedGeneration(*store_, c) < 1) {
+        if (Clock::now() - start > s_.joinTimeout)
+          throw RuntimeFailure(fmt::format("client {} did not arrive within {:.0f} s (--rendezvous-timeout)", c,
+                                           s_.joinTimeout.count() / 1000.0));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      open(c, 1);
+    }
+  }
+
+  void open(int client, int64_t generation) {
+    channels_[client] = ClientChannel::acceptClient(store_, client, generation, s_.channel);
+    generations_[client] = generation;
+  }
+
+  // A client restarted by the launcher (a new generation) takes part again from this boundary on.
+  void admitRejoined() {
+    for (int c = 0; c < o_.clients; ++c) {
+      if (channels_[c]) continue;
+      const int64_t g = ClientChannel::announcedGeneration(*store_, c);
+      if (g <= generations_[c]) continue;
+      open(c, g);
+      spdlog::info("client {} rejoined (generation {}); it takes part from round {} on", c, g, round_);
+    }
+  }
+
+  bool anyAlive() const {
+    for (const auto& ch : channels_)
+      if (ch) return true;
+    return false;
+  }
+
+  // Waits (at most the join timeout) for a restarted client when every one is dead.
+  void awaitSomeClient() {
+    const auto start = Clock::now();
+    while (!anyAlive()) {
+      if (Clock::now() - start > s_.joinTimeout)
+        throw RuntimeFailure(fmt::format("every client is dead at round {} and none rejoined", round_));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      admitRejoined();
+    }
+  }
+
+  RoundContext context() const {
+    RoundContext ctx;
+    ctx.round = strategy_->asynchronous() ? version_ : round_;
+    ctx.clients = states_;
+    for (int c = 0; c < o_.clients; ++c) ctx.clients[c].available = channels_[c] && !flights_.count(c);
+    return ctx;
+  }
+
+  double wall() const { return wallBefore_ + secondsSince(trainStart_); }
+  bool outOfTime() const { return o_.timeBudgetS > 0 && wall() >= o_.timeBudgetS; }
+
+  void lose(int client, int64_t round, const std::string& why) {
+    spdlog::warn("client {} died; left out of round {} ({})", client, round, why);
+    channels_[client].reset();
+  }
+
+  // Sends the task and the global weights, and starts waiting for the answer. False: the client is gone.
+  bool dispatch(const ClientTask& task, int64_t round) {
+    MessageHeader h;
+    h.kind = MessageKind::Task;
+    h.round = round;
+    h.version = version_;
+    h.localSteps = task.localSteps;
+    h.deadlineS = task.deadlineS;
+    h.mu = task.mu;
+    h.lr = o_.clientLr;
+    auto& channel = channels_[task.client];
+    try {
+      channel->send(h, global_);
+    } catch (const std::exception& e) {
+      lose(task.client, round, firstLine(e.what()));
+      return false;
+    }
+    flights_[task.client] = Flight{task, round, version_, Clock::now(), channel->receiveLater(global_.numel())};
+    return true;
+  }
+
+  Returned returnedFrom(int client, Flight& f, const Message& m) {
+    if (m.header.kind != MessageKind::Update || m.header.round != f.round)
+      throw RuntimeFailure(fmt::format("client {} answered out of turn", client));
+    Returned r;
+    auto& u = r.update;
+    u.client = client;
+    u.delta = m.model;
+    u.assignedSteps = f.task.localSteps;
+    u.doneSteps = m.header.doneSteps;
+    u.samples = m.header.samples;
+    u.shardSamples = states_[client].shardSamples;
+    u.baseVersion = f.baseVersion;
+    u.computeSeconds = m.header.computeSeconds;
+    r.record = {client, u.assignedSteps, u.doneSteps, u.samples, modelBytes_, secondsSince(f.sentAt),
+                u.computeSeconds, 0, "ok"};
+    // A running estimate: the clients' speed changes (emulated schedules, shared machines).
+    if (u.doneSteps > 0 && u.computeSeconds > 0) {
+      const double measured = u.doneSteps / u.computeSeconds;
+      double& estimate = states_[client].stepsPerSecond;
+      estimate = estimate > 0 ? 0.5 * (estimate + measured) : measured;
+    }
+    return r;
+  }
+
+  // The flights that ended since the last call: answers in `returned`, deaths as records in `lost`.
+  void collect(std::vector<Returned>& returned, std::vector<ClientRoundRecord>& lost) {
+    const double peerTimeoutS = s_.peerTimeout.count() / 1000.0;
+    for (auto it = flights_.begin(); it != flights_.end();) {
+      const int client = it->first;
+      Flight& f = it->second;
+      const bool ready = f.reply.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+      const bool overdue = f.task.deadlineS > 0 && secondsSince(f.sentAt) > f.task.deadlineS + peerTimeoutS;
+      if (!ready && !overdue) {
+        ++it;
+        continue;
+      }
+      ClientRoundRecord dead{client, f.task.localSteps, 0, 0, 0, secondsSince(f.sentAt), 0, 0, "dead"};
+      if (!ready) {
+        lose(client, f.round, fmt::format("no answer {:.0f} s past its deadline", peerTimeoutS));
+        lost.push_back(dead);
+      } else {
+        try {
+          returned.push_back(returnedFrom(client, f, f.reply.get()));
+        } catch (const std::exception& e) {
+          lose(client, f.round, firstLine(e.what()));
+          lost.push_back(dead);
+        }
+      }
+      it = flights_.erase(it);
+    }
+  }
+
+  // Whether the strategy takes the update; a refused one is logged as late.
+  bool accepted(Returned& r, int64_t round) {
+    if (strategy_->accepts(r.update)) return true;
+    r.record.status = "late";
+    spdlog::info("client {} missed the deadline ({} of {} local steps); left out of round {}", r.update.client,
+                 r.update.doneSteps, r.update.assignedSteps, round);
+    return false;
+  }
+
+  void aggregate(const std::vector<ClientUpdate>& updates) {
+    global_ = strategy_->aggregate(global_, updates, version_);
+    ++version_;
+  }
+
+  void runRound() {
+    const auto start = Clock::now();
+    admitRejoined();
+    if (!anyAlive()) awaitSomeClient();
+    RoundRecord record;
+    record.round = round_;
+    std::map<int, ClientRoundRecord> lines;
+    for (int c = 0; c < o_.clients; ++c) {
+      lines[c].client = c;
+      lines[c].status = channels_[c] ? "skipped" : "dead";
+    }
+    for (const auto& task : strategy_->configure(context())) {
+      lines[task.client].assignedSteps = task.localSteps;
+      if (dispatch(task, round_))
+        record.downloadBytes += modelBytes_;
+      else
+        lines[task.client].status = "dead";
+    }
+    std::vector<Returned> returned;
+    std::vector<ClientRoundRecord> lost;
+    while (!flights_.empty()) {
+      collect(returned, lost);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // In client order, not arrival order: the aggregation's float sums, and so a resumed run, are then exact.
+    std::sort(returned.begin(), returned.end(),
+              [](const Returned& a, const Returned& b) { return a.update.client < b.update.client; });
+    std::vector<ClientUpdate> updates;
+    for (auto& r : returned) {
+      if (accepted(r, round_)) updates.push_back(r.update);
+      lines[r.update.client] = r.record;
+    }
+    for (const auto& l : lost) lines[l.client] = l;
+    if (updates.empty())
+      spdlog::warn("round {}: no update was accepted; the global model stays as it was", round_);
+    else
+      aggregate(updates);
+    for (const auto& [c, line] : lines) record.clients.push_back(line);
+    record.roundSeconds = secondsSince(start);
+    ++round_;
+    endRound(std::move(record));
+  }
+
+  void runAsynchronous() {
+    const size_t buffer = static_cast<size_t>(std::max(1, strategy_->bufferSize()));
+    std::vector<ClientUpdate> updates;
+    std::vector<size_t> lineOf;  // updates[i]'s line in record.clients
+    RoundRecord record;
+    auto roundStart = Clock::now();
+    while (version_ < o_.rounds && !outOfTime()) {
+      admitRejoined();
+      if (!anyAlive() && flights_.empty()) awaitSomeClient();
+      for (const auto& task : strategy_->configure(context()))
+        if (dispatch(task, version_)) record.downloadBytes += modelBytes_;
+      std::vector<Returned> returned;
+      std::vector<ClientRoundRecord> lost;
+      collect(returned, lost);
+      for (auto& r : returned) {
+        if (accepted(r, version_)) {
+          updates.push_back(r.update);
+          lineOf.push_back(record.clients.size());
+        }
+        record.clients.push_back(r.record);
+      }
+      record.clients.insert(record.clients.end(), lost.begin(), lost.end());
+      if (updates.size() < buffer) {
+        if (returned.empty() && lost.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      for (size_t i = 0; i < updates.size(); ++i)
+        record.clients[lineOf[i]].staleness = version_ - updates[i].baseVersion;
+      record.round = version_;
+      aggregate(updates);
+      updates.clear();
+      lineOf.clear();
+      record.roundSeconds = secondsSince(roundStart);
+      roundStart = Clock::now();
+      round_ = version_;
+      endRound(std::move(record));
+      record = RoundRecord{};
+    }
+  }
+
+  void endRound(RoundRecord record) {
+    record.wallSeconds = wall();
+    records_.push_back(std::move(record));
+    if (evaluationDone()) finishEvaluation();
+    // The evaluation runs beside the training and must not hold it up: a round due while the previous
+    // evaluation still runs is not evaluated (the next one due is).
+    if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
+    if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
+    if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
+      lastProgress_ = Clock::now();
+      spdlog::info("round {}/{}: test accuracy {}, {:.1f} s", round_, o_.rounds,
+                   lastAccuracy_ < 0 ? std::string("-") : fmt::format("{:.2f}%", 100 * lastAccuracy_), wall());
+    }
+  }
+
+  // The model after the round just recorded, evaluated while the next one trains.
+  void startEvaluation() {
+    finishEvaluation();
+    evaluating_ = std::async(std::launch::async, [this, weights = global_.clone()] {
+      loadFlatWeights(*evalNet_, weights);
+      return evaluateOn(*evalNet_, test_);
+    });
+    evaluatedRecord_ = records_.size() - 1;
+  }
+
+  bool evaluationDone() const {
+    return evaluating_.valid() && evaluating_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  void finishEvaluation() {
+    if (!evaluating_.valid()) return;
+    const Evaluation e = evaluating_.get();
+    records_[evaluatedRecord_].testAccuracy = e.accuracy;
+    records_[evaluatedRecord_].testLoss = e.loss;
+    lastAccuracy_ = e.accuracy;
+  }
+
+  void writeCheckpoint() {
+    finishEvaluation();
+    ServerState state;
+    state.round = round_;
+    state.version = version_;
+    state.global = global_;
+    for (const auto& st : states_) state.stepsPerSecond.push_back(st.stepsPerSecond);
+    state.records = records_;
+    state.wallSeconds = wall();
+    checkpoint::Checkpoint c;
+    c.run = federatedIdentity(o_, s_.model.name, *net_);
+    c.step = round_;
+    c.training = encodeServerState(state);
+    checkpoints_->write(c);
+    lastCheckpoint_ = round_;
+  }
+
+  // The last answers (an asynchronous run has clients busy), then a stop for every live client.
+  void stopClients() {
+    const auto start = Clock::now();
+    while (!flights_.empty() && Clock::now() - start < s_.joinTimeout) {
+      std::vector<Returned> returned;
+      std::vector<ClientRoundRecord> lost;
+      collect(returned, lost);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    MessageHeader stop;
+    stop.kind = MessageKind::Stop;
+    for (auto& channel : channels_) {
+      if (!channel) continue;
+      try {
+        channel->send(stop, {});
+      } catch (const std::exception& e) {
+        spdlog::debug("client {}: the stop message did not arrive: {}", channel->client(), firstLine(e.what()));
+      }
+    }
+  }
+
+  void finish() {
+    stopClients();
+    finishEvaluation();
+    if (!records_.empty() && !records_.back().testAccuracy) {  // the final model is always evaluated
+      startEvaluation();
+      finishEvaluation();
+    }
+    if (checkpoints_ && lastCheckpoint_ != round_) writeCheckpoint();
+    writeRoundsCsv(s_.runDir + "/rounds.csv", records_);
+    const auto summary = summarise(strategy_->name(), o_.clients, records_);
+    writeSummaryJson(s_.runDir + "/summary.json", summary, s_.settingsJson);
+    if (!s_.saveParams.empty()) {
+      loadFlatWeights(*net_, global_);
+      std::vector<at::Tensor> params;
+      for (const auto& p : net_->parameters()) params.push_back(p.detach().clone());
+      std::ostringstream out;
+      torch::save(params, out);
+      writeFileAtomically(s_.saveParams, out.str());
+    }
+    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s of training; results in {}", round_,
+                 100 * summary.finalAccuracy, summary.wallSeconds, s_.runDir);
+  }
+
+  const ProcessSettings& s_;
+  const FederatedOptions& o_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  std::unique_ptr<Strategy> strategy_;
+  std::shared_ptr<models::Network> net_, evalNet_;
+  at::Tensor global_;
+  int64_t modelBytes_ = 0;  // one message's bytes: header and flat model
+  data::MnistDataset test_;
+  std::vector<ClientState> states_;
+  std::vector<std::unique_ptr<ClientChannel>> channels_;  // null: dead (until a new generation arrives)
+  std::map<int, int64_t> generations_;
+  std::map<int, Flight> flights_;
+  std::vector<RoundRecord> records_;
+  int64_t round_ = 0, version_ = 0, lastCheckpoint_ = -1;
+  std::unique_ptr<checkpoint::CheckpointStore> checkpoints_;
+  std::future<Evaluation> evaluating_;
+  size_t evaluatedRecord_ = 0;
+  double lastAccuracy_ = -1;
+  double wallBefore_ = 0;
+  Clock::time_point trainStart_, lastProgress_;
+};
+
+}  // namespace
+
+int runFederatedServer(const ProcessSettings& settings, const c10::intrusive_ptr<c10d::Store>& store) {
+  return Server(settings, store).run();
+}
+
+}  // namespace balancenet::federated

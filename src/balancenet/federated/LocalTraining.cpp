@@ -1,0 +1,101 @@
+// Local SGD of a federated client.
+#include "balancenet/federated/LocalTraining.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "balancenet/core/PortableRandom.h"
+#include "balancenet/core/Stopwatch.h"
+
+namespace balancenet::federated {
+
+ClientShard takeShard(const data::MnistDataset& train, const std::vector<int64_t>& indices) {
+  return {train.imagesAt(indices).clone(), train.labelsAt(indices).clone()};
+}
+
+LocalBatches::LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch)
+    : gen_(seededGenerator(seed, static_cast<uint64_t>(round) * static_cast<uint64_t>(clients) +
+                                     static_cast<uint64_t>(client))),
+      order_(static_cast<size_t>(shardSize)),
+      batch_(std::min(batch, shardSize)) {
+  reshuffle();
+}
+
+// Portable Fisher-Yates (std::shuffle's algorithm is implementation-defined).
+void LocalBatches::reshuffle() {
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
+  for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[boundedDraw(gen_, i)]);
+  used_ = 0;
+}
+
+std::vector<int64_t> LocalBatches::next() {
+  if (used_ + static_cast<size_t>(batch_) > order_.size()) reshuffle();
+  std::vector<int64_t> batch(order_.begin() + used_, order_.begin() + used_ + batch_);
+  used_ += static_cast<size_t>(batch_);
+  return batch;
+}
+
+namespace {
+
+// One SGD step on one batch; returns its real compute time in ms.
+double sgdStep(models::Network& net, const ClientShard& shard, const std::vector<int64_t>& batch, double lr, double mu,
+               const std::vector<at::Tensor>& start) {
+  Stopwatch watch;
+  const auto idx = at::tensor(batch, at::kLong);
+  const auto x = shard.images.index_select(0, idx);
+  const auto y = shard.labels.index_select(0, idx);
+  net.zero_grad();
+  auto loss = at::cross_entropy_loss(net.forward(x), y);
+  loss.backward();
+  at::NoGradGuard noGrad;
+  auto params = net.parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto& p = params[i];
+    if (!p.grad().defined()) continue;
+    auto g = p.grad();
+    if (mu > 0) g = g + mu * (p - start[i]);  // the gradient of (mu / 2) ||w - w_start||^2
+    p.sub_(g, lr);
+  }
+  return watch.elapsedMs();
+}
+
+}  // namespace
+
+LocalWork trainLocally(models::Network& net, const ClientShard& shard, const MessageHeader& task, LocalBatches& batches,
+                       const ClientPace& pace) {
+  net.train();
+  std::vector<at::Tensor> start;
+  if (task.mu > 0)
+    for (const auto& p : net.parameters()) start.push_back(p.detach().clone());
+  LocalWork work;
+  Stopwatch elapsed;
+  double lastStepS = 0;
+  for (int64_t step = 0; step < task.localSteps; ++step) {
+    auto batch = batches.next();
+    const auto samples = static_cast<int64_t>(batch.size());
+    if (task.deadlineS > 0) {
+      double expected = lastStepS;
+      if (pace.mode == emulation::PaceMode::Paced) expected = std::max(expected, samples / pace.factor);
+      if (elapsed.elapsedMs() / 1000 + expected > task.deadlineS) {
+        work.stoppedEarly = true;
+        break;
+      }
+    }
+    Stopwatch stepWatch;
+    const double computeMs = sgdStep(net, shard, batch, task.lr, task.mu, start);
+    if (pace.mode) {
+      const double sleepMs = emulation::paceSleepMs(*pace.mode, pace.factor, computeMs, samples);
+      if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(sleepMs));
+    }
+    lastStepS = stepWatch.elapsedMs() / 1000;
+    ++work.doneSteps;
+    work.samples += samples;
+  }
+  work.computeSeconds = elapsed.elapsedMs() / 1000;
+  return work;
+}
+
+}  // namespace balancenet::federated

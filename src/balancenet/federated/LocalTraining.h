@@ -1,0 +1,62 @@
+// LocalTraining: what a federated client does with a task: local SGD on its own shard, paced like an
+// emulated node, stopped at the task's deadline. Exposed so that tests can rebuild a client's batches.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/emulation/Pacing.h"
+#include "balancenet/federated/UpdateMessage.h"
+#include "balancenet/models/Network.h"
+
+namespace balancenet::federated {
+
+// A client's shard of the training set, copied out of it (the rest can be dropped).
+struct ClientShard {
+  at::Tensor images;  // [n,1,28,28]
+  at::Tensor labels;  // [n]
+  int64_t size() const { return labels.size(0); }
+};
+ClientShard takeShard(const data::MnistDataset& train, const std::vector<int64_t>& indices);
+
+// The local batches of one (round, client): a permutation of the shard drawn from seededGenerator(seed,
+// round * clients + client), taken in order, drawn again (same generator) when used up. A function of
+// those numbers only, so a run (and a resumed run) trains on the same samples.
+class LocalBatches {
+ public:
+  LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch);
+  std::vector<int64_t> next();  // shard positions of the next batch: min(batch, shardSize) distinct ones
+
+ private:
+  void reshuffle();
+  std::mt19937_64 gen_;
+  std::vector<int64_t> order_;
+  size_t used_ = 0;
+  int64_t batch_;
+};
+
+// --node-speed / --slowdown of this client: each step lasts max(real, samples / speed) or s x real.
+struct ClientPace {
+  std::optional<emulation::PaceMode> mode;  // none: full speed
+  double factor = 1;
+};
+
+struct LocalWork {
+  int64_t doneSteps = 0;
+  int64_t samples = 0;
+  double computeSeconds = 0;  // paced
+  bool stoppedEarly = false;  // the deadline came first
+};
+
+// Runs `task.localSteps` steps of SGD with step size task.lr on the mean cross-entropy of each batch, plus
+// FedProx's proximal term (task.mu / 2) ||w - w_start||^2 over the parameters when mu > 0. With a deadline,
+// it stops before a step that would end after it (the step's expected length: the last step's, at least
+// the pace), so what it sends arrives by then.
+LocalWork trainLocally(models::Network& net, const ClientShard& shard, const MessageHeader& task, LocalBatches& batches,
+                       const ClientPace& pace);
+
+}  // namespace balancenet::federated

@@ -1,0 +1,129 @@
+// Server state <-> bytes: a JSON header (counts, estimates, records) then the raw float32 weights.
+#include "balancenet/federated/ServerCheckpoint.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/checkpoint/Resume.h"
+#include "balancenet/core/Error.h"
+
+namespace balancenet::federated {
+namespace {
+
+using nlohmann::json;
+
+json toJson(const RoundRecord& r) {
+  json clients = json::array();
+  for (const auto& c : r.clients)
+    clients.push_back({{"client", c.client},
+                       {"assigned", c.assignedSteps},
+                       {"done", c.doneSteps},
+                       {"samples", c.samples},
+                       {"upload", c.uploadBytes},
+                       {"seconds", c.seconds},
+                       {"compute", c.computeSeconds},
+                       {"staleness", c.staleness},
+                       {"status", c.status}});
+  json j{{"round", r.round},   {"wall", r.wallSeconds},       {"length", r.roundSeconds},
+         {"download", r.downloadBytes}, {"clients", clients}};
+  j["accuracy"] = r.testAccuracy ? json(*r.testAccuracy) : json(nullptr);
+  j["loss"] = r.testLoss ? json(*r.testLoss) : json(nullptr);
+  return j;
+}
+
+RoundRecord recordFrom(const json& j) {
+  RoundRecord r;
+  r.round = j.at("round");
+  r.wallSeconds = j.at("wall");
+  r.roundSeconds = j.at("length");
+  r.downloadBytes = j.at("download");
+  if (!j.at("accuracy").is_null()) r.testAccuracy = j.at("accuracy").get<double>();
+  if (!j.at("loss").is_null()) r.testLoss = j.at("loss").get<double>();
+  for (const auto& c : j.at("clients")) {
+    ClientRoundRecord cr;
+    cr.client = c.at("client");
+    cr.assignedSteps = c.at("assigned");
+    cr.doneSteps = c.at("done");
+    cr.samples = c.at("samples");
+    cr.uploadBytes = c.at("upload");
+    cr.seconds = c.at("seconds");
+    cr.computeSeconds = c.at("compute");
+    cr.staleness = c.at("staleness");
+    cr.status = c.at("status");
+    r.clients.push_back(cr);
+  }
+  return r;
+}
+
+}  // namespace
+
+checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const std::string& modelName,
+                                          const models::Network& net) {
+  checkpoint::RunIdentity run;
+  run.signature = checkpoint::ModelSignature::of(modelName, net);
+  run.optimizer = "federated " + options.strategy;
+  run.worldSize = options.clients;
+  run.globalBatch = options.localBatch;
+  run.seed = options.seed;
+  return run;
+}
+
+std::string encodeServerState(const ServerState& s) {
+  json records = json::array();
+  for (const auto& r : s.records) records.push_back(toJson(r));
+  const json header{{"round", s.round},
+                    {"version", s.version},
+                    {"steps_per_second", s.stepsPerSecond},
+                    {"wall", s.wallSeconds},
+                    {"weights", s.global.numel()},
+                    {"records", records}};
+  const std::string text = header.dump();
+  const uint64_t length = text.size();
+  const auto weights = s.global.contiguous().to(at::kFloat);
+  std::string bytes(sizeof length, '\0');
+  std::memcpy(bytes.data(), &length, sizeof length);
+  bytes += text;
+  bytes.append(reinterpret_cast<const char*>(weights.data_ptr<float>()), weights.numel() * sizeof(float));
+  return bytes;
+}
+
+ServerState decodeServerState(const std::string& bytes) {
+  uint64_t length = 0;
+  if (bytes.size() < sizeof length) throw RuntimeFailure("federated server state: truncated");
+  std::memcpy(&length, bytes.data(), sizeof length);
+  if (bytes.size() < sizeof length + length) throw RuntimeFailure("federated server state: truncated header");
+  ServerState s;
+  try {
+    const auto header = json::parse(bytes.substr(sizeof length, length));
+    s.round = header.at("round");
+    s.version = header.at("version");
+    s.stepsPerSecond = header.at("steps_per_second").get<std::vector<double>>();
+    s.wallSeconds = header.at("wall");
+    for (const auto& r : header.at("records")) s.records.push_back(recordFrom(r));
+    const int64_t n = header.at("weights");
+    if (bytes.size() != sizeof length + length + n * sizeof(float))
+      throw RuntimeFailure("federated server state: the weights' length does not match");
+    s.global = at::empty({n}, at::kFloat);
+    std::memcpy(s.global.data_ptr<float>(), bytes.data() + sizeof length + length, n * sizeof(float));
+  } catch (const json::exception& e) {
+    throw RuntimeFailure(fmt::format("federated server state: {}", e.what()));
+  }
+  return s;
+}
+
+void preflightServerCheckpoints(const std::string& dir, int keep, bool resume, const FederatedOptions& options,
+                                const std::string& modelName, const models::Network& net) {
+  if (dir.empty()) return;
+  checkpoint::CheckpointStore store(dir, keep);
+  if (!resume) return checkpoint::requireNoCheckpoints(store);
+  checkpoint::findResumable(store, federatedIdentity(options, modelName, net), options.rounds,
+                            [](const std::string& m) { spdlog::warn("{}", m); });
+}
+
+}  // namespace balancenet::federated

@@ -1,0 +1,240 @@
+// `balancenet federate` end to end, real processes over loopback: FedAvg with one local step on iid shards is
+// synchronous data parallelism; R rounds equal R/2 + --resume R/2 bit for bit; a killed client is left out and
+// rejoins; a client past the deadline is left out as late; bad flags are one line.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <signal.h>
+
+#include "BinaryFixture.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/FederatedOptions.h"
+#include "balancenet/federated/LabelPartition.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/models/ModelZoo.h"
+
+namespace balancenet::testing {
+namespace {
+
+struct RoundsCsvRow {
+  int64_t round = 0;
+  int client = 0;
+  int64_t doneSteps = 0;
+  std::string status;
+};
+
+// rounds.csv: round,wall_s,round_s,test_accuracy,test_loss,client,assigned_steps,done_steps,...,status
+std::vector<RoundsCsvRow> readRoundsCsv(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<RoundsCsvRow> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 14) continue;
+    rows.push_back({std::stoll(cells[0]), std::stoi(cells[5]), std::stoll(cells[7]), cells[13]});
+  }
+  return rows;
+}
+
+// The launcher's child with RANK=rank, or -1.
+pid_t launchedProcessOfRank(pid_t launcher, int rank) {
+  for (pid_t child : childrenOf(launcher)) {
+    std::ifstream env("/proc/" + std::to_string(child) + "/environ", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+    std::stringstream ss(all);
+    for (std::string var; std::getline(ss, var, '\0');)
+      if (var == "RANK=" + std::to_string(rank)) return child;
+  }
+  return -1;
+}
+
+class FederatedProcess : public BinaryFixture {
+ protected:
+  ProcessResult federate(const std::string& runName, const std::vector<std::string>& flags,
+                         ProcessOptions options = {}) {
+    std::vector<std::string> args{"federate", "--data-dir", dataDir_, "--run-dir", dir_.file(runName),
+                                  "--model",  "cnn",        "--width", "0.5",     "--local-batch", "16"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    if (options.timeoutSeconds == 120) options.timeoutSeconds = 90;
+    return run(args, options);
+  }
+};
+
+// Clients 0..3 each take one SGD step on their first local batch; FedAvg averages the steps weighted by shard
+// size: exactly one step of synchronous data parallelism on the union of those batches, gradients weighted
+// by shard size. The reference is computed here, in one process, from the same library functions.
+TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
+  constexpr int kClients = 4;
+  constexpr uint64_t kSeed = 7;
+  constexpr double kLr = 0.1;
+  const auto r = federate("iid", {"--clients", "4", "--rounds", "1", "--strategy", "fedavg", "--alpha", "iid",
+                                  "--local-steps", "1", "--dropout", "0", "--lr", "0.1", "--seed", "7",
+                                  "--save-params", dir_.file("fed.params")});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  const auto train = data::loadMnist(dataDir_, /*train=*/true);
+  const auto shards = federated::dirichletShards(federated::labelVector(train), kClients, federated::kIid, kSeed,
+                                                 data::kNumClasses);
+  models::ModelOptions options;
+  options.name = "cnn";
+  options.width = 0.5;
+  options.dropout = 0;
+  at::manual_seed(kSeed);
+  auto model = models::buildModel(options);
+  const auto start = federated::flatWeights(*model.net);
+  auto params = model.net->parameters();
+  std::vector<at::Tensor> meanGrad;
+  for (const auto& p : params) meanGrad.push_back(at::zeros_like(p));
+  int64_t total = 0;
+  for (const auto& s : shards) total += static_cast<int64_t>(s.size());
+  for (int c = 0; c < kClients; ++c) {
+    federated::loadFlatWeights(*model.net, start);
+    const auto shard = federated::takeShard(train, shards[c]);
+    const auto batch = federated::LocalBatches(kSeed, 0, kClients, c, shard.size(), 16).next();
+    const auto idx = at::tensor(batch, at::kLong);
+    model.net->train();
+    model.net->zero_grad();
+    at::cross_entropy_loss(model.net->forward(shard.images.index_select(0, idx)), shard.labels.index_select(0, idx))
+        .backward();
+    const double weight = static_cast<double>(shards[c].size()) / total;
+    for (size_t i = 0; i < params.size(); ++i) meanGrad[i] += weight * params[i].grad();
+  }
+  federated::loadFlatWeights(*model.net, start);
+  const auto saved = loadSavedParameters(dir_.file("fed.params"));
+  ASSERT_EQ(saved.size(), params.size());
+  double worst = 0;
+  for (size_t i = 0; i < params.size(); ++i)
+    worst = std::max(worst, (saved[i] - (params[i].detach() - kLr * meanGrad[i])).abs().max().item<double>());
+  std::cout << "max |federated - data parallel| = " << worst << "\n";
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT((saved[0] - params[0].detach()).abs().max().item<double>(), 1e-4) << "the step must move the weights";
+}
+
+TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {
+  const std::vector<std::string> common{"--clients", "3",   "--strategy", "fedavg", "--alpha", "0.5",
+                                        "--local-steps", "2", "--seed", "3", "--eval-every", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto flags = common;
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    return flags;
+  };
+  const auto straight = federate("straight", with({"--rounds", "4", "--save-params", dir_.file("straight.params")}));
+  ASSERT_EQ(straight.exitCode, 0) << straight.output;
+  const auto first = federate("first", with({"--rounds", "2", "--checkpoint-dir", dir_.file("ckpt")}));
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  const auto rest = federate("rest", with({"--rounds", "4", "--checkpoint-dir", dir_.file("ckpt"), "--resume",
+                                           "--save-params", dir_.file("resumed.params")}));
+  ASSERT_EQ(rest.exitCode, 0) << rest.output;
+  EXPECT_NE(rest.output.find("resumed from"), std::string::npos) << rest.output;
+  const auto a = loadSavedParameters(dir_.file("straight.params"));
+  const auto b = loadSavedParameters(dir_.file("resumed.params"));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i], b[i])) << "tensor " << i;
+  // The resumed run's records go on from the checkpoint's: rounds 0..3, three clients each.
+  EXPECT_EQ(readRoundsCsv(dir_.file("rest/rounds.csv")).size(), 12u);
+  // Resuming a finished run, or without a checkpoint, is one line before any process starts.
+  expectOneLineError(federate("again", with({"--rounds", "4", "--checkpoint-dir", dir_.file("ckpt"), "--resume"})),
+                     "", 2);
+}
+
+// A client killed (SIGKILL) mid-run: the server names it and leaves it out; the launcher restarts it
+// (--max-restarts) and it rejoins at a later round; the run completes.
+TEST_F(FederatedProcess, KilledClientIsLeftOutAndRejoins) {
+  std::atomic<bool> started{false};
+  bool killed = false;
+  ProcessOptions o;
+  o.onOutput = [&](const std::string& out, double) {
+    if (out.find("round 2/") != std::string::npos) started = true;
+  };
+  o.whileRunning = [&](pid_t launcher, double) {
+    if (!started || killed) return;
+    const pid_t victim = launchedProcessOfRank(launcher, 2);  // client 1
+    if (victim > 0) killed = ::kill(victim, SIGKILL) == 0;
+  };
+  const auto r = federate("kill",
+                          {"--clients", "3", "--rounds", "28", "--strategy", "fedavg", "--local-steps", "2",
+                           "--node-speed", "160,160,160", "--max-restarts", "1", "--progress-seconds", "0.001",
+                           "--eval-every", "5"},
+                          o);
+  ASSERT_TRUE(killed) << r.output;
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("client 1 died; left out of round"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("client 1 (rank 2)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("client 1 rejoined"), std::string::npos) << r.output;
+  const auto rows = readRoundsCsv(dir_.file("kill/rounds.csv"));
+  ASSERT_EQ(rows.size(), 84u);
+  auto statusOf = [&](int64_t round, int client) {
+    for (const auto& row : rows)
+      if (row.round == round && row.client == client) return row.status;
+    return std::string("missing");
+  };
+  int dead = 0;
+  for (int64_t round = 0; round < 28; ++round) dead += statusOf(round, 1) == "dead";
+  EXPECT_GE(dead, 1);
+  EXPECT_EQ(statusOf(27, 1), "ok") << "client 1 rejoined before the end";
+  for (int64_t round = 0; round < 28; ++round) EXPECT_EQ(statusOf(round, 0), "ok") << round;
+}
+
+// FedAvg with a deadline: client 2 is too slow to finish even one step by it (8 samples/s, 16 samples a step:
+// 2 s > 1.5 s), so it stops at once and is left out as late; the others are not waited for beyond it.
+TEST_F(FederatedProcess, ClientPastTheDeadlineIsLeftOutAsLate) {
+  const auto r = federate("late", {"--clients", "3", "--rounds", "3", "--strategy", "fedavg", "--local-steps", "2",
+                                   "--deadline-s", "1.5", "--node-speed", "2000,2000,8"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("client 2 missed the deadline"), std::string::npos) << r.output;
+  const auto rows = readRoundsCsv(dir_.file("late/rounds.csv"));
+  ASSERT_EQ(rows.size(), 9u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.status, row.client == 2 ? "late" : "ok") << "round " << row.round << " client " << row.client;
+    if (row.client == 2) EXPECT_EQ(row.doneSteps, 0);
+  }
+}
+
+// fedbuff is asynchronous: the fast clients' updates make the server steps (2 per step) while the slow one
+// trains, so its update arrives several versions late; staleness says by how many.
+TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
+  const auto r = federate("buff", {"--clients", "3", "--rounds", "60", "--strategy", "fedbuff", "--buffer", "2",
+                                   "--local-steps", "2", "--node-speed", "1600,1600,80", "--eval-every", "20"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("buff/rounds.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::set<int64_t> rounds;
+  int64_t stalest = 0, slowUpdates = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 14u) << line;
+    rounds.insert(std::stoll(cells[0]));
+    if (cells[13] == "ok") stalest = std::max<int64_t>(stalest, std::stoll(cells[12]));
+    slowUpdates += cells[5] == "2" && cells[13] == "ok";
+  }
+  EXPECT_EQ(rounds.size(), 60u) << "one record per server update";
+  EXPECT_GE(slowUpdates, 1) << "the slow client's updates count too";
+  EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
+}
+
+TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
+  expectOneLineError(federate("bad", {"--strategy", "fedsgd"}), "unknown --strategy 'fedsgd'", 2);
+  expectOneLineError(federate("bad", {"--fraction", "0"}), "--fraction", 2);
+  expectOneLineError(federate("bad", {"--alpha", "-1"}), "--alpha", 2);
+  expectOneLineError(federate("bad", {"--local-steps", "5:2"}), "--local-steps", 2);
+  expectOneLineError(federate("bad", {"--clients", "3", "--node-speed", "100,100"}), "--node-speed", 2);
+  expectOneLineError(federate("bad", {"--data-dir", dir_.file("nothing")}), "", 2);
+}
+
+}  // namespace
+}  // namespace balancenet::testing

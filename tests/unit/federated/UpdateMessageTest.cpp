@@ -1,0 +1,117 @@
+// The federated processes' pure pieces: the message header codec, the server state's bytes, the local batches.
+#include "balancenet/federated/UpdateMessage.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <set>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/federated/ServerCheckpoint.h"
+
+namespace balancenet::federated {
+namespace {
+
+TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
+  MessageHeader h;
+  h.kind = MessageKind::Update;
+  h.round = 12345;
+  h.version = 9007199254740991;  // 2^53 - 1: the largest count a float64 slot holds exactly
+  h.localSteps = 20;
+  h.deadlineS = 2.5;
+  h.mu = 0.01;
+  h.lr = 0.05;
+  h.doneSteps = 7;
+  h.samples = 224;
+  h.computeSeconds = 1.25;
+  h.stoppedEarly = true;
+  const auto slots = encodeHeader(h);
+  EXPECT_EQ(slots.numel(), kHeaderSlots);
+  EXPECT_EQ(slots.scalar_type(), at::kDouble);
+  const auto d = decodeHeader(slots);
+  EXPECT_EQ(d.kind, h.kind);
+  EXPECT_EQ(d.round, h.round);
+  EXPECT_EQ(d.version, h.version);
+  EXPECT_EQ(d.localSteps, h.localSteps);
+  EXPECT_EQ(d.deadlineS, h.deadlineS);
+  EXPECT_EQ(d.mu, h.mu);
+  EXPECT_EQ(d.lr, h.lr);
+  EXPECT_EQ(d.doneSteps, h.doneSteps);
+  EXPECT_EQ(d.samples, h.samples);
+  EXPECT_EQ(d.computeSeconds, h.computeSeconds);
+  EXPECT_TRUE(d.stoppedEarly);
+  EXPECT_EQ(decodeHeader(encodeHeader(MessageHeader{})).kind, MessageKind::Task);
+}
+
+TEST(UpdateMessage, ForeignOrDamagedHeadersAreRefused) {
+  auto good = encodeHeader(MessageHeader{});
+  EXPECT_THROW(decodeHeader(at::zeros({kHeaderSlots}, at::kDouble)), RuntimeFailure) << "no protocol mark";
+  EXPECT_THROW(decodeHeader(at::zeros({kHeaderSlots - 1}, at::kDouble)), RuntimeFailure) << "short";
+  EXPECT_THROW(decodeHeader(good.to(at::kFloat)), RuntimeFailure) << "float32";
+  auto badKind = good.clone();
+  badKind[1] = 7;
+  EXPECT_THROW(decodeHeader(badKind), RuntimeFailure);
+  auto fractionalRound = good.clone();
+  fractionalRound[2] = 1.5;
+  EXPECT_THROW(decodeHeader(fractionalRound), RuntimeFailure);
+  auto negativeSteps = good.clone();
+  negativeSteps[3] = -1;
+  EXPECT_THROW(decodeHeader(negativeSteps), RuntimeFailure);
+}
+
+TEST(ServerStateBytes, RoundTripIsExact) {
+  ServerState s;
+  s.round = 6;
+  s.version = 5;
+  s.global = at::randn({1000}, at::kFloat);
+  s.stepsPerSecond = {0, 12.5, 1.0 / 3};
+  s.wallSeconds = 12.75;
+  RoundRecord r;
+  r.round = 5;
+  r.wallSeconds = 1.0 / 7;
+  r.testAccuracy = 0.8125;
+  r.downloadBytes = 4000;
+  r.clients.push_back({2, 10, 4, 128, 4096, 0.5, 0.25, 3, "late"});
+  s.records = {r, RoundRecord{}};
+  const auto d = decodeServerState(encodeServerState(s));
+  EXPECT_EQ(d.round, 6);
+  EXPECT_EQ(d.version, 5);
+  EXPECT_TRUE(at::equal(d.global, s.global));
+  EXPECT_EQ(d.stepsPerSecond, s.stepsPerSecond);
+  EXPECT_EQ(d.wallSeconds, 12.75);
+  ASSERT_EQ(d.records.size(), 2u);
+  EXPECT_EQ(d.records[0].wallSeconds, r.wallSeconds);
+  EXPECT_EQ(d.records[0].testAccuracy, r.testAccuracy);
+  EXPECT_FALSE(d.records[1].testAccuracy.has_value());
+  ASSERT_EQ(d.records[0].clients.size(), 1u);
+  EXPECT_EQ(d.records[0].clients[0].status, "late");
+  EXPECT_EQ(d.records[0].clients[0].staleness, 3);
+  EXPECT_EQ(d.records[0].clients[0].doneSteps, 4);
+  auto bytes = encodeServerState(s);
+  EXPECT_THROW(decodeServerState(bytes.substr(0, bytes.size() - 1)), RuntimeFailure);
+  EXPECT_THROW(decodeServerState("xy"), RuntimeFailure);
+}
+
+TEST(LocalBatches, FollowSeedRoundAndClientAndCoverTheShardBeforeRepeating) {
+  auto draw = [](uint64_t seed, int64_t round, int client) {
+    LocalBatches b(seed, round, 4, client, 10, 4);
+    std::vector<int64_t> all;
+    for (int i = 0; i < 2; ++i)
+      for (auto x : b.next()) all.push_back(x);
+    return all;
+  };
+  EXPECT_EQ(draw(1, 3, 2), draw(1, 3, 2));
+  EXPECT_NE(draw(1, 3, 2), draw(1, 4, 2));
+  EXPECT_NE(draw(1, 3, 2), draw(1, 3, 1));
+  EXPECT_NE(draw(1, 3, 2), draw(2, 3, 2));
+  const auto two = draw(1, 3, 2);  // 8 of 10 positions: one pass, no repeats
+  EXPECT_EQ(std::set<int64_t>(two.begin(), two.end()).size(), 8u);
+  for (auto x : two) EXPECT_TRUE(x >= 0 && x < 10);
+  LocalBatches small(1, 0, 1, 0, 3, 32);
+  EXPECT_EQ(small.next().size(), 3u) << "a batch is at most the shard";
+}
+
+}  // namespace
+}  // namespace balancenet::federated
