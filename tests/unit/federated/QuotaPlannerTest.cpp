@@ -32,15 +32,16 @@ TEST(QuotaPlannerTest, QuotasAreClampedToOneAndFourTimesHigh) {
   EXPECT_EQ(plan.steps, (std::vector<int64_t>{4 * 20, 1}));
 }
 
-TEST(QuotaPlannerTest, UnmeasuredClientsGetTheLowCount) {
+TEST(QuotaPlannerTest, UnmeasuredClientsGetAShortProbe) {
   const LocalSteps drawn{5, 20};
   const auto none = planQuotas({0, 0, 0}, drawn, 0);
   EXPECT_EQ(none.roundSeconds, 0);  // nobody measured, no deadline: no round length yet
-  EXPECT_EQ(none.steps, (std::vector<int64_t>{5, 5, 5}));
+  EXPECT_EQ(none.steps, (std::vector<int64_t>{kProbeSteps, kProbeSteps, kProbeSteps}));
+  EXPECT_EQ(planQuotas({0}, LocalSteps{1, 20}, 0).steps, (std::vector<int64_t>{1}));  // never above the low count
   // The round length comes from the measured clients only.
   const auto mixed = planQuotas({0, 40}, drawn, 0);
   EXPECT_DOUBLE_EQ(mixed.roundSeconds, 0.5);
-  EXPECT_EQ(mixed.steps, (std::vector<int64_t>{5, 20}));
+  EXPECT_EQ(mixed.steps, (std::vector<int64_t>{kProbeSteps, 20}));
 }
 
 TEST(QuotaPlannerTest, OneClientRunsHighStepsAndNoClientsIsEmpty) {

@@ -8,6 +8,7 @@
 #include "balancenet/federated/StrategyRegistry.h"
 #include "balancenet/federated/strategies/Aggregation.h"
 #include "balancenet/federated/strategies/ClientSampling.h"
+#include "balancenet/federated/strategies/QuotaPlanner.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::federated {
@@ -205,9 +206,9 @@ TEST(StrategyTest, BalancedGivesQuotasFromMeasuredSpeedsAndAMarginDeadline) {
     EXPECT_DOUBLE_EQ(tasks[i].deadlineS, 1.5 * 20 / 37.5);
     EXPECT_EQ(tasks[i].mu, 0);
   }
-  // The first round: nobody measured, so the low count and no deadline.
+  // The first round: nobody measured, so a short probe and no deadline.
   for (const auto& t : balanced->configure(contextOf(4))) {
-    EXPECT_EQ(t.localSteps, 20);
+    EXPECT_EQ(t.localSteps, kProbeSteps);
     EXPECT_EQ(t.deadlineS, 0);
   }
   // --deadline-s T and --fraction.

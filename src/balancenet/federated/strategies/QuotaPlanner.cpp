@@ -23,7 +23,7 @@ QuotaPlan planQuotas(const std::vector<double>& stepsPerSecond, const LocalSteps
   for (double s : stepsPerSecond)
     plan.steps.push_back(
         s > 0 ? static_cast<int64_t>(std::clamp(std::floor(s * plan.roundSeconds * (1 + 1e-9)), 1.0, maxSteps))
-              : localSteps.low);
+              : std::min(kProbeSteps, localSteps.low));
   return plan;
 }
 

@@ -16,9 +16,14 @@ struct QuotaPlan {
 // the others drifts towards its own (non-IID) data's optimum, which the normalised average cannot undo.
 constexpr int64_t kMaxQuotaFactor = 4;
 
+// A client not measured yet (the first round, a rejoined client) gets this many steps (at most localSteps.low):
+// enough to measure it, and short, since its speed is unknown: with localSteps.low a slow client made the first
+// round as long as a round of FedAvg's that waits for everyone (27 s of a 45 s run, at 12 samples/s).
+constexpr int64_t kProbeSteps = 2;
+
 // T = deadlineS when > 0, else the time the median-speed client of those measured needs for localSteps.high
 // steps (the mean of the two middle speeds for an even count). quota_i = clamp(floor(speed_i x T), 1,
-// kMaxQuotaFactor x localSteps.high); a client not measured yet (speed 0) gets localSteps.low, which measures it.
+// kMaxQuotaFactor x localSteps.high); a client not measured yet (speed 0) gets min(kProbeSteps, localSteps.low).
 QuotaPlan planQuotas(const std::vector<double>& stepsPerSecond, const LocalSteps& localSteps, double deadlineS);
 
 }  // namespace balancenet::federated
