@@ -54,7 +54,7 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
     at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
     LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(),
-                         s.options.localBatch);
+                         task.header.batch);
     const LocalWork work = trainLocally(net, shard, task.header, batches, paceAt(s, task.header.round, client));
     MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;

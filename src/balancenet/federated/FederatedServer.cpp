@@ -129,12 +129,12 @@ class Server {
     const auto stored = checkpoint::findResumable(*checkpoints_, federatedIdentity(o_, s_.model.name, *net_),
                                                   o_.rounds, [](const std::string& m) { spdlog::debug("{}", m); });
     ServerState state = decodeServerState(stored.checkpoint.training);
-    if (state.global.numel() != global_.numel() || static_cast<int>(state.stepsPerSecond.size()) != o_.clients)
+    if (state.global.numel() != global_.numel() || static_cast<int>(state.samplesPerSecond.size()) != o_.clients)
       throw UsageError(fmt::format("{} is not a checkpoint of this run (model or clients differ)", stored.path));
     round_ = state.round;
     version_ = state.version;
     global_ = state.global;
-    for (int c = 0; c < o_.clients; ++c) states_[c].stepsPerSecond = state.stepsPerSecond[c];
+    for (int c = 0; c < o_.clients; ++c) states_[c].samplesPerSecond = state.samplesPerSecond[c];
     records_ = std::move(state.records);
     wallBefore_ = state.wallSeconds;
     lastCheckpoint_ = round_;
@@ -212,6 +212,7 @@ class Server {
     h.round = round;
     h.version = version_;
     h.localSteps = task.localSteps;
+    h.batch = task.batch > 0 ? task.batch : o_.localBatch;
     h.deadlineS = task.deadlineS;
     h.mu = task.mu;
     h.lr = o_.clientLr;
@@ -242,9 +243,9 @@ class Server {
     r.record = {client, u.assignedSteps, u.doneSteps, u.samples, modelBytes_, secondsSince(f.sentAt),
                 u.computeSeconds, 0, "ok"};
     // A running estimate: the clients' speed changes (emulated schedules, shared machines).
-    if (u.doneSteps > 0 && u.computeSeconds > 0) {
-      const double measured = u.doneSteps / u.computeSeconds;
-      double& estimate = states_[client].stepsPerSecond;
+    if (u.samples > 0 && u.computeSeconds > 0) {
+      const double measured = static_cast<double>(u.samples) / u.computeSeconds;
+      double& estimate = states_[client].samplesPerSecond;
       estimate = estimate > 0 ? 0.5 * (estimate + measured) : measured;
     }
     return r;
@@ -418,7 +419,7 @@ class Server {
     state.round = round_;
     state.version = version_;
     state.global = global_;
-    for (const auto& st : states_) state.stepsPerSecond.push_back(st.stepsPerSecond);
+    for (const auto& st : states_) state.samplesPerSecond.push_back(st.samplesPerSecond);
     state.records = records_;
     state.wallSeconds = wall();
     checkpoint::Checkpoint c;

@@ -79,7 +79,7 @@ std::string encodeServerState(const ServerState& s) {
   for (const auto& r : s.records) records.push_back(toJson(r));
   const json header{{"round", s.round},
                     {"version", s.version},
-                    {"steps_per_second", s.stepsPerSecond},
+                    {"samples_per_second", s.samplesPerSecond},
                     {"wall", s.wallSeconds},
                     {"weights", s.global.numel()},
                     {"records", records}};
@@ -103,7 +103,7 @@ ServerState decodeServerState(const std::string& bytes) {
     const auto header = json::parse(bytes.substr(sizeof length, length));
     s.round = header.at("round");
     s.version = header.at("version");
-    s.stepsPerSecond = header.at("steps_per_second").get<std::vector<double>>();
+    s.samplesPerSecond = header.at("samples_per_second").get<std::vector<double>>();
     s.wallSeconds = header.at("wall");
     for (const auto& r : header.at("records")) s.records.push_back(recordFrom(r));
     const int64_t n = header.at("weights");

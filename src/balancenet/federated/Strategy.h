@@ -17,7 +17,7 @@ struct ClientState {
   int client = 0;             // 0 .. clients-1
   bool available = true;      // alive and idle: it may be given a task now
   int64_t shardSamples = 0;   // its shard's size (FedAvg's weight n_i)
-  double stepsPerSecond = 0;  // the server's running estimate of its local training speed; 0: not measured yet
+  double samplesPerSecond = 0;  // the server's running estimate of its local training speed; 0: not measured yet
 };
 
 struct RoundContext {
@@ -28,7 +28,8 @@ struct RoundContext {
 // One client's work for a round.
 struct ClientTask {
   int client = 0;
-  int64_t localSteps = 1;  // local SGD steps of --local-batch samples
+  int64_t localSteps = 1;  // local SGD steps of `batch` samples
+  int64_t batch = 0;       // samples per local step; 0: --local-batch
   double deadlineS = 0;    // seconds after it starts, the client stops and reports what it did; 0: none
   double mu = 0;           // FedProx's proximal weight (0: plain local SGD)
 };

@@ -12,12 +12,13 @@
 namespace balancenet::federated {
 namespace {
 
-constexpr double kProtocolMark = 18.0625;  // issue 18, format 1 (exact in binary)
+constexpr double kProtocolMark = 18.125;  // issue 18, format 2 (exact in binary): the task's batch
 
 enum Slot : int64_t {
-  kMark, kKind, kRound, kVersion, kLocalSteps, kDeadline, kMu, kLr, kDoneSteps, kSamples, kCompute, kStoppedEarly
+  kMark, kKind, kRound, kVersion, kLocalSteps, kDeadline, kMu, kLr, kDoneSteps, kSamples, kCompute, kStoppedEarly,
+  kBatch
 };
-static_assert(kStoppedEarly + 1 == kHeaderSlots, "one slot per field");
+static_assert(kBatch + 1 == kHeaderSlots, "one slot per field");
 
 }  // namespace
 
@@ -36,6 +37,7 @@ at::Tensor encodeHeader(const MessageHeader& h) {
   s[kSamples] = static_cast<double>(h.samples);
   s[kCompute] = h.computeSeconds;
   s[kStoppedEarly] = h.stoppedEarly ? 1 : 0;
+  s[kBatch] = static_cast<double>(h.batch);
   return t;
 }
 
@@ -68,6 +70,7 @@ MessageHeader decodeHeader(const at::Tensor& slots) {
   h.samples = count(kSamples);
   h.computeSeconds = s[kCompute];
   h.stoppedEarly = s[kStoppedEarly] != 0;
+  h.batch = count(kBatch);
   return h;
 }
 

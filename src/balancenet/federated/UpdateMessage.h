@@ -15,6 +15,7 @@ struct MessageHeader {
   int64_t round = 0;        // the round (fedbuff: the server update) the task belongs to
   int64_t version = 0;      // the server's model version the weights are (the update's base version)
   int64_t localSteps = 0;   // assigned local steps
+  int64_t batch = 0;        // Task: samples per local step
   double deadlineS = 0;     // Task: stop after this many seconds of local training (0: none)
   double mu = 0;            // Task: FedProx's proximal weight
   double lr = 0;            // Task: local SGD step size
@@ -24,7 +25,7 @@ struct MessageHeader {
   bool stoppedEarly = false;  // Update: the deadline stopped it
 };
 
-constexpr int64_t kHeaderSlots = 12;
+constexpr int64_t kHeaderSlots = 13;
 
 // float64 [kHeaderSlots]; slot 0 is a protocol mark so that a stray or mismatched message fails loudly.
 at::Tensor encodeHeader(const MessageHeader& header);

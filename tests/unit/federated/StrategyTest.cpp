@@ -195,15 +195,17 @@ TEST(StrategyTest, FedBuffGivesEveryAvailableClientWorkAndWeighsStaleUpdatesDown
 }
 
 TEST(StrategyTest, BalancedGivesQuotasFromMeasuredSpeedsAndAMarginDeadline) {
-  auto balanced = makeStrategy(optionsFor("balanced"));  // local steps 20, no deadline, all clients
-  // Median speed 37.5 steps/s: T = 20 / 37.5 s, quotas floor(speed x T).
-  const auto tasks = balanced->configure(contextOf(4, 2, {100, 50, 25, 12.5}));
+  auto balanced = makeStrategy(optionsFor("balanced"));  // local steps 20 of 32, no deadline, all clients
+  // Median speed (200 + 100) / 2 = 150 samples/s: T = 20 x 32 / 150 s; the fastest runs floor(400 T / 32) = 53
+  // steps; the others the same steps with batches floor(speed x T / 53).
+  const auto tasks = balanced->configure(contextOf(4, 2, {400, 200, 100, 50}));
   ASSERT_EQ(tasks.size(), 4u);
-  const int64_t expected[] = {53, 26, 13, 6};
+  const int64_t batches[] = {32, 16, 8, 4};
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(tasks[i].client, int(i));
-    EXPECT_EQ(tasks[i].localSteps, expected[i]);
-    EXPECT_DOUBLE_EQ(tasks[i].deadlineS, 1.5 * 20 / 37.5);
+    EXPECT_EQ(tasks[i].localSteps, 53);
+    EXPECT_EQ(tasks[i].batch, batches[i]);
+    EXPECT_DOUBLE_EQ(tasks[i].deadlineS, 1.5 * 20 * 32 / 150);
     EXPECT_EQ(tasks[i].mu, 0);
   }
   // The first round: nobody measured, so a short probe and no deadline.
@@ -211,16 +213,20 @@ TEST(StrategyTest, BalancedGivesQuotasFromMeasuredSpeedsAndAMarginDeadline) {
     EXPECT_EQ(t.localSteps, kProbeSteps);
     EXPECT_EQ(t.deadlineS, 0);
   }
-  // --deadline-s T and --fraction.
+  // --deadline-s T and --fraction: the sampled clients' speeds alone set the plan.
   auto o = optionsFor("balanced");
   o.deadlineS = 2;
   o.fraction = 0.5;
-  const auto ctx = contextOf(4, 7, {10, 5, 2.5, 1});
+  const auto ctx = contextOf(4, 7, {320, 160, 80, 40});
   const auto sampled = makeStrategy(o)->configure(ctx);
   EXPECT_EQ(clientsOf(sampled), sampleClients(ctx, 0.5, o.seed));
-  for (const auto& t : sampled) {
-    EXPECT_EQ(t.localSteps, std::max<int64_t>(1, int64_t(2 * ctx.clients[size_t(t.client)].stepsPerSecond)));
-    EXPECT_EQ(t.deadlineS, 3);
+  std::vector<double> speeds;
+  for (const auto& t : sampled) speeds.push_back(ctx.clients[size_t(t.client)].samplesPerSecond);
+  const auto plan = planQuotas(speeds, o.localSteps, o.localBatch, 2);
+  for (size_t i = 0; i < sampled.size(); ++i) {
+    EXPECT_EQ(sampled[i].localSteps, plan.steps[i]);
+    EXPECT_EQ(sampled[i].batch, plan.batches[i]);
+    EXPECT_EQ(sampled[i].deadlineS, 3);
   }
 }
 

@@ -20,6 +20,7 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   h.round = 12345;
   h.version = 9007199254740991;  // 2^53 - 1: the largest count a float64 slot holds exactly
   h.localSteps = 20;
+  h.batch = 24;
   h.deadlineS = 2.5;
   h.mu = 0.01;
   h.lr = 0.05;
@@ -35,6 +36,7 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(d.round, h.round);
   EXPECT_EQ(d.version, h.version);
   EXPECT_EQ(d.localSteps, h.localSteps);
+  EXPECT_EQ(d.batch, h.batch);
   EXPECT_EQ(d.deadlineS, h.deadlineS);
   EXPECT_EQ(d.mu, h.mu);
   EXPECT_EQ(d.lr, h.lr);
@@ -66,7 +68,7 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   s.round = 6;
   s.version = 5;
   s.global = at::randn({1000}, at::kFloat);
-  s.stepsPerSecond = {0, 12.5, 1.0 / 3};
+  s.samplesPerSecond = {0, 12.5, 1.0 / 3};
   s.wallSeconds = 12.75;
   RoundRecord r;
   r.round = 5;
@@ -79,7 +81,7 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   EXPECT_EQ(d.round, 6);
   EXPECT_EQ(d.version, 5);
   EXPECT_TRUE(at::equal(d.global, s.global));
-  EXPECT_EQ(d.stepsPerSecond, s.stepsPerSecond);
+  EXPECT_EQ(d.samplesPerSecond, s.samplesPerSecond);
   EXPECT_EQ(d.wallSeconds, 12.75);
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[0].wallSeconds, r.wallSeconds);

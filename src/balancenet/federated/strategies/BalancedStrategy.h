@@ -1,6 +1,8 @@
-// BalancedStrategy (balancenet's): each round every sampled client gets a local-step quota from its live
-// measured speed so that all finish together by the round's length T (QuotaPlanner.h): nobody waits for the
-// slowest. The unequal local work is then normalised as FedNova does, so it does not bias the objective.
+// BalancedStrategy (balancenet's): each round every sampled client gets a local-work quota from its live
+// measured speed so that all finish together by the round's length T (QuotaPlanner.h): the same local steps
+// where it can, with a batch in proportion to its speed, fewer steps only for a client too slow for the
+// smallest batch. Nobody waits for the slowest; unequal steps left are normalised as FedNova does, so they
+// do not bias the objective.
 #pragma once
 #include "balancenet/federated/strategies/FedNovaStrategy.h"
 

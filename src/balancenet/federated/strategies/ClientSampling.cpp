@@ -50,7 +50,7 @@ std::vector<ClientTask> drawnStepTasks(const std::vector<int>& clients, int64_t 
                                        double mu) {
   std::vector<ClientTask> tasks;
   for (int c : clients)
-    tasks.push_back({c, drawLocalSteps(options.localSteps, options.seed, round, c), options.deadlineS, mu});
+    tasks.push_back({c, drawLocalSteps(options.localSteps, options.seed, round, c), 0, options.deadlineS, mu});
   return tasks;
 }
 
