@@ -64,8 +64,9 @@ class FederatedProcess : public BinaryFixture {
  protected:
   ProcessResult federate(const std::string& runName, const std::vector<std::string>& flags,
                          ProcessOptions options = {}) {
-    std::vector<std::string> args{"federate", "--data-dir", dataDir_, "--run-dir", dir_.file(runName),
-                                  "--model",  "cnn",        "--width", "0.5",     "--local-batch", "16"};
+    std::vector<std::string> args{"federate", "--data-dir", dataDir_,  "--run-dir", dir_.file(runName),
+                                  "--model",  "cnn",        "--width", "0.5",       "--local-batch",
+                                  "16"};
     args.insert(args.end(), flags.begin(), flags.end());
     if (options.timeoutSeconds == 120) options.timeoutSeconds = 90;
     return run(args, options);
@@ -79,14 +80,14 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
   constexpr int kClients = 4;
   constexpr uint64_t kSeed = 7;
   constexpr double kLr = 0.1;
-  const auto r = federate("iid", {"--clients", "4", "--rounds", "1", "--strategy", "fedavg", "--alpha", "iid",
-                                  "--local-steps", "1", "--dropout", "0", "--lr", "0.1", "--seed", "7",
-                                  "--save-params", dir_.file("fed.params")});
+  const auto r =
+      federate("iid", {"--clients", "4", "--rounds", "1", "--strategy", "fedavg", "--alpha", "iid", "--local-steps",
+                       "1", "--dropout", "0", "--lr", "0.1", "--seed", "7", "--save-params", dir_.file("fed.params")});
   ASSERT_EQ(r.exitCode, 0) << r.output;
 
   const auto train = data::loadMnist(dataDir_, /*train=*/true);
-  const auto shards = federated::dirichletShards(federated::labelVector(train), kClients, federated::kIid, kSeed,
-                                                 data::kNumClasses);
+  const auto shards =
+      federated::dirichletShards(federated::labelVector(train), kClients, federated::kIid, kSeed, data::kNumClasses);
   models::ModelOptions options;
   options.name = "cnn";
   options.width = 0.5;
@@ -123,8 +124,8 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
 }
 
 TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {
-  const std::vector<std::string> common{"--clients", "3",   "--strategy", "fedavg", "--alpha", "0.5",
-                                        "--local-steps", "2", "--seed", "3", "--eval-every", "2"};
+  const std::vector<std::string> common{"--clients",     "3", "--strategy", "fedavg", "--alpha",      "0.5",
+                                        "--local-steps", "2", "--seed",     "3",      "--eval-every", "2"};
   auto with = [&](std::vector<std::string> extra) {
     auto flags = common;
     flags.insert(flags.end(), extra.begin(), extra.end());
@@ -145,8 +146,8 @@ TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {
   // The resumed run's records go on from the checkpoint's: rounds 0..3, three clients each.
   EXPECT_EQ(readRoundsCsv(dir_.file("rest/rounds.csv")).size(), 12u);
   // Resuming a finished run, or without a checkpoint, is one line before any process starts.
-  expectOneLineError(federate("again", with({"--rounds", "4", "--checkpoint-dir", dir_.file("ckpt"), "--resume"})),
-                     "", 2);
+  expectOneLineError(federate("again", with({"--rounds", "4", "--checkpoint-dir", dir_.file("ckpt"), "--resume"})), "",
+                     2);
 }
 
 // A client killed (SIGKILL) mid-run: the server names it and leaves it out; the launcher restarts it
@@ -163,11 +164,11 @@ TEST_F(FederatedProcess, KilledClientIsLeftOutAndRejoins) {
     const pid_t victim = launchedProcessOfRank(launcher, 2);  // client 1
     if (victim > 0) killed = ::kill(victim, SIGKILL) == 0;
   };
-  const auto r = federate("kill",
-                          {"--clients", "3", "--rounds", "28", "--strategy", "fedavg", "--local-steps", "2",
-                           "--node-speed", "160,160,160", "--max-restarts", "1", "--progress-seconds", "0.001",
-                           "--eval-every", "5"},
-                          o);
+  const auto r =
+      federate("kill",
+               {"--clients", "3", "--rounds", "28", "--strategy", "fedavg", "--local-steps", "2", "--node-speed",
+                "160,160,160", "--max-restarts", "1", "--progress-seconds", "0.001", "--eval-every", "5"},
+               o);
   ASSERT_TRUE(killed) << r.output;
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("client 1 died; left out of round"), std::string::npos) << r.output;

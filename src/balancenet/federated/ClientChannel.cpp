@@ -49,7 +49,9 @@ std::unique_ptr<ClientChannel> ClientChannel::connectClient(const c10::intrusive
       new ClientChannel(joinChannel(store, client, generation, kClientRank, options), client, generation));
 }
 
-int64_t ClientChannel::announcedGeneration(c10d::Store& store, int client) { return store.add(generationKey(client), 0); }
+int64_t ClientChannel::announcedGeneration(c10d::Store& store, int client) {
+  return store.add(generationKey(client), 0);
+}
 
 std::unique_ptr<ClientChannel> ClientChannel::acceptClient(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                            int64_t generation, const ChannelOptions& options) {

@@ -53,8 +53,7 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
     // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
     at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
-    LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(),
-                         task.header.batch);
+    LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(), task.header.batch);
     const LocalWork work = trainLocally(net, shard, task.header, batches, paceAt(s, task.header.round, client));
     MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;

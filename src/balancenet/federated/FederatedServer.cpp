@@ -126,8 +126,8 @@ class Server {
   }
 
   void resumeFromCheckpoint() {
-    const auto stored = checkpoint::findResumable(*checkpoints_, federatedIdentity(o_, s_.model.name, *net_),
-                                                  o_.rounds, [](const std::string& m) { spdlog::debug("{}", m); });
+    const auto stored = checkpoint::findResumable(*checkpoints_, federatedIdentity(o_, s_.model.name, *net_), o_.rounds,
+                                                  [](const std::string& m) { spdlog::debug("{}", m); });
     ServerState state = decodeServerState(stored.checkpoint.training);
     if (state.global.numel() != global_.numel() || static_cast<int>(state.samplesPerSecond.size()) != o_.clients)
       throw UsageError(fmt::format("{} is not a checkpoint of this run (model or clients differ)", stored.path));
@@ -240,8 +240,9 @@ class Server {
     u.shardSamples = states_[client].shardSamples;
     u.baseVersion = f.baseVersion;
     u.computeSeconds = m.header.computeSeconds;
-    r.record = {client, u.assignedSteps, u.doneSteps, u.samples, modelBytes_, secondsSince(f.sentAt),
-                u.computeSeconds, 0, "ok"};
+    r.record = {client,      u.assignedSteps,        u.doneSteps,      u.samples,
+                modelBytes_, secondsSince(f.sentAt), u.computeSeconds, 0,
+                "ok"};
     // A running estimate: the clients' speed changes (emulated schedules, shared machines).
     if (u.samples > 0 && u.computeSeconds > 0) {
       const double measured = static_cast<double>(u.samples) / u.computeSeconds;

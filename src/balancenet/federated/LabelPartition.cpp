@@ -31,8 +31,8 @@ void checkArguments(const std::vector<int64_t>& labels, int clients, double alph
   if (clients < 1) throw UsageError(fmt::format("--clients must be at least 1, got {}", clients));
   if (!(alpha > 0)) throw UsageError(fmt::format("--alpha must be positive or 'iid', got {}", alpha));
   if (static_cast<int64_t>(labels.size()) < clients)
-    throw UsageError(fmt::format("--clients {} is more than the {} training samples: every client needs one",
-                                 clients, labels.size()));
+    throw UsageError(fmt::format("--clients {} is more than the {} training samples: every client needs one", clients,
+                                 labels.size()));
   if (numClasses < 1) throw UsageError(fmt::format("the data set has {} classes; need at least 1", numClasses));
   for (int64_t l : labels)
     if (l < 0 || l >= numClasses)

@@ -17,8 +17,8 @@ ClientShard takeShard(const data::MnistDataset& train, const std::vector<int64_t
 }
 
 LocalBatches::LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch)
-    : gen_(seededGenerator(seed, static_cast<uint64_t>(round) * static_cast<uint64_t>(clients) +
-                                     static_cast<uint64_t>(client))),
+    : gen_(seededGenerator(
+          seed, static_cast<uint64_t>(round) * static_cast<uint64_t>(clients) + static_cast<uint64_t>(client))),
       order_(static_cast<size_t>(shardSize)),
       batch_(std::min(batch, shardSize)) {
   reshuffle();

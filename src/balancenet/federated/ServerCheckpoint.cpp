@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/Resume.h"
@@ -30,8 +30,11 @@ json toJson(const RoundRecord& r) {
                        {"compute", c.computeSeconds},
                        {"staleness", c.staleness},
                        {"status", c.status}});
-  json j{{"round", r.round},   {"wall", r.wallSeconds},       {"length", r.roundSeconds},
-         {"download", r.downloadBytes}, {"clients", clients}};
+  json j{{"round", r.round},
+         {"wall", r.wallSeconds},
+         {"length", r.roundSeconds},
+         {"download", r.downloadBytes},
+         {"clients", clients}};
   j["accuracy"] = r.testAccuracy ? json(*r.testAccuracy) : json(nullptr);
   j["loss"] = r.testLoss ? json(*r.testLoss) : json(nullptr);
   return j;
@@ -77,12 +80,8 @@ checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const
 std::string encodeServerState(const ServerState& s) {
   json records = json::array();
   for (const auto& r : s.records) records.push_back(toJson(r));
-  const json header{{"round", s.round},
-                    {"version", s.version},
-                    {"samples_per_second", s.samplesPerSecond},
-                    {"wall", s.wallSeconds},
-                    {"weights", s.global.numel()},
-                    {"records", records}};
+  const json header{{"round", s.round},      {"version", s.version},        {"samples_per_second", s.samplesPerSecond},
+                    {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records}};
   const std::string text = header.dump();
   const uint64_t length = text.size();
   const auto weights = s.global.contiguous().to(at::kFloat);

@@ -17,9 +17,9 @@
 namespace balancenet::federated {
 
 struct ServerState {
-  int64_t round = 0;    // rounds (fedbuff: server updates) done
-  int64_t version = 0;  // aggregations done
-  at::Tensor global;    // flat float32 weights
+  int64_t round = 0;                     // rounds (fedbuff: server updates) done
+  int64_t version = 0;                   // aggregations done
+  at::Tensor global;                     // flat float32 weights
   std::vector<double> samplesPerSecond;  // per client; 0: not measured
   std::vector<RoundRecord> records;
   double wallSeconds = 0;  // training time so far (a resumed run's clock goes on from here)

@@ -14,9 +14,9 @@ namespace balancenet::federated {
 
 // What the server knows of a client when it configures work.
 struct ClientState {
-  int client = 0;             // 0 .. clients-1
-  bool available = true;      // alive and idle: it may be given a task now
-  int64_t shardSamples = 0;   // its shard's size (FedAvg's weight n_i)
+  int client = 0;               // 0 .. clients-1
+  bool available = true;        // alive and idle: it may be given a task now
+  int64_t shardSamples = 0;     // its shard's size (FedAvg's weight n_i)
   double samplesPerSecond = 0;  // the server's running estimate of its local training speed; 0: not measured yet
 };
 

@@ -15,7 +15,18 @@ namespace {
 constexpr double kProtocolMark = 18.125;  // issue 18, format 2 (exact in binary): the task's batch
 
 enum Slot : int64_t {
-  kMark, kKind, kRound, kVersion, kLocalSteps, kDeadline, kMu, kLr, kDoneSteps, kSamples, kCompute, kStoppedEarly,
+  kMark,
+  kKind,
+  kRound,
+  kVersion,
+  kLocalSteps,
+  kDeadline,
+  kMu,
+  kLr,
+  kDoneSteps,
+  kSamples,
+  kCompute,
+  kStoppedEarly,
   kBatch
 };
 static_assert(kBatch + 1 == kHeaderSlots, "one slot per field");
@@ -43,8 +54,8 @@ at::Tensor encodeHeader(const MessageHeader& h) {
 
 MessageHeader decodeHeader(const at::Tensor& slots) {
   if (slots.scalar_type() != at::kDouble || slots.numel() != kHeaderSlots)
-    throw RuntimeFailure(fmt::format("federated message header: expected {} float64 slots, got {} of {}",
-                                     kHeaderSlots, slots.numel(), c10::toString(slots.scalar_type())));
+    throw RuntimeFailure(fmt::format("federated message header: expected {} float64 slots, got {} of {}", kHeaderSlots,
+                                     slots.numel(), c10::toString(slots.scalar_type())));
   const auto t = slots.contiguous();
   const auto* s = t.data_ptr<double>();
   if (s[kMark] != kProtocolMark)

@@ -12,15 +12,15 @@ enum class MessageKind { Task = 1, Stop = 2, Update = 3 };
 // One header, server -> client (Task, Stop) or client -> server (Update). Unused fields are 0.
 struct MessageHeader {
   MessageKind kind = MessageKind::Task;
-  int64_t round = 0;        // the round (fedbuff: the server update) the task belongs to
-  int64_t version = 0;      // the server's model version the weights are (the update's base version)
-  int64_t localSteps = 0;   // assigned local steps
-  int64_t batch = 0;        // Task: samples per local step
-  double deadlineS = 0;     // Task: stop after this many seconds of local training (0: none)
-  double mu = 0;            // Task: FedProx's proximal weight
-  double lr = 0;            // Task: local SGD step size
-  int64_t doneSteps = 0;    // Update: local steps done (< localSteps when it stopped at the deadline)
-  int64_t samples = 0;      // Update: samples trained on
+  int64_t round = 0;          // the round (fedbuff: the server update) the task belongs to
+  int64_t version = 0;        // the server's model version the weights are (the update's base version)
+  int64_t localSteps = 0;     // assigned local steps
+  int64_t batch = 0;          // Task: samples per local step
+  double deadlineS = 0;       // Task: stop after this many seconds of local training (0: none)
+  double mu = 0;              // Task: FedProx's proximal weight
+  double lr = 0;              // Task: local SGD step size
+  int64_t doneSteps = 0;      // Update: local steps done (< localSteps when it stopped at the deadline)
+  int64_t samples = 0;        // Update: samples trained on
   double computeSeconds = 0;  // Update: local training time, paced
   bool stoppedEarly = false;  // Update: the deadline stopped it
 };

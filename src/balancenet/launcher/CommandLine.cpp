@@ -70,8 +70,9 @@ struct Commands {
                                      "caps (profiled on this machine), as --partition auto plans them"),
                  planOptions);
     report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
-    report->add_option("runs", reportRuns,
-                       "Run directories (training: summary.json and steps.csv; federated: summary.json and rounds.csv)")
+    report
+        ->add_option("runs", reportRuns,
+                     "Run directories (training: summary.json and steps.csv; federated: summary.json and rounds.csv)")
         ->required();
     report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
         ->capture_default_str();

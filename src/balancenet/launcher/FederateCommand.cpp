@@ -2,8 +2,8 @@
 #include "balancenet/launcher/FederateCommand.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
@@ -136,7 +136,6 @@ void validateShape(FederateFlags& f) {
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
 
-
 void validateFederatedCheckpoints(const JobConfig& c) {
   const auto& o = c.checkpoint;
   if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
@@ -148,19 +147,19 @@ void validateFederatedCheckpoints(const JobConfig& c) {
 std::string settingsJson(const JobConfig& c) {
   const auto& o = *c.federated;
   const auto& steps = o.localSteps;
-  nlohmann::json j{{"model", c.model.name},
-                   {"local_steps", steps.drawn() ? fmt::format("{}:{}", steps.low, steps.high)
-                                                 : fmt::format("{}", steps.low)},
-                   {"local_batch", o.localBatch},
-                   {"fraction", o.fraction},
-                   {"deadline_s", o.deadlineS},
-                   {"mu", o.mu},
-                   {"buffer", o.bufferSize},
-                   {"server_lr", o.serverLr},
-                   {"lr", o.clientLr},
-                   {"seed", o.seed},
-                   {"rounds_asked", o.rounds},
-                   {"time_budget_s", o.timeBudgetS}};
+  nlohmann::json j{
+      {"model", c.model.name},
+      {"local_steps", steps.drawn() ? fmt::format("{}:{}", steps.low, steps.high) : fmt::format("{}", steps.low)},
+      {"local_batch", o.localBatch},
+      {"fraction", o.fraction},
+      {"deadline_s", o.deadlineS},
+      {"mu", o.mu},
+      {"buffer", o.bufferSize},
+      {"server_lr", o.serverLr},
+      {"lr", o.clientLr},
+      {"seed", o.seed},
+      {"rounds_asked", o.rounds},
+      {"time_budget_s", o.timeBudgetS}};
   j["alpha"] = o.alpha == federated::kIid ? nlohmann::json("iid") : nlohmann::json(o.alpha);
   return j.dump();
 }
@@ -211,16 +210,18 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   app.get_option("--run-dir")
       ->description("Where partition.csv, rounds.csv and summary.json go (default: runs/<time>-<pid>)");
   app.get_option("--checkpoint-dir")
-      ->description("The server saves its state here (global weights, round, speed estimates, records; atomic, "
-                    "checksummed) every --checkpoint-every rounds and at the end. Without --resume the directory "
-                    "must hold none");
+      ->description(
+          "The server saves its state here (global weights, round, speed estimates, records; atomic, "
+          "checksummed) every --checkpoint-every rounds and at the end. Without --resume the directory "
+          "must hold none");
   app.get_option("--checkpoint-every")->description("Rounds between checkpoints (with --checkpoint-dir)");
   app.get_option("--resume")
       ->description("Continue from the newest intact checkpoint in --checkpoint-dir; --rounds stays the total");
   app.get_option("--slowdown")->description("Emulation: client i's local steps last s_i x their real time (s_i >= 1)");
   app.get_option("--node-speed")
-      ->description("Emulation: client i's local step of b samples lasts at least b / v_i seconds (samples/s), e.g. "
-                    "100,100,50,50,25,25,12,12");
+      ->description(
+          "Emulation: client i's local step of b samples lasts at least b / v_i seconds (samples/s), e.g. "
+          "100,100,50,50,25,25,12,12");
   app.footer(
       "Defaults: 8 clients, the balanced strategy, alpha 0.5, 20 local steps of 32 samples at --lr 0.05, 100 "
       "rounds, the cnn model. --node-speed and --slowdown take one value per client (their schedules count "

@@ -408,9 +408,9 @@ class Supervisor {
     for (auto& child : children_) {
       if (child.running || child.reported) continue;
       child.reported = true;
-      const std::string goesOn = c_.federated ? "the federated run goes on without it"
-                                               : fmt::format("the job goes on with {} workers (--elastic)",
-                                                             runningWorkers(children_));
+      const std::string goesOn =
+          c_.federated ? "the federated run goes on without it"
+                       : fmt::format("the job goes on with {} workers (--elastic)", runningWorkers(children_));
       std::cerr << fmt::format("balancenet: {} (pid {}) {}; {}", child.role, child.pid, describeExit(child.status),
                                goesOn)
                 << std::endl;
@@ -421,9 +421,8 @@ class Supervisor {
     }
     for (int rank : restarts) {
       startWorker(rank, /*joining=*/true);
-      std::cerr << fmt::format(
-                       "balancenet: restarted {} (pid {}); it joins at a {} boundary ({} restarts left)",
-                       roleOf(rank), children_.back().pid, c_.federated ? "round" : "step", restartsLeft_)
+      std::cerr << fmt::format("balancenet: restarted {} (pid {}); it joins at a {} boundary ({} restarts left)",
+                               roleOf(rank), children_.back().pid, c_.federated ? "round" : "step", restartsLeft_)
                 << std::endl;
     }
   }

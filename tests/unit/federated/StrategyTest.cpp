@@ -17,8 +17,7 @@ namespace {
 RoundContext contextOf(int clients, int64_t round = 0, std::vector<double> speeds = {}) {
   RoundContext ctx;
   ctx.round = round;
-  for (int c = 0; c < clients; ++c)
-    ctx.clients.push_back({c, true, 100, speeds.empty() ? 0 : speeds[size_t(c)]});
+  for (int c = 0; c < clients; ++c) ctx.clients.push_back({c, true, 100, speeds.empty() ? 0 : speeds[size_t(c)]});
   return ctx;
 }
 

@@ -29,9 +29,9 @@ TEST_F(FederateFlagsTest, DefaultsAreEightClientsAndOneServerProcess) {
 }
 
 TEST_F(FederateFlagsTest, ValuesReachTheOptions) {
-  const auto c = parseFederateCommandLine({"--clients", "3", "--strategy", "fednova", "--alpha", "iid",
-                                           "--local-steps", "5:9", "--fraction", "0.5", "--deadline-s", "2.5",
-                                           "--node-speed", "100,50,25", "--peer-timeout", "4", "--max-restarts", "2"});
+  const auto c = parseFederateCommandLine({"--clients", "3", "--strategy", "fednova", "--alpha", "iid", "--local-steps",
+                                           "5:9", "--fraction", "0.5", "--deadline-s", "2.5", "--node-speed",
+                                           "100,50,25", "--peer-timeout", "4", "--max-restarts", "2"});
   const auto& o = *c.federated;
   EXPECT_EQ(c.launch.worldSize(), 4);
   EXPECT_EQ(o.strategy, "fednova");
@@ -66,7 +66,7 @@ TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
   expectFederateRefused({"--clients", "2", "--net-delay-ms", "1,1"}, "--net-delay-ms");
   expectFederateRefused({"--sync-bn"}, "--sync-bn");
   expectFederateRefused({"--clients", "3", "--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500"},
-                "must be --clients 3 + 1");
+                        "must be --clients 3 + 1");
   expectFederateRefused({"--model", "nosuch"}, "unknown --model");
 }
 

@@ -43,8 +43,8 @@ TEST(FederatedCompare, TableAndChartsFromFinishedRuns) {
   testing::TempDir out;
   testing::writeFederatedRun(out.file("balanced"), "balanced", 2.5);
   testing::writeFederatedRun(out.file("fedavg"), "fedavg", 10);
-  const auto md = writeFederatedComparison({out.file("balanced"), out.file("fedavg")}, {"balanced", "fedavg"},
-                                           out.path());
+  const auto md =
+      writeFederatedComparison({out.file("balanced"), out.file("fedavg")}, {"balanced", "fedavg"}, out.path());
   EXPECT_NE(md.find("| fedavg | fedavg | 0.1 | 3 | 30.0 | 30.0 | 2 | 30.0 | 2 | - | - |"), std::string::npos) << md;
   EXPECT_EQ(testing::readFile(out.file("compare.md")), md);
   const auto csv = testing::readFile(out.file("compare.csv"));
@@ -64,9 +64,12 @@ std::string writeFakeSelf(const testing::TempDir& dir) {
   std::ofstream(path) << "#!/bin/sh\n"
                          "strategy=$3 run=$5\n"
                          "[ \"$strategy\" = broken ] && { echo 'balancenet: error: unknown --strategy' >&2; exit 2; }\n"
-                         "cp " << dir.file("template") << "/rounds.csv \"$run/\"\n"
+                         "cp "
+                      << dir.file("template")
+                      << "/rounds.csv \"$run/\"\n"
                          "sed \"s/STRATEGY/$strategy/\" "
-                      << dir.file("template") << "/summary.json > \"$run/summary.json\"\n"
+                      << dir.file("template")
+                      << "/summary.json > \"$run/summary.json\"\n"
                          "echo \"$@\" > \"$run/args.txt\"\n";
   ::chmod(path.c_str(), 0755);
   return path;

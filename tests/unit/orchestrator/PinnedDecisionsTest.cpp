@@ -55,8 +55,8 @@ void observeCluster(PolicyInput& in, Cluster& cl) {
     node.maxBatch = cl.caps[i];
     node.recent.clear();
     for (int s = 0; s < 5; ++s)
-      node.recent.push_back({node.batch, (cl.a[i] + cl.c[i] * static_cast<double>(node.batch)) *
-                                             (1 + 0.1 * (unit(cl.noise) - 0.5))});
+      node.recent.push_back(
+          {node.batch, (cl.a[i] + cl.c[i] * static_cast<double>(node.batch)) * (1 + 0.1 * (unit(cl.noise) - 0.5))});
     node.computeMs = node.recent.back().second;
   }
 }
@@ -91,8 +91,10 @@ V largestRemainder(const std::vector<double>& w, int64_t total, const V& caps) {
     int64_t rest = total;
     double sum = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (pinned[i]) rest -= b[i];
-      else sum += w[i];
+      if (pinned[i])
+        rest -= b[i];
+      else
+        sum += w[i];
     }
     auto quota = [&](size_t i) { return static_cast<double>(rest) * w[i] / sum; };
     changed = false;
@@ -139,8 +141,8 @@ struct Case {
   bool capped;
   uint64_t seed;
 };
-const Case kCases[] = {{7, false, 71}, {7, true, 72}, {64, false, 641}, {64, true, 642}, {4096, false, 40961},
-                       {4096, true, 40962}};
+const Case kCases[] = {{7, false, 71},  {7, true, 72},        {64, false, 641},
+                       {64, true, 642}, {4096, false, 40961}, {4096, true, 40962}};
 
 // Runs `decisions` decisions of a fresh policy on each case in closed loop; `reference(policy, in, d, caps)`
 // gives the split expected of decision d just made (`in.current` still the split it was made against). Every
@@ -169,26 +171,26 @@ void expectPinned(int decisions, const uint64_t (&expected)[std::size(kCases)], 
 // Balanced, in closed loop: six decisions, each split the greedy optimum of the lines the models hold after
 // it (or the split in force, when hysteresis kept it); the digest pins the models' evolution.
 TEST(PinnedDecisions, Balanced) {
-  const uint64_t expected[] = {6418747328484091823u, 14103885607663059451u, 9979767173874306590u,
-                               12132398427982901865u, 7864947795378633967u, 13489024848323200825u};
-  expectPinned<BalancedPolicy>(6, expected, [](const BalancedPolicy& policy, const PolicyInput& in, const Decision& d,
-                                               const V& caps) {
-    std::vector<double> a, c;
-    for (const auto& m : policy.models()) a.push_back(m.a()), c.push_back(m.c());
-    return d.note.find("kept") != std::string::npos ? in.current.batches : greedyMinMax(a, c, in.globalBatch, caps);
-  });
+  const uint64_t expected[] = {6418747328484091823u,  14103885607663059451u, 9979767173874306590u,
+                               12132398427982901865u, 7864947795378633967u,  13489024848323200825u};
+  expectPinned<BalancedPolicy>(
+      6, expected, [](const BalancedPolicy& policy, const PolicyInput& in, const Decision& d, const V& caps) {
+        std::vector<double> a, c;
+        for (const auto& m : policy.models()) a.push_back(m.a()), c.push_back(m.c());
+        return d.note.find("kept") != std::string::npos ? in.current.batches : greedyMinMax(a, c, in.globalBatch, caps);
+      });
 }
 
 // Proportional: the largest-remainder split of B by samples per ms over the window, within the caps.
 TEST(PinnedDecisions, Proportional) {
-  const uint64_t expected[] = {6226728487330567003u, 17850827017126377445u, 1772417362223800703u,
+  const uint64_t expected[] = {6226728487330567003u,  17850827017126377445u, 1772417362223800703u,
                                14569597999109976713u, 18167749543828963423u, 15391922749794247927u};
-  expectPinned<ProportionalPolicy>(3, expected, [](const ProportionalPolicy&, const PolicyInput& in, const Decision&,
-                                                   const V& caps) {
-    std::vector<double> speed;
-    for (const auto& node : in.nodes) speed.push_back(ProportionalPolicy::measuredSpeed(node));
-    return largestRemainder(speed, in.globalBatch, caps);
-  });
+  expectPinned<ProportionalPolicy>(
+      3, expected, [](const ProportionalPolicy&, const PolicyInput& in, const Decision&, const V& caps) {
+        std::vector<double> speed;
+        for (const auto& node : in.nodes) speed.push_back(ProportionalPolicy::measuredSpeed(node));
+        return largestRemainder(speed, in.globalBatch, caps);
+      });
 }
 
 }  // namespace

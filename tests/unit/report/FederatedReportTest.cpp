@@ -67,8 +67,8 @@ TEST(FederatedTable, ColumnsAndCellsFromTheSummary) {
   testing::TempDir dir;
   testing::writeFederatedRun(dir.file("a"), "balanced", 2.5, "0.1");
   testing::writeFederatedRun(dir.file("b"), "fedavg", 10, "null");  // iid: nlohmann writes infinity as null
-  const auto table = federatedTable({loadFederatedRun(dir.file("a")), loadFederatedRun(dir.file("b"))},
-                                    {"balanced", "fedavg"});
+  const auto table =
+      federatedTable({loadFederatedRun(dir.file("a")), loadFederatedRun(dir.file("b"))}, {"balanced", "fedavg"});
   EXPECT_EQ(table.csv(),
             "run,strategy,alpha,rounds,wall_s,s_to_70%,round_to_70%,s_to_80%,round_to_80%,s_to_85%,round_to_85%,"
             "final_accuracy_%,upload_MB,download_MB,client_idle_%\n"
@@ -77,8 +77,7 @@ TEST(FederatedTable, ColumnsAndCellsFromTheSummary) {
   const auto md = table.markdown();
   EXPECT_NE(md.find("| run | strategy | alpha |"), std::string::npos);
   EXPECT_NE(md.find("|---|---|"), std::string::npos);
-  EXPECT_NE(md.find("| balanced | balanced | 0.1 | 3 | 7.5 | 7.5 | 2 | 7.5 | 2 | - | - | 82.00 |"),
-            std::string::npos)
+  EXPECT_NE(md.find("| balanced | balanced | 0.1 | 3 | 7.5 | 7.5 | 2 | 7.5 | 2 | - | - | 82.00 |"), std::string::npos)
       << md;
 }
 
@@ -123,9 +122,8 @@ TEST(HtmlReport, FederatedRunsGetTheirTableAndCharts) {
   const auto page = testing::readFile(out.file("report.html"));
   EXPECT_NE(page.find("<h2>Federated runs</h2>"), std::string::npos);
   EXPECT_NE(page.find("<th>s_to_80%</th>"), std::string::npos);
-  EXPECT_NE(page.find("<td>bal (balanced)</td><td>balanced</td><td>0.1</td><td>3</td><td>7.5</td>"),
-            std::string::npos);
-  EXPECT_NE(page.find("<td>-</td>"), std::string::npos);  // 85% never reached
+  EXPECT_NE(page.find("<td>bal (balanced)</td><td>balanced</td><td>0.1</td><td>3</td><td>7.5</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>-</td>"), std::string::npos);     // 85% never reached
   EXPECT_EQ(page.find("<h2>Runs</h2>"), std::string::npos);  // no training run, no training tables
   EXPECT_NE(page.find("alt=\"test accuracy against wall time\""), std::string::npos);
   EXPECT_NE(page.find("alt=\"avg (fedavg): local steps done per client and round\""), std::string::npos);

@@ -79,8 +79,8 @@ class BalancedPolicy : public Policy {
   struct Scratch {
     std::vector<std::vector<CostPoint>> windows;  // per node: the points of its latest window
     std::vector<double> times, deviations, sorted;
-    std::vector<CostLine> fits;   // per node: fit() of its history
-    std::vector<double> noises;   // windowNoise() of the nodes that have one, for measurementNoise's median
+    std::vector<CostLine> fits;  // per node: fit() of its history
+    std::vector<double> noises;  // windowNoise() of the nodes that have one, for measurementNoise's median
   } scratch_;
 };
 

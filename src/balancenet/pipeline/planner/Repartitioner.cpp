@@ -164,8 +164,8 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   const double gain = now.stepMs > 0 ? 1 - best.stepMs / now.stepMs : 0;
   const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * event.noise);
   bool worth = gain > threshold && best.partition.str() != current_.partition.str();
-  event.reason = note + skipped +
-                 fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
+  event.reason =
+      note + skipped + fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
   const auto tried = measured_.find(best.partition.str());
   if (worth && tried != measured_.end() && tried->second.stepMs >= window.stepMs * (1 - measuredThreshold)) {
     worth = false;
@@ -219,7 +219,7 @@ std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, cons
       std::max(options_.hysteresis, options_.noiseMultiplier * std::max(now.noise, best->second.noise));
   if (best->first == key || best->second.stepMs >= now.stepMs * (1 - threshold)) return std::nullopt;
   why += fmt::format("{} measured {:.0f} ms against {:.0f} here: back to it", best->first, best->second.stepMs,
-                    now.stepMs);
+                     now.stepMs);
   return best->second.partition;
 }
 
