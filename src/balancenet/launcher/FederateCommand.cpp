@@ -59,18 +59,19 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
                  "How rounds are configured and updates aggregated: " + strategiesHelp() +
                      " (fedavg: fixed local steps, waits for all or drops those past --deadline-s; fedprox: fedavg "
                      "with --mu; fednova: updates normalised by local steps; fedbuff: asynchronous, a server step "
-                     "every --buffer updates; balanced: local-step quotas from each client's measured speed so all "
-                     "finish together, FedNova aggregation)")
+                     "every --buffer updates; balanced: from each client's measured speed, the same local steps with "
+                     "a batch in proportion to its speed, so all finish together; FedNova aggregation)")
       ->capture_default_str();
   app.add_option("--alpha", f.alpha,
                  "Dirichlet concentration of each label over the clients: small (0.1) is very non-IID, large is "
                  "near-uniform; iid: a uniform random split")
       ->capture_default_str();
   app.add_option("--local-steps", f.localSteps,
-                 "Local SGD steps per task: N, or LO:HI drawn per client and round (balanced: the median client's "
-                 "steps per round)")
+                 "Local SGD steps per task: N, or LO:HI drawn per client and round (balanced without --deadline-s: "
+                 "the round lasts as long as the median client needs for this many full batches)")
       ->capture_default_str();
-  app.add_option("--local-batch", o.localBatch, "Samples per local step")->capture_default_str();
+  app.add_option("--local-batch", o.localBatch, "Samples per local step (balanced: the fastest client's)")
+      ->capture_default_str();
   app.add_option("--fraction", o.fraction, "Share of the available clients sampled each round, in (0, 1]")
       ->capture_default_str();
   app.add_option("--deadline-s", o.deadlineS,
