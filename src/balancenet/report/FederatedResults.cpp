@@ -1,7 +1,6 @@
 // Reading federated run directories back, and their table.
 #include "balancenet/report/FederatedResults.h"
 
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -38,7 +37,7 @@ std::pair<std::string, std::string> timeTo(const nlohmann::json& summary, double
 }  // namespace
 
 std::string FederatedResults::label() const {
-  return fmt::format("{} ({})", std::filesystem::path(dir).filename().string(), summary.value("strategy", "?"));
+  return fmt::format("{} ({})", runName(dir), summary.value("strategy", "?"));
 }
 
 bool isFederatedSummary(const nlohmann::json& summary) {

@@ -81,7 +81,7 @@ std::string chartImage(const Chart& chart, const std::string& pngPath) {
 }
 
 std::string label(const RunResults& run) {
-  return fmt::format("{} ({})", std::filesystem::path(run.dir).filename().string(), run.summary.value("model", "?"));
+  return fmt::format("{} ({})", runName(run.dir), run.summary.value("model", "?"));
 }
 
 std::string summaryTable(const std::vector<RunResults>& runs) {

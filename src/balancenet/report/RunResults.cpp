@@ -1,6 +1,7 @@
 // Reading run directories back (for compare and reports).
 #include "balancenet/report/RunResults.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -45,6 +46,12 @@ double RunResults::secondsToAccuracy(double target) const {
   for (const auto& e : summary["evaluations"])
     if (e["accuracy"].get<double>() >= target) return e.value("train_seconds", -1.0);
   return -1;
+}
+
+std::string runName(const std::string& dir) {
+  std::filesystem::path path(dir);
+  if (path.filename().empty()) path = path.parent_path();
+  return path.filename().string();
 }
 
 nlohmann::json readSummaryJson(const std::string& dir) {

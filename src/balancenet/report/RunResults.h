@@ -44,6 +44,8 @@ RunResults loadRun(const std::string& dir);
 
 // A run directory's summary.json (a training or a federated run's); UsageError when unreadable or not JSON.
 nlohmann::json readSummaryJson(const std::string& dir);
+// The run directory's own name, as a label: "runs/a" and "runs/a/" (a shell glob's `runs/*/`) both give "a".
+std::string runName(const std::string& dir);
 
 // A CSV file of a run directory as rows of fields, header first (our files never quote); UsageError when
 // it cannot be read or is empty.

@@ -27,6 +27,7 @@ TEST(FederatedResults, ReadsRoundsClientsAndEvaluations) {
   const auto run = loadFederatedRun(dir.file("run"));
   EXPECT_TRUE(isFederatedSummary(run.summary));
   EXPECT_EQ(run.label(), "run (balanced)");
+  EXPECT_EQ(loadFederatedRun(dir.file("run") + "/").label(), "run (balanced)");  // as `runs/*/` names it
   ASSERT_EQ(run.rounds.size(), 3u);
   EXPECT_EQ(run.rounds[1].round, 1);
   EXPECT_DOUBLE_EQ(run.rounds[1].wallSeconds, 5.0);
