@@ -1,7 +1,6 @@
 // Reading federated run directories back, and their table.
 #include "balancenet/report/FederatedResults.h"
 
-
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
