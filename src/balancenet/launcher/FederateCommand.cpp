@@ -104,17 +104,12 @@ void validateOptions(FederateFlags& f) {
   require(o.clients >= 1, fmt::format("--clients must be at least 1, got {}", o.clients));
   require(o.rounds >= 1, fmt::format("--rounds must be at least 1, got {}", o.rounds));
   require(o.timeBudgetS >= 0, fmt::format("--time-budget-s must not be negative, got {}", o.timeBudgetS));
-  const auto names = federated::strategyNames();
-  require(std::find(names.begin(), names.end(), o.strategy) != names.end(),
-          fmt::format("unknown --strategy '{}'; choose one of: {}", o.strategy, strategiesHelp()));
   o.alpha = federated::parseAlpha(f.alpha);
   o.localSteps = parseLocalSteps(f.localSteps);
+  // --strategy and the options strategies use (--fraction, --deadline-s, --mu, --buffer, --server-lr) are
+  // checked where they are used, by the registry; the rest here.
+  federated::makeStrategy(o);
   require(o.localBatch >= 1, fmt::format("--local-batch must be at least 1, got {}", o.localBatch));
-  require(o.fraction > 0 && o.fraction <= 1, fmt::format("--fraction must be in (0, 1], got {}", o.fraction));
-  require(o.deadlineS >= 0, fmt::format("--deadline-s must not be negative (0: none), got {}", o.deadlineS));
-  require(o.mu >= 0, fmt::format("--mu must not be negative, got {}", o.mu));
-  require(o.bufferSize >= 1, fmt::format("--buffer must be at least 1, got {}", o.bufferSize));
-  require(o.serverLr > 0, fmt::format("--server-lr must be positive, got {}", o.serverLr));
   require(o.clientLr > 0, fmt::format("--lr must be positive, got {}", o.clientLr));
   require(o.evalEvery >= 0, fmt::format("--eval-every must not be negative, got {}", o.evalEvery));
   require(f.peerTimeoutS > 0, fmt::format("--peer-timeout must be positive, got {}", f.peerTimeoutS));
