@@ -16,17 +16,13 @@
 #include <chrono>
 #include <future>
 #include <map>
-#include <sstream>
 #include <thread>
-
-#include <torch/serialize.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/Resume.h"
-#include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/federated/FederatedClient.h"
@@ -35,6 +31,8 @@
 #include "balancenet/federated/RoundLog.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/models/StateDictExport.h"
+#include "balancenet/trainer/Evaluator.h"
 
 namespace balancenet::federated {
 namespace {
@@ -42,26 +40,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-struct Evaluation {
-  double accuracy = 0, loss = 0;
-};
-
-Evaluation evaluateOn(models::Network& net, const data::MnistDataset& test) {
-  at::NoGradGuard noGrad;
-  net.eval();
-  double correct = 0, lossSum = 0;
-  constexpr int64_t kBatch = 1000;
-  for (int64_t start = 0; start < test.size(); start += kBatch) {
-    const int64_t n = std::min(kBatch, test.size() - start);
-    const auto logits = net.forward(test.images.narrow(0, start, n));
-    const auto labels = test.labels.narrow(0, start, n);
-    correct += logits.argmax(1).eq(labels).sum().item<double>();
-    lossSum += at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum).item<double>();
-  }
-  const double n = static_cast<double>(std::max<int64_t>(1, test.size()));
-  return {correct / n, lossSum / n};
-}
 
 // A task out at a client.
 struct Flight {
@@ -397,7 +375,7 @@ class Server {
     finishEvaluation();
     evaluating_ = std::async(std::launch::async, [this, weights = global_.clone()] {
       loadFlatWeights(*evalNet_, weights);
-      return evaluateOn(*evalNet_, test_);
+      return trainer::countTestSamples(*evalNet_, test_, 0, test_.size()).localPoint(0);
     });
     evaluatedRecord_ = records_.size() - 1;
   }
@@ -408,7 +386,7 @@ class Server {
 
   void finishEvaluation() {
     if (!evaluating_.valid()) return;
-    const Evaluation e = evaluating_.get();
+    const metrics::EvalPoint e = evaluating_.get();
     records_[evaluatedRecord_].testAccuracy = e.accuracy;
     records_[evaluatedRecord_].testLoss = e.loss;
     lastAccuracy_ = e.accuracy;
@@ -467,9 +445,7 @@ class Server {
       loadFlatWeights(*net_, global_);
       std::vector<at::Tensor> params;
       for (const auto& p : net_->parameters()) params.push_back(p.detach().clone());
-      std::ostringstream out;
-      torch::save(params, out);
-      writeFileAtomically(s_.saveParams, out.str());
+      models::saveParameters(params, s_.saveParams);
     }
     spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s of training; results in {}", round_,
                  100 * summary.finalAccuracy, summary.wallSeconds, s_.runDir);
@@ -490,7 +466,7 @@ class Server {
   std::vector<RoundRecord> records_;
   int64_t round_ = 0, version_ = 0, lastCheckpoint_ = -1;
   std::unique_ptr<checkpoint::CheckpointStore> checkpoints_;
-  std::future<Evaluation> evaluating_;
+  std::future<metrics::EvalPoint> evaluating_;
   size_t evaluatedRecord_ = 0;
   double lastAccuracy_ = -1;
   double wallBefore_ = 0;

@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 namespace balancenet::trainer {
 
 void EvalTotals::add(const at::Tensor& logits, const at::Tensor& labels) {
@@ -18,11 +20,13 @@ metrics::EvalPoint EvalTotals::point(comm::Communicator& comm, int64_t step) con
   return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
 }
 
-metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
-                            int64_t step, int64_t batchSize) {
-  const int64_t n = test.size();
-  const int64_t begin = n * comm.rank() / comm.size();
-  const int64_t end = n * (comm.rank() + 1) / comm.size();
+metrics::EvalPoint EvalTotals::localPoint(int64_t step) const {
+  const double count = std::max(counted_, 1.0);
+  return {step, correct_ / count, lossSum_ / count};
+}
+
+EvalTotals countTestSamples(models::Network& net, const data::MnistDataset& test, int64_t begin, int64_t end,
+                            int64_t batchSize) {
   const bool wasTraining = net.is_training();
   net.eval();
   EvalTotals totals;
@@ -36,7 +40,15 @@ metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test
     }
   }
   net.train(wasTraining);
-  return totals.point(comm, step);
+  return totals;
+}
+
+metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
+                            int64_t step, int64_t batchSize) {
+  const int64_t n = test.size();
+  const int64_t begin = n * comm.rank() / comm.size();
+  const int64_t end = n * (comm.rank() + 1) / comm.size();
+  return countTestSamples(net, test, begin, end, batchSize).point(comm, step);
 }
 
 }  // namespace balancenet::trainer

@@ -14,10 +14,16 @@ class EvalTotals {
   void add(const at::Tensor& logits, const at::Tensor& labels);
   // Collective over `comm`: every rank returns the same point (accuracy and mean loss over all counted).
   metrics::EvalPoint point(comm::Communicator& comm, int64_t step) const;
+  // What this process alone counted (no collective): one process that evaluates the whole set.
+  metrics::EvalPoint localPoint(int64_t step) const;
 
  private:
   double correct_ = 0, lossSum_ = 0, counted_ = 0;
 };
+
+// Counts test samples [begin, end) in batches: the model in eval mode without gradients, its mode restored.
+EvalTotals countTestSamples(models::Network& net, const data::MnistDataset& test, int64_t begin, int64_t end,
+                            int64_t batchSize = 1000);
 
 // Rank r evaluates the r-th contiguous shard; correct counts and loss sums are all-reduced, so the
 // result covers the whole test set exactly once and is identical on every rank.
