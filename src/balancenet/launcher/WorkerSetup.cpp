@@ -1,15 +1,10 @@
 // Data, model, allocator and outputs of a worker.
 #include "balancenet/launcher/WorkerSetup.h"
 
-#include <torch/serialize.h>
-
-#include <sstream>
-
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/SyncBatchNorm.h"
-#include "balancenet/core/AtomicFile.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
@@ -68,11 +63,7 @@ void writeModelOutputs(const JobConfig& c, models::Network& net, const std::vect
     models::exportStateDict(net, c.exportPath);
     spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
   }
-  if (!c.saveParams.empty()) {
-    std::ostringstream out;
-    torch::save(parameters, out);
-    writeFileAtomically(c.saveParams, out.str());
-  }
+  if (!c.saveParams.empty()) models::saveParameters(parameters, c.saveParams);
   if (!summary.evals.empty())
     spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
                  summary.steps, summary.samplesPerSecond);

@@ -5,6 +5,8 @@
 #include <torch/nn/module.h>
 #include <torch/serialize.h>
 
+#include <sstream>
+
 #include "balancenet/core/AtomicFile.h"
 
 namespace balancenet::models {
@@ -17,6 +19,12 @@ void exportStateDict(const torch::nn::Module& module, const std::string& path) {
   for (const auto& item : module.named_buffers()) state.insert(item.key(), item.value().detach().contiguous().clone());
   const auto bytes = torch::pickle_save(state);
   writeFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+}
+
+void saveParameters(const std::vector<at::Tensor>& parameters, const std::string& path) {
+  std::ostringstream out;
+  torch::save(parameters, out);
+  writeFileAtomically(path, out.str());
 }
 
 }  // namespace balancenet::models
