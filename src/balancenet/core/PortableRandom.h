@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace balancenet {
 
@@ -28,6 +30,12 @@ inline uint64_t boundedDraw(std::mt19937_64& gen, uint64_t bound) {
     const uint64_t r = gen();
     if (r >= threshold) return r % bound;
   }
+}
+
+// Fisher-Yates with boundedDraw: the same order on every platform (std::shuffle's algorithm is not specified).
+template <class T>
+void portableShuffle(std::vector<T>& items, std::mt19937_64& gen) {
+  for (size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[boundedDraw(gen, i)]);
 }
 
 }  // namespace balancenet

@@ -28,10 +28,7 @@ const std::vector<int64_t>& GlobalPermutationSampler::permutation(int64_t epoch)
   slot.perm.resize(static_cast<size_t>(size_));
   std::iota(slot.perm.begin(), slot.perm.end(), int64_t{0});
   auto gen = seededGenerator(seed_, static_cast<uint64_t>(epoch));
-  for (int64_t i = size_ - 1; i > 0; --i) {
-    const auto j = static_cast<int64_t>(boundedDraw(gen, static_cast<uint64_t>(i) + 1));
-    std::swap(slot.perm[static_cast<size_t>(i)], slot.perm[static_cast<size_t>(j)]);
-  }
+  portableShuffle(slot.perm, gen);
   slot.epoch = epoch;
   return slot.perm;
 }

@@ -22,11 +22,6 @@ namespace {
 constexpr uint64_t kIidSalt = 0x11d5'0000'0000'0000ULL;
 constexpr uint64_t kLabelSalt = 0x1abe'1000'0000'0000ULL;
 
-// Fisher-Yates with boundedDraw: the same order on every platform (std::shuffle's is not specified).
-void portableShuffle(std::vector<int64_t>& items, std::mt19937_64& gen) {
-  for (size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[boundedDraw(gen, i)]);
-}
-
 void checkArguments(const std::vector<int64_t>& labels, int clients, double alpha, int64_t numClasses) {
   if (clients < 1) throw UsageError(fmt::format("--clients must be at least 1, got {}", clients));
   if (!(alpha > 0)) throw UsageError(fmt::format("--alpha must be positive or 'iid', got {}", alpha));

@@ -24,10 +24,9 @@ LocalBatches::LocalBatches(uint64_t seed, int64_t round, int clients, int client
   reshuffle();
 }
 
-// Portable Fisher-Yates (std::shuffle's algorithm is implementation-defined).
 void LocalBatches::reshuffle() {
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
-  for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[boundedDraw(gen_, i)]);
+  portableShuffle(order_, gen_);
   used_ = 0;
 }
 
