@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The tables of bench/partition_scenarios.sh from the runs it left in OUT (standard library only).
 
-OUT/runs.txt: one 'scenario system expect seconds' line per run; the run directory is OUT/scenario/system.
-Per run that trained: samples/s over the steps from WARMUP on (the global batch over rank 0's update_ms, the
+OUT/runs.txt: one 'scenario system expect seconds repetition' line per run; the run directory is
+OUT/scenario/system for the first repetition and OUT/scenario/system.rK for the K-th. A system run several
+times is shown by the median of its runs (each run's samples/s listed too); auto / system is the ratio of the
+medians. OUT/skipped.txt: 'scenario why' for a scenario skipped. Per run that trained: samples/s over the steps from WARMUP on (the global batch over rank 0's update_ms, the
 step's wall time); for auto runs, the planner's prediction (stage_times.csv: the partition in force longest,
 its predicted step ms) and the measured/predicted ratio, and the prediction refreshed with the measured costs
 (partitions.csv); for P2, the steps from each speed change (C1, C2)
@@ -74,39 +76,76 @@ def error_line(log):
     return lines[0] if lines else "(no error line)"
 
 
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def one_run(out, scenario, system, expect, seconds, path, warmup, c1, c2):
+    r = {"scenario": scenario, "system": system, "seconds": int(seconds)}
+    if expect == "refused":
+        r["refused"] = error_line(path + ".log")
+        return r
+    with open(os.path.join(path, "summary.json")) as s:
+        summary = json.load(s)
+    batch = summary["global_batch"]
+    ms = rank0_step_ms(path)
+    r["samples_per_second"] = rate(ms, batch, warmup)
+    r["partition"] = summary.get("pipeline", {}).get("partition")
+    r["repartitions"] = summary.get("repartitions")
+    pred = predicted_step_ms(path)
+    r["predicted_samples_per_second"] = batch * 1000 / pred if pred else None
+    refreshed = refreshed_step_ms(path)
+    r["refreshed_samples_per_second"] = batch * 1000 / refreshed if refreshed else None
+    if scenario == "P2":
+        moved = [int(m["step"]) for m in moves(path)]
+        r["moves"] = moved
+        r["react_c1"] = next((s - c1 for s in moved if s >= c1), None)
+        r["react_c2"] = next((s - c2 for s in moved if s >= c2), None)
+        r["samples_per_second_slow_phase"] = rate(ms, batch, c1, c2)
+    return r
+
+
+def combined(runs):
+    """One row for a system from its repetitions: medians, each run's samples/s, the last run's partition."""
+    if len(runs) == 1 or any("refused" in r for r in runs):
+        return dict(runs[-1], runs=[r.get("samples_per_second") for r in runs])
+    row = dict(runs[-1])
+    for key in ("samples_per_second", "predicted_samples_per_second", "refreshed_samples_per_second",
+                "samples_per_second_slow_phase"):
+        row[key] = median(r.get(key) for r in runs)
+    row["runs"] = [r.get("samples_per_second") for r in runs]
+    row["partitions"] = [r.get("partition") for r in runs]
+    return row
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit("usage: partition_scenarios_summary.py OUT WARMUP C1 C2")
     out, warmup, c1, c2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    results = {}
+    by_system = {}
     with open(os.path.join(out, "runs.txt")) as f:
         for line in f:
             if not line.strip():
                 continue
-            scenario, system, expect, seconds = line.split()
-            path = os.path.join(out, scenario, system)
-            r = {"scenario": scenario, "system": system, "seconds": int(seconds)}
-            if expect == "refused":
-                r["refused"] = error_line(path + ".log")
-            else:
-                with open(os.path.join(path, "summary.json")) as s:
-                    summary = json.load(s)
-                batch = summary["global_batch"]
-                ms = rank0_step_ms(path)
-                r["samples_per_second"] = rate(ms, batch, warmup)
-                r["partition"] = summary.get("pipeline", {}).get("partition")
-                r["repartitions"] = summary.get("repartitions")
-                pred = predicted_step_ms(path)
-                r["predicted_samples_per_second"] = batch * 1000 / pred if pred else None
-                refreshed = refreshed_step_ms(path)
-                r["refreshed_samples_per_second"] = batch * 1000 / refreshed if refreshed else None
-                if scenario == "P2":
-                    moved = [int(m["step"]) for m in moves(path)]
-                    r["moves"] = moved
-                    r["react_c1"] = next((s - c1 for s in moved if s >= c1), None)
-                    r["react_c2"] = next((s - c2 for s in moved if s >= c2), None)
-                    r["samples_per_second_slow_phase"] = rate(ms, batch, c1, c2)
-            results.setdefault(scenario, {})[system] = r
+            scenario, system, expect, seconds, *rest = line.split()
+            repetition = int(rest[0]) if rest else 1
+            path = os.path.join(out, scenario, system + ("" if repetition == 1 else f".r{repetition}"))
+            by_system.setdefault(scenario, {}).setdefault(system, []).append(
+                one_run(out, scenario, system, expect, seconds, path, warmup, c1, c2))
+    results = {scenario: {system: combined(runs) for system, runs in systems.items()}
+               for scenario, systems in by_system.items()}
+    skipped = {}
+    if os.path.exists(os.path.join(out, "skipped.txt")):
+        with open(os.path.join(out, "skipped.txt")) as f:
+            for line in f:
+                if line.strip():
+                    scenario, why = line.strip().split(" ", 1)
+                    skipped[scenario] = why
+                    results.setdefault(scenario, {})["skipped"] = why
     with open(os.path.join(out, "partition_scenarios.json.tmp"), "w") as f:
         json.dump(results, f, indent=1)
     os.replace(os.path.join(out, "partition_scenarios.json.tmp"), os.path.join(out, "partition_scenarios.json"))
@@ -114,6 +153,9 @@ def main():
     for scenario in sorted(results):
         runs = results[scenario]
         print(f"\n### {scenario}\n")
+        if scenario in skipped:
+            print(f"skipped: {skipped[scenario]}")
+            continue
         if scenario == "P2":
             print("| system | samples/s | samples/s between the changes | moves (steps) | "
                   "steps to react after C1 / C2 |")
@@ -130,19 +172,20 @@ def main():
                       "between the changes")
             continue
         base = runs.get("auto", {}).get("samples_per_second")
-        print("| system | samples/s | auto / system | predicted, first plan | measured / predicted "
+        print("| system | samples/s | auto / system | each run | predicted, first plan | measured / predicted "
               "| predicted, refreshed | measured / refreshed | partition |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         for system, r in runs.items():
             if "refused" in r:
-                print(f"| {system} | refused: `{r['refused']}` | - | - | - | - | - | - |")
+                print(f"| {system} | refused: `{r['refused']}` | - | - | - | - | - | - | - |")
                 continue
             sps, pred = r["samples_per_second"], r["predicted_samples_per_second"]
             fresh = r["refreshed_samples_per_second"]
-            print(f"| {system} | {fmt(sps, '.1f')} | {fmt(base / sps if base and sps else None, '.2f')} "
+            each = " ".join(fmt(v, ".1f") for v in r.get("runs", []))
+            print(f"| {system} | {fmt(sps, '.1f')} | {fmt(base / sps if base and sps else None, '.2f')} | {each} "
                   f"| {fmt(pred, '.1f')} | {fmt(sps / pred if sps and pred else None, '.2f')} "
                   f"| {fmt(fresh, '.1f')} | {fmt(sps / fresh if sps and fresh else None, '.2f')} "
-                  f"| {r.get('partition') or '-'} |")
+                  f"| {' / '.join(sorted(set(p for p in r.get('partitions', [r.get('partition')]) if p))) or '-'} |")
 
 
 if __name__ == "__main__":

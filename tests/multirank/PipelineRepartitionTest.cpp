@@ -1,7 +1,8 @@
 // Moving stage boundaries during training keeps the pipeline exact: after every step, across re-partitions,
 // the parameters are those of one process training the whole model on the whole global batch. Moves are
 // made by calling repartition() on every rank and through options.livePartition with a scripted controller
-// on rank 0 (so the gathering of step times and the broadcast of its answer run too), over identity and
+// on rank 0 (so the gathering of step times, every step or every few, and the broadcast of its answer run
+// too), over identity and
 // placed topologies, with SGD (momentum) and Adam, one and two replicas with unequal shares.
 #include <gtest/gtest.h>
 
@@ -32,6 +33,7 @@ struct MoveCase {
   std::string optimizer;
   pipeline::ScheduleKind schedule = pipeline::ScheduleKind::OneFOneB;
   int micros = 3;
+  int every = 1;  // live: the controller is consulted (the times gathered) every this many steps
 };
 
 void PrintTo(const MoveCase& c, std::ostream* os) { *os << c.name; }
@@ -91,6 +93,7 @@ MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& option
     o.microBatches = c.micros;
     o.partition = pipeline::Partition::uniform(blocks, c.stages);
     o.livePartition = c.live;
+    o.partitionEvery = c.every;
     pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get(), controller.get()});
     auto moveIfScripted = [&](int64_t step) {
       const auto move = c.moves.find(step);
@@ -185,6 +188,19 @@ INSTANTIATE_TEST_SUITE_P(
                  true,
                  "sgd",
                  ScheduleKind::GPipe},
+        // The times gathered every 3 steps (a decision period): the controller still sees steps 0-5 in order,
+        // and its moves at steps 2 and 5 (the last of each window) happen there.
+        MoveCase{"cnn_s3_adam_placed_live_every_3",
+                 "cnn",
+                 3,
+                 {1, 2, 0},
+                 Split{{25}},
+                 {{2, "0,1-2,3"}, {5, "0,1,2-3"}},
+                 true,
+                 "adam",
+                 ScheduleKind::OneFOneB,
+                 3,
+                 3},
         MoveCase{
             "cnn_s3_r2_adam_direct", "cnn", 3, {}, Split{{9, 19}}, {{0, "0,1-2,3"}, {4, "0,1,2-3"}}, false, "adam"}),
     [](const auto& info) { return info.param.name; });

@@ -106,6 +106,7 @@ int runPipelineWorker(const JobConfig& config) {
   options.microBatches = microBatchesOf(c);
   options.partition = placed.placement.partition;
   options.livePartition = planned;
+  options.partitionEvery = c.orchestration.rebalanceEvery;  // the Repartitioner's decision period
   if (!c.emulation.slowdown.empty())
     options.slowdown = [&c, rank = world->rank()](int64_t step) { return c.emulation.slowdown.at(step, rank); };
   pipeline::PipelineParts parts{*model.net, data.train, &data.test, groups, allocator.get()};

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_set>
 
 #include "balancenet/core/Error.h"
@@ -157,15 +158,25 @@ void PipelineTrainer::rebuildStage(const StateByParameter& arrivedState) {
 void PipelineTrainer::consultController(const Split& split, double computeMs, double stepMs) {
   auto& g = parts_.groups;
   const int stages = g.topology.stages;
-  auto byRank = at::zeros({g.world.size()}, at::kDouble);
-  byRank[g.world.rank()] = computeMs;
+  unreported_.push_back(StepTimes{step_, split.batches, {computeMs}, stepMs});
+  if (static_cast<int>(unreported_.size()) < options_.partitionEvery) return;
+  // [step][rank]: a sum where each rank fills its own column.
+  const int64_t steps = static_cast<int64_t>(unreported_.size()), world = g.world.size();
+  auto byRank = at::zeros({steps, world}, at::kDouble);
+  for (int64_t s = 0; s < steps; ++s) byRank[s][g.world.rank()] = unreported_[s].computeMsByRank.front();
   g.world.allreduceSum(byRank);
   // [moved?, first block of each stage..., one past the last block]
   std::vector<at::Tensor> answer{at::zeros({2 + stages}, at::kLong)};
   if (parts_.controller) {
-    StepTimes times{
-        step_, split.batches, {byRank.data_ptr<double>(), byRank.data_ptr<double>() + byRank.numel()}, stepMs};
-    if (const auto next = parts_.controller->afterStep(times)) {
+    const double* all = byRank.data_ptr<double>();
+    std::optional<Partition> next;
+    for (int64_t s = 0; s < steps; ++s) {
+      if (next) throw InternalError(fmt::format("the controller moved before the last of {} steps it saw", steps));
+      auto& times = unreported_[s];
+      times.computeMsByRank.assign(all + s * world, all + (s + 1) * world);
+      next = parts_.controller->afterStep(times);
+    }
+    if (next) {
       if (next->stageCount() != stages)
         throw InternalError(fmt::format("the controller answered {} stages for {}", next->stageCount(), stages));
       auto* a = answer[0].data_ptr<int64_t>();
@@ -174,6 +185,7 @@ void PipelineTrainer::consultController(const Split& split, double computeMs, do
       a[1 + stages] = static_cast<int64_t>(next->stages.back().end);
     }
   }
+  unreported_.clear();
   g.world.broadcast(answer, 0);
   const auto* a = answer[0].data_ptr<int64_t>();
   if (a[0] == 0) return;

@@ -55,6 +55,8 @@ PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts p
     throw InternalError("the allocator belongs to the first stage, and only there");
   if ((options_.livePartition && g.world.rank() == 0) != (parts_.controller != nullptr))
     throw InternalError("a partition controller belongs to rank 0 of a live partition, and only there");
+  if (options_.partitionEvery < 1)
+    throw InternalError(fmt::format("consulting the partition controller every {} steps", options_.partitionEvery));
   blocks_ = parts_.net.blocks();
   const auto range = options_.partition.stages.at(g.stageIndex());
   stage_ = parts_.net.blockRange(range.first, range.end);
@@ -227,7 +229,10 @@ metrics::StepRecord PipelineTrainer::step() {
     seen.computeMs = *std::max_element(column.begin() + 1, column.end());
     parts_.allocator->observe(seen);
   }
-  if (options_.livePartition) consultController(split, outcome.computeMs, record.updateMs);
+  if (options_.livePartition) {
+    consultController(split, outcome.computeMs, record.updateMs);
+    record.updateMs = stepWatch.elapsedMs();  // the step's wall time counts the gather and any move
+  }
   spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
                               [this](const ActionSpan& s) { return s.step <= step_ - kStepsDrawn; }),
                spans_.end());

@@ -38,6 +38,9 @@ struct PipelineTrainerOptions {
   // A PartitionController on rank 0 (PipelineParts::controller) sees every step's times and may move the
   // stage boundaries at the flush. The same on every rank: the others take part in gathering and moving.
   bool livePartition = false;
+  // The steps' times reach the controller together every this many steps (its decision period): one
+  // gather per decision rather than a collective on every step. Moves happen only at those steps.
+  int partitionEvery = 1;
 };
 
 struct PipelineParts {
@@ -89,11 +92,10 @@ class PipelineTrainer {
   void describePipeline(metrics::RunSummary& summary);
   // Collective: rank 0 writes every rank's last actions as pipeline.csv.
   void writeSpans();
-  // Collective, after a step's update (options.livePartition): rank 0's controller sees every rank's compute
-  // time and the step's, and every rank moves to the partition it answers, if any.
+  // After a step's update (options.livePartition): keeps this step's times; every options.partitionEvery
+  // steps (collective) rank 0's controller sees every rank's compute times and the steps', and every rank
+  // moves to the partition it answers, if any.
   void consultController(const Split& split, double computeMs, double stepMs);
-  // repartition()'s half on this rank: the blocks leaving it go out and the arriving ones come in, with their
-  // optimiser state (by parameter), then this rank's stage, optimiser and runner are rebuilt over `next`.
   // repartition()'s last part on this rank, once the moved blocks' tensors are in place: its stage, optimiser
   // (kept parameters keep their state, arrived ones get `arrivedState`, by parameter) and runner follow the
   // current partition, and the tensors that left are freed.
@@ -107,6 +109,9 @@ class PipelineTrainer {
   PipelineTrainerOptions options_;
   PipelineParts parts_;
   std::vector<models::BlockInfo> blocks_;
+  // Since the controller was last consulted: each step's times as this rank knows them (rank 0's step ms and
+  // shares, this rank's compute ms), gathered at the next consultation.
+  std::vector<StepTimes> unreported_;
   std::shared_ptr<models::BlockRange> stage_;
   std::vector<at::Tensor> params_;
   std::vector<at::Tensor> buffers_;

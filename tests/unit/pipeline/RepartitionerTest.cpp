@@ -99,6 +99,35 @@ TEST(Repartitioner, TriesTheBaselinesKeepsTheFastestMeasuredAndVetoesSlowerRepla
   }
 }
 
+// A baseline measured slower than the cut it was tried from goes back at the next decision even when its
+// window is noisy (the medians decide a trial; the noise threshold that guards moves must not keep a run on it).
+TEST(Repartitioner, ABaselineMeasuredSlowerInANoisyWindowGoesBack) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  ASSERT_EQ(initial.partition.str(), "0-3,4-7");
+  RepartitionOptions options;
+  options.baselines = {Partition::parse("0-1,2-7", 8, 2)};
+  Repartitioner r(in, initial, options);
+  // The plan measures 30% above its prediction, so the model cannot rule the baseline out and it is tried.
+  // The baseline's steps: median 1.1 x the plan's, relative standard error of the window about 14% (three
+  // times that is far above its 10% loss).
+  const double planMs = 1.3 * initial.stepMs;
+  const std::vector<double> baseline{0.7, 1.5, 1.1, 0.8, 1.4};
+  std::mt19937 rng(7);
+  std::vector<std::string> moves;
+  for (int64_t step = 0; step < 20; ++step) {
+    Placement p = r.current();
+    if (p.slotComputeMs.empty()) p = predict(in, p);
+    auto t = measuredStep(step, p, {1, 1}, 0, rng);
+    t.stepMs = p.partition.str() == "0-3,4-7" ? planMs : planMs * baseline[step % 5];
+    if (const auto moved = r.afterStep(t)) moves.push_back(std::to_string(step) + ":" + moved->str());
+  }
+  EXPECT_EQ(moves, (std::vector<std::string>{"4:0-1,2-7", "9:0-3,4-7"}));
+  ASSERT_EQ(r.events().size(), 4u);
+  EXPECT_NE(r.events()[0].reason.find("trying baseline 0-1,2-7"), std::string::npos) << r.events()[0].reason;
+  EXPECT_NE(r.events()[1].reason.find("back to it"), std::string::npos) << r.events()[1].reason;
+}
+
 // Measured as the model predicts, the model rules the baselines out (each predicted far slower than the cut in
 // force): none costs a window.
 TEST(Repartitioner, BaselinesTheRefreshedModelRulesOutAreNotTried) {

@@ -133,7 +133,10 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
                                ? fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ",
                                              window.stepMs, before->second.stepMs)
                                : "";
-  if (changed) measured_.clear();
+  if (changed) {
+    measured_.clear();
+    trialFrom_.reset();
+  }
   measured_[key] = window;
   const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
   std::string skipped;
@@ -196,6 +199,19 @@ std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, cons
   const double modelError =
       predictedNowMs > 0 ? std::abs(now.stepMs / predictedNowMs - 1) : std::numeric_limits<double>::infinity();
   const double plausibleMs = predictedNowMs * (1 + std::max(options_.hysteresis, 2 * modelError));
+  if (trialFrom_) {
+    const auto from = measured_.find(*trialFrom_);
+    trialFrom_.reset();
+    if (from != measured_.end()) {
+      const std::string verdict = fmt::format("baseline {} measured {:.0f} ms against {:.0f} for {}", key, now.stepMs,
+                                              from->second.stepMs, from->first);
+      if (now.stepMs >= from->second.stepMs * (1 - options_.hysteresis)) {
+        why += verdict + ": back to it";
+        return from->second.partition;
+      }
+      why += verdict + ": kept; ";
+    }
+  }
   while (nextBaseline_ < options_.baselines.size()) {
     const Partition& candidate = options_.baselines[nextBaseline_++];
     if (candidate.stageCount() != current_.stages || candidate.str() == key || measured_.count(candidate.str()))
@@ -211,6 +227,7 @@ std::optional<Partition> Repartitioner::measuredChoice(const Measured& now, cons
       continue;
     }
     why += fmt::format("trying baseline {} (measured {:.0f} ms here)", candidate.str(), now.stepMs);
+    trialFrom_ = key;
     return candidate;
   }
   const auto best = std::min_element(measured_.begin(), measured_.end(),

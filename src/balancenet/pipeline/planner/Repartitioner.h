@@ -78,6 +78,10 @@ class Repartitioner : public PartitionController {
   };
   std::map<std::string, Measured> measured_;
   size_t nextBaseline_ = 0;
+  // While a baseline is on trial (its first window): the cut it was tried from. The trial ends at the next
+  // decision, by the two windows' medians alone: a trial is one experiment, not a move to guard against
+  // flapping, so one noisy window must not keep a run on a slower baseline.
+  std::optional<std::string> trialFrom_;
   // Moves to `target` (its prediction at the rescaled costs) at the end of `step`.
   void moveTo(const Placement& target, int64_t step, RepartitionEvent& event);
   // The measured alternatives: a baseline to try, or a measured-faster partition; nothing otherwise.
