@@ -12,13 +12,15 @@
 #      vgg16's heavy first blocks, which P1's rank order spares them
 #   P2 P1 with node 3 dropping to 1/8 at step C1 and back at C2 (--slowdown-schedule): auto (live) against
 #      auto --keep-partition (the first plan kept)
+#   P2b P1 with node 1 (full speed, and so given heavy blocks) dropping to 1/4 at C1 and back at C2: the same
+#      pair. The plan tends to give node 3 so little that P2's drop barely matters; this one cannot be ignored
 #   P3 4 equal nodes: auto, uniform, flops, dp-balanced
 #   P4 node 3 capped (--memory-limit-mb 0,0,0,CAP): dp and uniform are refused (their message kept), auto trains
-# Usage: bench/partition_scenarios.sh [out-dir] [scenario...]   scenarios: P1 P1q P1r P2 P3 P4 (default: all)
+# Usage: bench/partition_scenarios.sh [out-dir] [scenario...]   scenarios: P1 P1q P1r P2 P2b P3 P4 (default: all)
 #   STEPS=n       steps of the P1/P1q/P1r/P3/P4 runs (default 60; the first WARMUP=5 are left out of samples/s)
 #   REPEATS=n     P1, P1q, P1r and P3 run each system n times, interleaved (auto, uniform, ..., auto, ...), and
 #                 the tables give the median (default 3): one run of each differs by 5-10% on this machine
-#   P2_STEPS=n    steps of the P2 runs (default 300), with the drop at C1 (default 100) and back at C2 (200)
+#   P2_STEPS=n    steps of the P2 and P2b runs (default 300), with the drop at C1 (default 100) and back at C2 (200)
 #   CAP=mb        P4's cap on node 3 (default 6)
 #   RUN_TIMEOUT=s a run still going after s seconds fails (default 1200)
 #   TB_NAME, TB_SUBNET  P1q's testbed name and /24 (default bnpart, 10.213.98)
@@ -39,7 +41,7 @@ for v in $VARS; do
 done
 OUT=${1:-runs/partition-scenarios/$(date +%Y%m%d-%H%M%S)}
 shift $(($# > 0 ? 1 : 0))
-SCENARIOS=${*:-P1 P1q P1r P2 P3 P4}
+SCENARIOS=${*:-P1 P1q P1r P2 P2b P3 P4}
 . bench/lib/peers.sh   # PY, wait_peers
 . bench/lib/testset.sh # make_data
 BN=build/apps/balancenet
@@ -57,8 +59,8 @@ QUOTAS=0.45,0.45,0.225,0.11 # P1q: 1, 1, 1/2 and 1/4 of 0.45 cores; 1.235 cores 
                             # compete for this machine's 2 cores and each runs at its quota
 ((C1 < C2 && C2 < P2_STEPS)) || { echo "partition_scenarios: error: need C1 < C2 < P2_STEPS" >&2; exit 2; }
 for s in $SCENARIOS; do
-  [[ " P1 P1q P1r P2 P3 P4 " == *" $s "* ]] ||
-    { echo "partition_scenarios: error: unknown scenario '$s' (P1 P1q P1r P2 P3 P4)" >&2; exit 2; }
+  [[ " P1 P1q P1r P2 P2b P3 P4 " == *" $s "* ]] ||
+    { echo "partition_scenarios: error: unknown scenario '$s' (P1 P1q P1r P2 P2b P3 P4)" >&2; exit 2; }
 done
 [ -x "$BN" ] || { echo "partition_scenarios: error: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 
@@ -155,10 +157,11 @@ for s in $SCENARIOS; do
         testbed_up=0
       fi
       ;;
-    P2)
+    P2 | P2b)
       sched="$C1=1,1,2,8;$C2=1,1,2,4"
-      run P2 auto ok 1 --steps "$P2_STEPS" --slowdown 1,1,2,4 --slowdown-schedule "$sched" "${PIPE[@]}" --partition auto
-      run P2 keep ok 1 --steps "$P2_STEPS" --slowdown 1,1,2,4 --slowdown-schedule "$sched" "${PIPE[@]}" \
+      [ "$s" = P2b ] && sched="$C1=1,4,2,4;$C2=1,1,2,4"
+      run "$s" auto ok 1 --steps "$P2_STEPS" --slowdown 1,1,2,4 --slowdown-schedule "$sched" "${PIPE[@]}" --partition auto
+      run "$s" keep ok 1 --steps "$P2_STEPS" --slowdown 1,1,2,4 --slowdown-schedule "$sched" "${PIPE[@]}" \
         --partition auto --keep-partition
       ;;
     P4)

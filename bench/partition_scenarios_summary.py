@@ -7,7 +7,7 @@ times is shown by the median of its runs (each run's samples/s listed too); auto
 medians. OUT/skipped.txt: 'scenario why' for a scenario skipped. Per run that trained: samples/s over the steps from WARMUP on (the global batch over rank 0's update_ms, the
 step's wall time); for auto runs, the planner's prediction (stage_times.csv: the partition in force longest,
 its predicted step ms) and the measured/predicted ratio, and the prediction refreshed with the measured costs
-(partitions.csv); for P2, the steps from each speed change (C1, C2)
+(partitions.csv); for P2 and P2b, the steps from each speed change (C1, C2)
 to the first move in partitions.csv, and samples/s between the changes. A refused run shows its error line.
 Writes OUT/partition_scenarios.json and prints markdown tables.
 """
@@ -100,7 +100,7 @@ def one_run(out, scenario, system, expect, seconds, path, warmup, c1, c2):
     r["predicted_samples_per_second"] = batch * 1000 / pred if pred else None
     refreshed = refreshed_step_ms(path)
     r["refreshed_samples_per_second"] = batch * 1000 / refreshed if refreshed else None
-    if scenario == "P2":
+    if scenario.startswith("P2"):
         moved = [int(m["step"]) for m in moves(path)]
         r["moves"] = moved
         r["react_c1"] = next((s - c1 for s in moved if s >= c1), None)
@@ -156,7 +156,7 @@ def main():
         if scenario in skipped:
             print(f"skipped: {skipped[scenario]}")
             continue
-        if scenario == "P2":
+        if scenario.startswith("P2"):
             print("| system | samples/s | samples/s between the changes | moves (steps) | "
                   "steps to react after C1 / C2 |")
             print("|---|---|---|---|---|")

@@ -165,6 +165,30 @@ TEST(Repartitioner, AChangedStepTimeClearsTheMeasurements) {
       << r.events().back().reason;
 }
 
+// A rank 1.5x slower than its profile, every window as noisy as the last (the same five jitters, so three
+// relative standard errors of one window, 54%, stay above the gain): one window never moves, but the evidence
+// piles up while the cut stays, its noise falls with the steps behind it, and a later decision moves.
+TEST(Repartitioner, NoiseHidingAGainFallsAsTheStepsPileUpAndTheCutMoves) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  Repartitioner r(in, initial, RepartitionOptions{});
+  const std::vector<double> jitter{0.6, 1.4, 0.6, 1.4, 1.0};
+  std::mt19937 rng(11);
+  std::optional<Partition> moved;
+  for (int64_t step = 0; step < 100 && !moved; ++step) {
+    auto t = measuredStep(step, initial, {1, 1.5}, 0, rng);
+    for (double& ms : t.computeMsByRank) ms *= jitter[step % 5];
+    moved = r.afterStep(t);
+  }
+  ASSERT_TRUE(moved) << r.events().back().reason;
+  const auto& events = r.events();
+  ASSERT_GE(events.size(), 3u) << "one or two windows must not have been enough: " << events.front().reason;
+  EXPECT_NE(events.front().reason.find("below threshold"), std::string::npos) << events.front().reason;
+  EXPECT_GT(3 * events.front().noise, 0.5);
+  EXPECT_LT(events.back().noise, events.front().noise / 2);
+  EXPECT_LT((*moved).stages[1].size(), 4u) << moved->str();  // less work for the slow rank
+}
+
 TEST(Repartitioner, NoiseOnEqualNodesDoesNotMove) {
   const auto in = equalNodes();
   const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});

@@ -85,17 +85,17 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   event.step = times.step;
   event.from = event.to = current_.partition.str();
   const planner::CostTable table(input_);
-  std::vector<double> measured(n, 0), profiled(n, 0);
-  std::vector<std::vector<double>> ratios(n);
+  // This window's compute per step and rank, and what the profile predicts for it.
+  std::vector<std::vector<double>> measured(n), profiled(n);
   bool complete = true;
   for (const auto& step : window_) {
     event.measuredStepMs += step.stepMs / static_cast<double>(window_.size());
     const auto predicted = profiledComputeByRank(table, current_, step.shares.empty() ? current_.shares : step.shares);
     complete = complete && step.computeMsByRank.size() == n;
     for (size_t rank = 0; complete && rank < n; ++rank) {
-      measured[rank] += step.computeMsByRank[rank];
-      profiled[rank] += predicted[rank];
-      if (predicted[rank] > 0) ratios[rank].push_back(step.computeMsByRank[rank] / predicted[rank]);
+      measured[rank].push_back(step.computeMsByRank[rank]);
+      profiled[rank].push_back(predicted[rank]);
+      complete = predicted[rank] > 0 && step.computeMsByRank[rank] > 0;
     }
   }
   std::vector<double> stepMs;
@@ -103,24 +103,11 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   // The median: the first step after a move also pays for the move and cold caches.
   const Measured window{median(stepMs), relativeStandardError(stepMs), current_.partition};
   window_.clear();
-  for (size_t rank = 0; complete && rank < n; ++rank) complete = profiled[rank] > 0 && measured[rank] > 0;
   if (!complete) {
     event.reason = "no measurements";
     events_.push_back(event);
     return std::nullopt;
   }
-  std::vector<double> noises;
-  for (size_t rank = 0; rank < n; ++rank) {
-    event.speedFactors.push_back(measured[rank] / profiled[rank]);
-    noises.push_back(relativeStandardError(ratios[rank]));
-  }
-  event.noise = median(noises);
-
-  const PlanInput scaled = scaledBy(input_, event.speedFactors);
-  Placement now = current_;
-  now.shares.clear();  // the allocator re-balances the shares for the new speeds too
-  now = predict(scaled, now);
-  event.predictedCurrentMs = now.stepMs;
 
   // What was measured outranks what was predicted: see RepartitionOptions::baselines.
   const std::string key = current_.partition.str();
@@ -136,8 +123,42 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   if (changed) {
     measured_.clear();
     trialFrom_.reset();
+    evidence_.clear();
   }
   measured_[key] = window;
+
+  // The speed factors and their noise from every step since the cut last moved (or the nodes changed), not
+  // only this window's: the noise of a mean falls with the steps behind it, so a real gain that one window's
+  // noise hides is taken a few windows later instead of never.
+  evidence_.resize(n);
+  std::vector<double> noises;
+  for (size_t rank = 0; rank < n; ++rank) {
+    auto& e = evidence_[rank];
+    e.measured.insert(e.measured.end(), measured[rank].begin(), measured[rank].end());
+    e.profiled.insert(e.profiled.end(), profiled[rank].begin(), profiled[rank].end());
+    if (e.measured.size() > kEvidenceSteps) {
+      const auto drop = static_cast<std::ptrdiff_t>(e.measured.size() - kEvidenceSteps);
+      e.measured.erase(e.measured.begin(), e.measured.begin() + drop);
+      e.profiled.erase(e.profiled.begin(), e.profiled.begin() + drop);
+    }
+    double measuredSum = 0, profiledSum = 0;
+    std::vector<double> ratios;
+    for (size_t i = 0; i < e.measured.size(); ++i) {
+      measuredSum += e.measured[i];
+      profiledSum += e.profiled[i];
+      ratios.push_back(e.measured[i] / e.profiled[i]);
+    }
+    event.speedFactors.push_back(measuredSum / profiledSum);
+    noises.push_back(relativeStandardError(ratios));
+  }
+  event.noise = median(noises);
+
+  const PlanInput scaled = scaledBy(input_, event.speedFactors);
+  Placement now = current_;
+  now.shares.clear();  // the allocator re-balances the shares for the new speeds too
+  now = predict(scaled, now);
+  event.predictedCurrentMs = now.stepMs;
+
   const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
   std::string skipped;
   if (options_.live && !changed) {
@@ -186,6 +207,7 @@ void Repartitioner::moveTo(const Placement& target, int64_t step, RepartitionEve
   event.to = target.partition.str();
   event.moved = true;
   current_ = target;
+  evidence_.clear();  // measured on the cut left behind
   epochs_.push_back(Epoch{step + 1, step + 1, target, std::vector<double>(input_.nodes.size(), 0), 0, 0});
 }
 

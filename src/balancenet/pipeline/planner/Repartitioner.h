@@ -69,6 +69,13 @@ class Repartitioner : public PartitionController {
   Placement current_;
   RepartitionOptions options_;
   std::vector<StepTimes> window_;  // since the last decision
+  // Per rank, since the cut in force was moved to or the nodes changed (at most kEvidenceSteps, the latest):
+  // each step's measured compute and what the profile predicted for it.
+  struct Evidence {
+    std::vector<double> measured, profiled;
+  };
+  static constexpr size_t kEvidenceSteps = 100;
+  std::vector<Evidence> evidence_;
   // The median step ms last measured for each partition tried (Partition::str()), and its relative noise;
   // cleared when the nodes change.
   struct Measured {
