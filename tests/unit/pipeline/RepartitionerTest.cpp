@@ -189,6 +189,30 @@ TEST(Repartitioner, NoiseHidingAGainFallsAsTheStepsPileUpAndTheCutMoves) {
   EXPECT_LT((*moved).stages[1].size(), 4u) << moved->str();  // less work for the slow rank
 }
 
+// Rank 1 three times slower for 30 steps, then recovered. The step time these steps report never changes, so
+// only the rank's own speed can tell: the first window after the recovery restarts the evidence (the 25
+// slow steps behind it would otherwise hold the old speed for many windows) and the cut moves back.
+TEST(Repartitioner, ARankThatRecoversIsSeenAtTheNextDecision) {
+  const auto in = equalNodes();
+  const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});
+  Repartitioner r(in, initial, RepartitionOptions{});
+  std::mt19937 rng(13);
+  std::vector<std::string> moves;
+  for (int64_t step = 0; step < 40; ++step) {
+    Placement profiled = r.current();
+    profiled.shares.clear();
+    profiled = predict(in, profiled);  // the profile's costs for the cut in force
+    auto t = measuredStep(step, profiled, {1, step < 30 ? 3.0 : 1.0}, 0.05, rng);
+    t.stepMs = initial.stepMs;
+    if (const auto moved = r.afterStep(t)) moves.push_back(std::to_string(step) + ":" + moved->str());
+  }
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[0].substr(0, 2), "4:");
+  EXPECT_EQ(moves[1], "34:0-3,4-7");
+  EXPECT_NE(r.events()[6].reason.find("rank 1 at 1.00 x its profile, was 3.0"), std::string::npos)
+      << r.events()[6].reason;
+}
+
 TEST(Repartitioner, NoiseOnEqualNodesDoesNotMove) {
   const auto in = equalNodes();
   const auto initial = planPlacement(in, PlanRequest{2, {0, 1}});

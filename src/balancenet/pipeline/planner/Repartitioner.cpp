@@ -48,6 +48,22 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
+// A rank's speed over some steps: measured / profiled compute, and the relative standard error of the
+// steps' ratios.
+struct Speed {
+  double factor = 1, noise = 0;
+};
+Speed speedOf(const std::vector<double>& measured, const std::vector<double>& profiled) {
+  double measuredSum = 0, profiledSum = 0;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    measuredSum += measured[i];
+    profiledSum += profiled[i];
+    ratios.push_back(measured[i] / profiled[i]);
+  }
+  return {profiledSum > 0 ? measuredSum / profiledSum : 1, relativeStandardError(ratios)};
+}
+
 PlanInput scaledBy(PlanInput input, const std::vector<double>& factors) {
   for (size_t rank = 0; rank < input.nodes.size(); ++rank) {
     for (auto& ms : input.nodes[rank].forwardMs) ms *= factors[rank];
@@ -112,14 +128,38 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   // What was measured outranks what was predicted: see RepartitionOptions::baselines.
   const std::string key = current_.partition.str();
   const auto before = measured_.find(key);
-  const bool changed =
+  const bool stepChanged =
       before != measured_.end() &&
       std::abs(window.stepMs / before->second.stepMs - 1) >
           std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(window.noise, before->second.noise));
-  const std::string note = changed
-                               ? fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ",
-                                             window.stepMs, before->second.stepMs)
-                               : "";
+  std::string note = stepChanged ? fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ",
+                                               window.stepMs, before->second.stepMs)
+                                 : "";
+  // A rank whose speed in this window left what the evidence below says has changed too, even where the step
+  // time hardly shows it (a node that recovered off the critical path): else its old speed would linger.
+  // A rank with little work (a few ms of a last layer) may swing widely and matter nothing: the change must
+  // also move its compute by the threshold's share of the busiest rank's.
+  bool speedChanged = false;
+  const auto meanOf = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? 0 : sum / static_cast<double>(v.size());
+  };
+  double busiestMs = 0;
+  for (const auto& ms : measured) busiestMs = std::max(busiestMs, meanOf(ms));
+  for (size_t rank = 0; !stepChanged && rank < evidence_.size() && !evidence_[rank].measured.empty(); ++rank) {
+    const Speed was = speedOf(evidence_[rank].measured, evidence_[rank].profiled);
+    const Speed is = speedOf(measured[rank], profiled[rank]);
+    if (std::abs(is.factor / was.factor - 1) <=
+            std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(is.noise, was.noise)) ||
+        std::abs(is.factor - was.factor) * meanOf(profiled[rank]) <= options_.changeThreshold * busiestMs)
+      continue;
+    note += fmt::format("rank {} at {:.2f} x its profile, was {:.2f}: the nodes changed, measurements cleared; ", rank,
+                        is.factor, was.factor);
+    speedChanged = true;
+    break;
+  }
+  const bool changed = stepChanged || speedChanged;
   if (changed) {
     measured_.clear();
     trialFrom_.reset();
@@ -127,9 +167,9 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   }
   measured_[key] = window;
 
-  // The speed factors and their noise from every step since the cut last moved (or the nodes changed), not
-  // only this window's: the noise of a mean falls with the steps behind it, so a real gain that one window's
-  // noise hides is taken a few windows later instead of never.
+  // The speed factors and their noise from every step since the cut last moved or the nodes changed (up to
+  // kEvidenceSteps), not only this window's: the noise of a mean falls with the steps behind it, so a real
+  // gain that one window's noise hides is taken a few windows later instead of never.
   evidence_.resize(n);
   std::vector<double> noises;
   for (size_t rank = 0; rank < n; ++rank) {
@@ -141,15 +181,9 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
       e.measured.erase(e.measured.begin(), e.measured.begin() + drop);
       e.profiled.erase(e.profiled.begin(), e.profiled.begin() + drop);
     }
-    double measuredSum = 0, profiledSum = 0;
-    std::vector<double> ratios;
-    for (size_t i = 0; i < e.measured.size(); ++i) {
-      measuredSum += e.measured[i];
-      profiledSum += e.profiled[i];
-      ratios.push_back(e.measured[i] / e.profiled[i]);
-    }
-    event.speedFactors.push_back(measuredSum / profiledSum);
-    noises.push_back(relativeStandardError(ratios));
+    const Speed speed = speedOf(e.measured, e.profiled);
+    event.speedFactors.push_back(speed.factor);
+    noises.push_back(speed.noise);
   }
   event.noise = median(noises);
 
@@ -168,7 +202,7 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
       next.partition = *target;
       next.shares.clear();
       event.predictedBestMs = predict(scaled, next).stepMs;
-      event.reason = why;
+      event.reason = note + why;
       moveTo(predict(scaled, next), times.step, event);
       events_.push_back(event);
       return current_.partition;
@@ -179,7 +213,7 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   const auto ranked = rankPlacements(scaled, PlanRequest{current_.stages, current_.slotRanks});
   if (ranked.empty()) {
     event.predictedBestMs = now.stepMs;
-    event.reason = "no re-plan fits memory";
+    event.reason = note + "no re-plan fits memory";
     events_.push_back(event);
     return std::nullopt;
   }
