@@ -10,6 +10,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/Median.h"
 
 namespace balancenet::pipeline {
 namespace {
@@ -18,12 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Everything profiling touches that training reads later: the gradients (backward accumulates into them),

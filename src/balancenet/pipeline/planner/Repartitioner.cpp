@@ -11,6 +11,7 @@
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/Median.h"
 #include "balancenet/pipeline/planner/CostModel.h"
 
 namespace balancenet::pipeline {
@@ -29,23 +30,20 @@ std::vector<double> profiledComputeByRank(const planner::CostTable& table, const
   return byRank;
 }
 
+double mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
 // The relative standard error of the mean of `values` (0 for fewer than two).
 double relativeStandardError(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= static_cast<double>(values.size());
+  const double centre = mean(values);
   double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
+  for (double v : values) squares += (v - centre) * (v - centre);
   const double stddev = std::sqrt(squares / static_cast<double>(values.size() - 1));
-  return mean > 0 ? stddev / std::sqrt(static_cast<double>(values.size())) / mean : 0;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  return centre > 0 ? stddev / std::sqrt(static_cast<double>(values.size())) / centre : 0;
 }
 
 // A rank's speed over some steps: measured / profiled compute, and the relative standard error of the
@@ -140,19 +138,14 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   // A rank with little work (a few ms of a last layer) may swing widely and matter nothing: the change must
   // also move its compute by the threshold's share of the busiest rank's.
   bool speedChanged = false;
-  const auto meanOf = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return v.empty() ? 0 : sum / static_cast<double>(v.size());
-  };
   double busiestMs = 0;
-  for (const auto& ms : measured) busiestMs = std::max(busiestMs, meanOf(ms));
+  for (const auto& ms : measured) busiestMs = std::max(busiestMs, mean(ms));
   for (size_t rank = 0; !stepChanged && rank < evidence_.size() && !evidence_[rank].measured.empty(); ++rank) {
     const Speed was = speedOf(evidence_[rank].measured, evidence_[rank].profiled);
     const Speed is = speedOf(measured[rank], profiled[rank]);
     if (std::abs(is.factor / was.factor - 1) <=
             std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(is.noise, was.noise)) ||
-        std::abs(is.factor - was.factor) * meanOf(profiled[rank]) <= options_.changeThreshold * busiestMs)
+        std::abs(is.factor - was.factor) * mean(profiled[rank]) <= options_.changeThreshold * busiestMs)
       continue;
     note += fmt::format("rank {} at {:.2f} x its profile, was {:.2f}: the nodes changed, measurements cleared; ", rank,
                         is.factor, was.factor);
