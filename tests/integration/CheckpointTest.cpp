@@ -211,5 +211,57 @@ TEST_F(Checkpoints, BadResumesAreOneLineErrorsAndTouchNothing) {
   EXPECT_EQ(snapshot(ckpt), damaged);
 }
 
+// Pipeline stages checkpoint the whole model block by block with each parameter's Adam state: k steps +
+// resume + k steps ends where 2k steps straight end. A data-parallel run cannot resume it: one line, exit 2.
+TEST_F(Checkpoints, PipelineStagesResumeBitForBit) {
+  auto flags = [&](int64_t steps, const std::string& run) {
+    return std::vector<std::string>{"--nodes",
+                                    "2",
+                                    "--pipeline-stages",
+                                    "2",
+                                    "--micro-batches",
+                                    "2",
+                                    "--model",
+                                    "cnn",
+                                    "--width",
+                                    "0.25",
+                                    "--global-batch",
+                                    "16",
+                                    "--optimizer",
+                                    "adam",
+                                    "--lr",
+                                    "0.002",
+                                    "--steps",
+                                    std::to_string(steps),
+                                    "--run-dir",
+                                    dir_.file(run),
+                                    "--eval-every",
+                                    "0"};
+  };
+  const auto straight = trainWith(flags(8, "straight"), {"--save-params", dir_.file("straight.pt")});
+  ASSERT_EQ(straight.exitCode, 0) << straight.output;
+  const std::string ckpt = dir_.file("ckpt");
+  const auto first = trainWith(flags(4, "first"), {"--checkpoint-dir", ckpt, "--checkpoint-every", "2"});
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_TRUE(fs::exists(ckpt + "/step-00000004.ckpt"));
+  const auto resumed =
+      trainWith(flags(8, "resumed"), {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed from " + ckpt), std::string::npos) << resumed.output;
+  const double diff =
+      maxAbsDifference(loadSavedParameters(dir_.file("straight.pt")), loadSavedParameters(dir_.file("resumed.pt")));
+  std::printf("pipeline, 8 steps straight vs 4 + resume + 4: max |param difference| = %.3g\n", diff);
+  EXPECT_EQ(diff, 0.0);
+
+  const auto before = snapshot(ckpt);
+  auto dataParallel = flags(8, "dp");
+  dataParallel[3] = "1";  // --pipeline-stages 1
+  const auto refused = trainWith(dataParallel, {"--checkpoint-dir", ckpt, "--resume"});
+  EXPECT_EQ(refused.exitCode, 2) << refused.output;
+  EXPECT_NE(refused.output.find("is a checkpoint of a pipeline run, this run is data-parallel"), std::string::npos)
+      << refused.output;
+  EXPECT_EQ(snapshot(ckpt), before);
+}
+
 }  // namespace
 }  // namespace balancenet::testing

@@ -11,6 +11,7 @@
 #include <ATen/ATen.h>
 
 #include "balancenet/pipeline/PipelineTrainer.h"
+#include "balancenet/trainer/RunLoop.h"
 #include "testing/ChangingAllocator.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/SyntheticData.h"
@@ -247,7 +248,7 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), 2);
     o.livePartition = true;
     pipeline::PipelineTrainer t(o, {*built.net, train, &test, groups, allocator.get(), controller.get()});
-    summaries[comm.rank()] = t.run();
+    summaries[comm.rank()] = trainer::RunLoop(o.trainer, {t}).run();
     if (controller) wroteTo = controller->wroteTo;
   });
   const auto golden =

@@ -50,6 +50,7 @@ std::string encode(const Checkpoint& c) {
                         {"world_size", c.run.worldSize},
                         {"global_batch", c.run.globalBatch},
                         {"seed", c.run.seed},
+                        {"engine", c.run.engine},
                         {"step", c.step}};
   size_t payload = 0;
   for (const auto& [name, bytes] : sections) {
@@ -95,6 +96,7 @@ Checkpoint decode(const std::string& bytes) {
     c.run.worldSize = header.at("world_size").get<int>();
     c.run.globalBatch = header.at("global_batch").get<int64_t>();
     c.run.seed = header.at("seed").get<uint64_t>();
+    c.run.engine = header.value("engine", std::string(kDataParallelEngine));
     c.step = header.at("step").get<int64_t>();
     size_t offset = kPreamble + headerSize;
     for (const auto& section : header.at("sections")) {

@@ -16,6 +16,8 @@
 namespace balancenet::checkpoint {
 
 constexpr uint32_t kFormatVersion = 1;
+constexpr const char* kDataParallelEngine = "data-parallel";
+constexpr const char* kPipelineEngine = "pipeline";
 
 // What identifies the run a checkpoint came from (compared with the resuming run's).
 struct RunIdentity {
@@ -24,6 +26,9 @@ struct RunIdentity {
   int worldSize = 0;
   int64_t globalBatch = 0;
   uint64_t seed = 0;
+  // How the state was laid out: "data-parallel" (one optimiser's archive) or "pipeline" (the whole model
+  // block by block, each parameter's optimiser state apart). Files without it are data-parallel ones.
+  std::string engine = kDataParallelEngine;
 };
 
 struct Checkpoint {

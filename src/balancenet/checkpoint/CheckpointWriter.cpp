@@ -14,25 +14,25 @@ CheckpointWriter::CheckpointWriter(CheckpointStore& store, RunIdentity run, int6
   if (every_ < 1) throw UsageError(fmt::format("--checkpoint-every must be at least 1, got {}", every_));
 }
 
-void CheckpointWriter::afterStep(trainer::Trainer& trainer) {
-  const int64_t done = trainer.stepsDone();
-  if (done % every_ == 0 || done == trainer.totalSteps()) save(trainer);
+void CheckpointWriter::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
+  const int64_t done = engine.stepsDone();
+  if (done % every_ == 0 || done == totalSteps) save(engine);
 }
 
-std::string CheckpointWriter::save(trainer::Trainer& trainer) {
+std::string CheckpointWriter::save(trainer::StepEngine& engine) {
   Stopwatch watch;
-  auto& comm = trainer.communicator();
+  auto& comm = engine.world();
   // Dropout masks differ per rank, so every rank's generator is kept, not only rank 0's.
   auto rng = comm.allgatherText(localRandomState());
+  auto state = engine.checkpointState();
   if (comm.rank() != 0) return "";
   Checkpoint c;
   c.run = run_;
   c.run.worldSize = comm.size();  // after a membership change: the split and node models are this many workers'
-  c.step = trainer.stepsDone();
-  trainer::TrainingState state = trainer.captureState();
-  state.rng = at::Tensor();  // kept per rank in c.rng
-  c.training = trainer::toBytes(state);
-  c.allocator = trainer.allocator().saveState();
+  c.step = engine.stepsDone();
+  state.training.rng = at::Tensor();  // kept per rank in c.rng
+  c.training = trainer::toBytes(state.training);
+  c.allocator = std::move(state.allocator);
   c.rng = std::move(rng);
   const double stateMs = watch.elapsedMs();
   const std::string path = store_.write(c);

@@ -1,11 +1,12 @@
 // CheckpointWriter: a trainer::StepBoundary that saves a checkpoint every N steps and after the last
-// step. Collective: every rank contributes its RNG state; rank 0 gathers the rest and writes the file.
-// The group and the allocator are the trainer's at each save, so the writer outlives membership changes.
+// step, for any engine. Collective: every rank contributes its RNG state and the engine gathers its state
+// to rank 0, which writes the file. The group is the engine's at each save, so the writer outlives
+// membership changes.
 #pragma once
 #include <cstdint>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/trainer/StepEngine.h"
 
 namespace balancenet::checkpoint {
 
@@ -14,9 +15,9 @@ class CheckpointWriter : public trainer::StepBoundary {
   // `store` is written by rank 0 only; `every` >= 1.
   // `run.worldSize` is replaced by the group's size at each save.
   CheckpointWriter(CheckpointStore& store, RunIdentity run, int64_t every);
-  void afterStep(trainer::Trainer& trainer) override;
+  void afterStep(trainer::StepEngine& engine, int64_t totalSteps) override;
   // Saves now, whatever the step (collective). Returns the path on rank 0, empty elsewhere.
-  std::string save(trainer::Trainer& trainer);
+  std::string save(trainer::StepEngine& engine);
 
  private:
   CheckpointStore& store_;

@@ -17,6 +17,11 @@ std::vector<std::string> checkResumable(const StoredCheckpoint& stored, const Ru
   if (!diff.empty())
     throw UsageError(fmt::format("--resume: {} is a checkpoint of {}, this run trains {} ({})", stored.path,
                                  c.run.signature.describe(), run.signature.describe(), diff));
+  if (c.run.engine != run.engine)
+    throw UsageError(
+        fmt::format("--resume: {} is a checkpoint of a {} run, this run is {}: resume it with the same "
+                    "--pipeline-stages",
+                    stored.path, c.run.engine, run.engine));
   if (c.run.optimizer != run.optimizer)
     throw UsageError(fmt::format("--resume: {} was trained with --optimizer {}, this run uses {}", stored.path,
                                  c.run.optimizer, run.optimizer));
@@ -62,13 +67,13 @@ void requireNoCheckpoints(const CheckpointStore& store) {
                     store.dir(), files.front()));
 }
 
-int64_t resume(trainer::Trainer& trainer, orchestrator::Allocator& allocator, const CheckpointStore& store,
-               const RunIdentity& run, const CheckpointStore::Warn& warn) {
-  auto& comm = trainer.communicator();
+int64_t resume(trainer::StepEngine& engine, int64_t totalSteps, const CheckpointStore& store, const RunIdentity& run,
+               const CheckpointStore::Warn& warn) {
+  auto& comm = engine.world();
   std::string bytes, path, error;
   if (comm.rank() == 0) {
     try {
-      auto found = findResumable(store, run, trainer.totalSteps(), warn);
+      auto found = findResumable(store, run, totalSteps, warn);
       path = found.path;
       bytes = encode(found.checkpoint);
     } catch (const UsageError& e) {
@@ -88,13 +93,12 @@ int64_t resume(trainer::Trainer& trainer, orchestrator::Allocator& allocator, co
   comm.broadcast(data, 0);
   const Checkpoint c = decode(std::string(reinterpret_cast<const char*>(data[0].data_ptr<uint8_t>()), n));
 
-  trainer::TrainingState state = trainer::fromBytes(c.training);
+  trainer::EngineCheckpoint state{trainer::fromBytes(c.training), c.allocator};
   const int rank = comm.rank();
   // Ranks the checkpoint did not have keep the generator as seeded.
-  state.rng = rank < static_cast<int>(c.rng.size()) ? randomStateFromBytes(c.rng[rank]) : at::Tensor();
-  trainer.restoreState(state);
-  if (c.run.worldSize == comm.size()) allocator.loadState(c.allocator);
-  if (rank == 0) spdlog::info("resumed from {} at step {} of {}", path, c.step, trainer.totalSteps());
+  state.training.rng = rank < static_cast<int>(c.rng.size()) ? randomStateFromBytes(c.rng[rank]) : at::Tensor();
+  engine.restoreCheckpoint(state, c.run.worldSize == comm.size());
+  if (rank == 0) spdlog::info("resumed from {} at step {} of {}", path, c.step, totalSteps);
   return c.step;
 }
 

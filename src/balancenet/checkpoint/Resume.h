@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
-#include "balancenet/orchestrator/Allocator.h"
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/trainer/StepEngine.h"
 
 namespace balancenet::checkpoint {
 
@@ -25,10 +24,11 @@ StoredCheckpoint findResumable(const CheckpointStore& store, const RunIdentity& 
 // its checkpoints with (and prune) another run's.
 void requireNoCheckpoints(const CheckpointStore& store);
 
-// Collective. Rank 0 finds the checkpoint (findResumable) and broadcasts it; every rank restores the
-// model, optimiser, data position, its own RNG state and (same world size only) the allocator's state.
-// Returns the step resumed at. On rank 0's failure every rank throws: rank 0 its UsageError.
-int64_t resume(trainer::Trainer& trainer, orchestrator::Allocator& allocator, const CheckpointStore& store,
-               const RunIdentity& run, const CheckpointStore::Warn& warn);
+// Collective over the engine's world. Rank 0 finds the checkpoint (findResumable, for a run of `totalSteps`)
+// and broadcasts it; every rank restores the model, optimiser, data position, its own RNG state and (same
+// world size only) the allocator's state. Returns the step resumed at. On rank 0's failure every rank
+// throws: rank 0 its UsageError.
+int64_t resume(trainer::StepEngine& engine, int64_t totalSteps, const CheckpointStore& store, const RunIdentity& run,
+               const CheckpointStore::Warn& warn);
 
 }  // namespace balancenet::checkpoint

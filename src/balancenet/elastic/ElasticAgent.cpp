@@ -103,12 +103,14 @@ std::unique_ptr<comm::Communicator> ElasticAgent::join(std::string& state) {
 
 void ElasticAgent::attach(trainer::Trainer& trainer, GroupParts& parts) {
   parts_ = &parts;
+  trainer_ = &trainer;
   heartbeat_.setStep(trainer.stepsDone());
   if (options_.elastic) committed_ = trainer.captureState();
 }
 
-void ElasticAgent::afterStep(trainer::Trainer& trainer) {
-  const int64_t step = trainer.stepsDone();
+void ElasticAgent::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
+  auto& trainer = *trainer_;
+  const int64_t step = engine.stepsDone();
   heartbeat_.setStep(step);
   if (!options_.elastic) return;
   committed_ = trainer.captureState();
@@ -116,7 +118,7 @@ void ElasticAgent::afterStep(trainer::Trainer& trainer) {
   auto plan = membership_.planned(next);
   // Rank 0 admits joiners for the next boundary: every rank is at most one step away from it, so each
   // sees the plan at that boundary at the latest (the step between needs rank 0's contribution).
-  if (!plan && generation_.rankOf(member_) == 0 && step + 1 < trainer.totalSteps()) admitJoiners(next, step);
+  if (!plan && generation_.rankOf(member_) == 0 && step + 1 < totalSteps) admitJoiners(next, step);
   if (plan && plan->atStep == step) {
     auto candidates = generation_.members;
     candidates.insert(candidates.end(), plan->joiners.begin(), plan->joiners.end());
@@ -145,8 +147,9 @@ void ElasticAgent::admitJoiners(int next, int64_t step) {
   spdlog::info("step {}: rank(s) {} will join after step {}", step, fmt::join(joiners, ","), step + 1);
 }
 
-void ElasticAgent::recover(trainer::Trainer& trainer, const std::exception& failure) {
-  const int64_t step = trainer.stepsDone();
+void ElasticAgent::recover(trainer::StepEngine& engine, const std::exception& failure) {
+  auto& trainer = *trainer_;
+  const int64_t step = engine.stepsDone();
   if (dynamic_cast<const UsageError*>(&failure)) throw UsageError(failure.what());
   if (!options_.elastic)
     throw RuntimeFailure(describeMissing(*store_, generation_.members, member_, step, failure.what()));

@@ -60,8 +60,9 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   // Drives the current world; must be set before training starts (the trainer and the parts outlive it).
   void attach(trainer::Trainer& trainer, GroupParts& parts);
 
-  void afterStep(trainer::Trainer& trainer) override;
-  void recover(trainer::Trainer& trainer, const std::exception& failure) override;
+  // The engine is the attached trainer: membership changes rewire the data-parallel engine alone.
+  void afterStep(trainer::StepEngine& engine, int64_t totalSteps) override;
+  void recover(trainer::StepEngine& engine, const std::exception& failure) override;
   // After training: joiners still waiting go home.
   void finish();
 
@@ -84,6 +85,7 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   Heartbeat heartbeat_;
   Generation generation_;
   GroupParts* parts_ = nullptr;
+  trainer::Trainer* trainer_ = nullptr;              // attach()'s
   std::optional<trainer::TrainingState> committed_;  // after the last completed step (elastic only)
   int64_t lastFailureStep_ = -1;
   int failuresAtSameStep_ = 0;

@@ -18,8 +18,8 @@ namespace {
 class SelfFault : public trainer::StepBoundary {
  public:
   SelfFault(int64_t step, int signal) : step_(step), signal_(signal) {}
-  void afterStep(trainer::Trainer& trainer) override {
-    if (trainer.stepsDone() == step_) ::raise(signal_);
+  void afterStep(trainer::StepEngine& engine, int64_t) override {
+    if (engine.stepsDone() == step_) ::raise(signal_);
   }
 
  private:

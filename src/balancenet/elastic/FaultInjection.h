@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/trainer/StepEngine.h"
 
 namespace balancenet::elastic {
 

@@ -3,6 +3,10 @@
 #pragma once
 #include <c10/util/intrusive_ptr.h>
 
+#include <cstdint>
+#include <vector>
+
+#include "balancenet/data/MnistDataset.h"
 #include "balancenet/federated/FederatedProcess.h"
 
 namespace c10d {

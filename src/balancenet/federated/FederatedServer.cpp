@@ -31,8 +31,10 @@
 #include "balancenet/federated/RoundLog.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/trainer/Evaluator.h"
+#include "balancenet/trainer/RunOutputs.h"
 
 namespace balancenet::federated {
 namespace {
@@ -363,10 +365,13 @@ class Server {
     // evaluation still runs is not evaluated (the next one due is).
     if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
     if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
+    for (const auto& c : records_.back().clients) samples_ += c.samples;
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
-      spdlog::info("round {}/{}: test accuracy {}, {:.1f} s", round_, o_.rounds,
-                   lastAccuracy_ < 0 ? std::string("-") : fmt::format("{:.2f}%", 100 * lastAccuracy_), wall());
+      metrics::Progress p{round_, o_.rounds, wall(), samples_};
+      p.unit = "round";
+      if (lastAccuracy_ >= 0) p.testAccuracy = lastAccuracy_;
+      spdlog::info(metrics::formatProgress(p));
     }
   }
 
@@ -438,9 +443,9 @@ class Server {
       finishEvaluation();
     }
     if (checkpoints_ && lastCheckpoint_ != round_) writeCheckpoint();
-    writeRoundsCsv(s_.runDir + "/rounds.csv", records_);
+    trainer::writeRunFile(s_.runDir, "rounds.csv", roundsCsv(records_));
     const auto summary = summarise(strategy_->name(), o_.clients, records_);
-    writeSummaryJson(s_.runDir + "/summary.json", summary, s_.settingsJson);
+    trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, s_.settingsJson));
     if (!s_.saveParams.empty()) {
       loadFlatWeights(*net_, global_);
       std::vector<at::Tensor> params;
@@ -471,6 +476,7 @@ class Server {
   double lastAccuracy_ = -1;
   double wallBefore_ = 0;
   Clock::time_point trainStart_, lastProgress_;
+  int64_t samples_ = 0;  // trained by the clients in the rounds recorded, for the progress line
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::federated {
@@ -18,7 +17,7 @@ std::string optionalCell(const std::optional<double>& v) { return v ? fmt::forma
 
 }  // namespace
 
-void writeRoundsCsv(const std::string& path, const std::vector<RoundRecord>& rounds) {
+std::string roundsCsv(const std::vector<RoundRecord>& rounds) {
   std::string csv =
       "round,wall_s,round_s,test_accuracy,test_loss,client,assigned_steps,done_steps,samples,upload_bytes,seconds,"
       "compute_s,staleness,status\n";
@@ -29,7 +28,7 @@ void writeRoundsCsv(const std::string& path, const std::vector<RoundRecord>& rou
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", roundCells, c.client, c.assignedSteps, c.doneSteps,
                          c.samples, c.uploadBytes, c.seconds, c.computeSeconds, c.staleness, c.status);
   }
-  writeFileAtomically(path, csv);
+  return csv;
 }
 
 FederatedSummary summarise(const std::string& strategy, int clients, const std::vector<RoundRecord>& rounds) {
@@ -56,14 +55,14 @@ FederatedSummary summarise(const std::string& strategy, int clients, const std::
   return s;
 }
 
-void writeSummaryJson(const std::string& path, const FederatedSummary& summary, const std::string& extraJson) {
+std::string summaryJson(const FederatedSummary& summary, const std::string& extraJson) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(extraJson);
   } catch (const nlohmann::json::exception& e) {
-    throw InternalError(std::string("writeSummaryJson: extra is not JSON: ") + e.what());
+    throw InternalError(std::string("summaryJson: extra is not JSON: ") + e.what());
   }
-  if (!j.is_object()) throw InternalError("writeSummaryJson: extra must be a JSON object, got " + extraJson);
+  if (!j.is_object()) throw InternalError("summaryJson: extra must be a JSON object, got " + extraJson);
   // The summary's own fields win over a setting of the same name in `extra`.
   j["kind"] = "federated";
   j["strategy"] = summary.strategy;
@@ -80,7 +79,7 @@ void writeSummaryJson(const std::string& path, const FederatedSummary& summary, 
   j["upload_bytes"] = summary.uploadBytes;
   j["download_bytes"] = summary.downloadBytes;
   j["client_idle_fraction"] = summary.clientIdleFraction;
-  writeFileAtomically(path, j.dump(2) + "\n");
+  return j.dump(2) + "\n";
 }
 
 }  // namespace balancenet::federated

@@ -1,4 +1,5 @@
-// RoundLog: what each round did, per client (rounds.csv), and the run's summary (summary.json).
+// RoundLog: what each round did, per client (rounds.csv), and the run's summary (summary.json), as text
+// for trainer::writeRunFile.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -33,8 +34,8 @@ struct RoundRecord {
 
 // rounds.csv, one row per (round, client): round,wall_s,round_s,test_accuracy,test_loss,client,
 // assigned_steps,done_steps,samples,upload_bytes,seconds,compute_s,staleness,status (accuracy empty when not
-// evaluated). Written atomically.
-void writeRoundsCsv(const std::string& path, const std::vector<RoundRecord>& rounds);
+// evaluated).
+std::string roundsCsv(const std::vector<RoundRecord>& rounds);
 
 struct FederatedSummary {
   std::string strategy;
@@ -55,7 +56,8 @@ FederatedSummary summarise(const std::string& strategy, int clients, const std::
 
 // summary.json: {"kind": "federated", "strategy", "clients", "rounds", "wall_seconds", "final_accuracy",
 // "time_to_accuracy": {"0.70": {"seconds", "round"} | null, ...}, "upload_bytes", "download_bytes",
-// "client_idle_fraction", plus `extra` (the run's settings) merged in}. Written atomically.
-void writeSummaryJson(const std::string& path, const FederatedSummary& summary, const std::string& extraJson = "{}");
+// "client_idle_fraction", plus `extra` (the run's settings) merged in}. Throws InternalError unless `extraJson`
+// is a JSON object.
+std::string summaryJson(const FederatedSummary& summary, const std::string& extraJson = "{}");
 
 }  // namespace balancenet::federated

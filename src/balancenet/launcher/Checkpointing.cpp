@@ -16,6 +16,7 @@ checkpoint::RunIdentity identityOf(const JobConfig& c, const models::Network& ne
   run.worldSize = c.worker ? c.worker->worldSize : c.launch.worldSize();
   run.globalBatch = c.trainer.globalBatch;
   run.seed = c.trainer.seed;
+  run.engine = c.pipeline.enabled() ? checkpoint::kPipelineEngine : checkpoint::kDataParallelEngine;
   return run;
 }
 
@@ -49,15 +50,15 @@ WorkerCheckpoints::WorkerCheckpoints(const JobConfig& c, comm::Communicator& com
 
 WorkerCheckpoints::~WorkerCheckpoints() = default;
 
-void WorkerCheckpoints::addTo(trainer::TrainerParts& parts) {
-  if (writer_) parts.boundaries.push_back(writer_.get());
+void WorkerCheckpoints::addTo(std::vector<trainer::StepBoundary*>& boundaries) {
+  if (writer_) boundaries.push_back(writer_.get());
 }
 
-void WorkerCheckpoints::resumeIfAsked(trainer::Trainer& trainer) {
+void WorkerCheckpoints::resumeIfAsked(trainer::StepEngine& engine) {
   if (!store_ || !config_.checkpoint.resume) return;
   // The launcher has printed the warnings already; a job without one prints them here.
   const bool launcherChecked = config_.worker && config_.worker->storeHostedByLauncher;
-  checkpoint::resume(trainer, trainer.allocator(), *store_, run_,
+  checkpoint::resume(engine, config_.trainer.steps, *store_, run_,
                      launcherChecked
                          ? checkpoint::CheckpointStore::Warn([](const std::string& m) { spdlog::debug("{}", m); })
                          : checkpoint::CheckpointStore::Warn(warn));

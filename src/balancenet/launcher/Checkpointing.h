@@ -7,7 +7,8 @@
 #include "balancenet/checkpoint/CheckpointWriter.h"
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/launcher/JobConfig.h"
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/models/Network.h"
+#include "balancenet/trainer/StepEngine.h"
 
 namespace balancenet::launcher {
 
@@ -22,9 +23,9 @@ class WorkerCheckpoints {
   WorkerCheckpoints(const JobConfig& c, comm::Communicator& comm, const models::Network& net);
   ~WorkerCheckpoints();
   // Registers the writer (every --checkpoint-every steps and after the last).
-  void addTo(trainer::TrainerParts& parts);
-  // With --resume: continues `trainer` from the newest intact checkpoint (collective).
-  void resumeIfAsked(trainer::Trainer& trainer);
+  void addTo(std::vector<trainer::StepBoundary*>& boundaries);
+  // With --resume: continues `engine` from the newest intact checkpoint (collective).
+  void resumeIfAsked(trainer::StepEngine& engine);
 
  private:
   const JobConfig& config_;

@@ -11,7 +11,7 @@
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/models/ModelZoo.h"
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::launcher {
 

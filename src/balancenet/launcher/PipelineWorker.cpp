@@ -6,6 +6,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
+#include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/StagePlacement.h"
 #include "balancenet/launcher/SyncFactory.h"
@@ -15,6 +16,7 @@
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "balancenet/pipeline/planner/Repartitioner.h"
+#include "balancenet/trainer/RunLoop.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -109,10 +111,16 @@ int runPipelineWorker(const JobConfig& config) {
   options.partitionEvery = c.orchestration.rebalanceEvery;  // the Repartitioner's decision period
   if (!c.emulation.slowdown.empty())
     options.slowdown = [&c, rank = world->rank()](int64_t step) { return c.emulation.slowdown.at(step, rank); };
+  // The checkpoint's identity is the whole model's: taken before the trainer frees the other stages.
+  WorkerCheckpoints checkpoints(c, *world, *model.net);
   pipeline::PipelineParts parts{*model.net, data.train, &data.test, groups, allocator.get()};
   parts.controller = repartitioner.get();
   pipeline::PipelineTrainer trainer(options, parts);
-  const auto summary = trainer.run();
+  checkpoints.resumeIfAsked(trainer);
+  std::vector<trainer::StepBoundary*> boundaries;
+  checkpoints.addTo(boundaries);
+  const auto summary = trainer::RunLoop(options.trainer, {trainer, boundaries}).run();
+
   if (!c.exportPath.empty() || !c.saveParams.empty()) trainer.gatherModelToRankZero();
   writeModelOutputs(c, *model.net, model.net->parameters(), world->rank(), summary);
   world->barrier();  // rank 0 may serve the store: nobody leaves while others still need it

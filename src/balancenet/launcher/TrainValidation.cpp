@@ -189,8 +189,9 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
     require(!p.explainPartition, "--explain-partition needs --pipeline-stages S > 1 (or auto): one stage is not cut");
     return;
   }
-  // The pipeline engine runs the plain all-reduce among a stage's replicas and has no per-stage checkpoint,
-  // membership or factor capture yet. (--export and --save-params stay allowed: the engine gathers the model.)
+  // The pipeline engine runs the plain all-reduce among a stage's replicas and has no membership changes
+  // (a re-form would need a new cut), job restarts or factor capture yet. (--export, --save-params and
+  // --checkpoint-dir/--resume are allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
       {c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
       {raw.staleness != kUnset, "--staleness"},
@@ -198,8 +199,6 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
       {c.resilience.elastic, "--elastic"},
       {c.resilience.join, "--join"},
       {c.resilience.maxRestarts > 0, "--max-restarts"},
-      {!c.checkpoint.dir.empty(), "--checkpoint-dir"},
-      {c.checkpoint.resume, "--resume"},
       // A pace in samples/s is kept by the data-parallel gradient sync; stages are slowed by --slowdown.
       {!raw.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
   };

@@ -25,6 +25,7 @@
 #include "balancenet/orchestrator/Orchestrator.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/trainer/RunLoop.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -174,10 +175,12 @@ void explainGradientSync(const JobConfig& c, WorkerGroup& group) {
   spdlog::info("gradient synchronisation:\n{}", text);
 }
 
-// The trainer and the step boundaries it calls, which must outlive it.
+// The trainer and the step boundaries the run loop calls, which must outlive it.
 struct WiredTrainer {
   std::unique_ptr<trainer::StepBoundary> fault;
   std::unique_ptr<trainer::Trainer> trainer;
+  std::vector<trainer::StepBoundary*> boundaries;
+  trainer::TrainerOptions options;  // the run loop's too
 };
 
 // Wires the trainer to the group and starts it from its state: a checkpoint (--resume), the state a
@@ -190,14 +193,14 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   WiredTrainer wired;
   // A restarted worker must not repeat its first incarnation's injected fault.
   if (!joining) wired.fault = elastic::faultFromEnvironment(entry.member);
-  auto options = c.trainer;
+  auto& options = wired.options;
+  options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
-  trainer::TrainerParts parts{*model.net,   data.train,        &data.test, group.comm(),
-                              group.sync(), group.allocator(), {},         &agent};
-  checkpoints.addTo(parts);
-  parts.boundaries.push_back(&agent);
-  if (wired.fault) parts.boundaries.push_back(wired.fault.get());
+  trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator()};
+  checkpoints.addTo(wired.boundaries);
+  wired.boundaries.push_back(&agent);
+  if (wired.fault) wired.boundaries.push_back(wired.fault.get());
   wired.trainer = std::make_unique<trainer::Trainer>(options, parts);
   if (joining)
     wired.trainer->restoreState(trainer::fromBytes(entry.joinState));
@@ -232,10 +235,10 @@ int runWorker(const JobConfig& c) {
 
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
   auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
-  const auto summary = wired.trainer->run();
+  const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
   agent.finish();
 
-  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->communicator().rank(), summary);
+  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->world().rank(), summary);
   group.stopMonitor();
   group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;

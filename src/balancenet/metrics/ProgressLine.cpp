@@ -19,8 +19,10 @@ std::string formatProgress(const Progress& p) {
   const double rate = p.elapsedSeconds > 0 ? p.samplesDone / p.elapsedSeconds : 0;
   const double eta = p.step > 0 ? p.elapsedSeconds / p.step * (p.totalSteps - p.step) : NAN;
   const int pct = p.totalSteps > 0 ? static_cast<int>(100 * p.step / p.totalSteps) : 0;
-  return fmt::format("step {}/{} ({}%)  {:.1f} samples/s  loss {:.4f}  ETA {}", p.step, p.totalSteps, pct, rate, p.loss,
-                     formatDuration(eta));
+  std::string line = fmt::format("{} {}/{} ({}%)  {:.1f} samples/s", p.unit, p.step, p.totalSteps, pct, rate);
+  if (p.loss) line += fmt::format("  loss {:.4f}", *p.loss);
+  if (p.testAccuracy) line += fmt::format("  test accuracy {:.2f}%", 100 * *p.testAccuracy);
+  return line + "  ETA " + formatDuration(eta);
 }
 
 }  // namespace balancenet::metrics

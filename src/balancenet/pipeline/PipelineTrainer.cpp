@@ -11,10 +11,8 @@
 #include <unordered_set>
 
 #include "balancenet/comm/FlatAllReduceSync.h"
-#include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
-#include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/MicroBatches.h"
 #include "balancenet/pipeline/PipelineEvaluator.h"
@@ -76,6 +74,7 @@ PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts p
   origin_ = sharedOrigin(g.world);
   runner_ = std::make_unique<ScheduleRunner>(g, *stage_, options_.schedule, stageInputShape(), origin_);
   stage_->train();
+  residentBeforeTraining_ = metrics::residentBytes();
 }
 
 PipelineTrainer::~PipelineTrainer() = default;
@@ -242,19 +241,14 @@ metrics::StepRecord PipelineTrainer::step() {
   return record;
 }
 
-metrics::EvalPoint PipelineTrainer::evaluateNow(double trainSeconds) {
+metrics::EvalPoint PipelineTrainer::evaluate() {
   auto& g = parts_.groups;
   // BatchNorm running statistics are per replica: evaluate replica 0's, as data parallelism does rank 0's.
   if (!buffers_.empty() && g.topology.replicas > 1) g.stage->broadcast(buffers_, 0);
-  auto point = evaluatePipeline(*stage_, g, stageInputShape(), *parts_.test, step_);
-  point.trainSeconds = trainSeconds;
-  if (g.world.rank() == 0)
-    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
-                 point.loss);
-  return point;
+  return evaluatePipeline(*stage_, g, stageInputShape(), *parts_.test, step_);
 }
 
-void PipelineTrainer::describePipeline(metrics::RunSummary& summary) {
+void PipelineTrainer::describe(metrics::RunSummary& summary) {
   auto& g = parts_.groups;
   constexpr double kMiB = 1024.0 * 1024.0;
   const double activationPeakMb = std::max(0.0, metrics::peakResidentBytes() - residentBeforeTraining_) / kMiB;
@@ -284,58 +278,23 @@ void PipelineTrainer::describePipeline(metrics::RunSummary& summary) {
                                {"partition", options_.partition.str()}};
 }
 
-void PipelineTrainer::writeSpans() {
+void PipelineTrainer::writeSpans(const std::string& dir) {
   auto& g = parts_.groups;
   const auto parts = g.world.allgatherText(spansCsv(spans_, g));
-  const auto& dir = options_.trainer.runDir;
-  if (g.world.rank() != 0 || dir.empty()) return;
+  if (g.world.rank() != 0) return;
   std::string csv = "step,rank,stage,replica,kind,micro,start_ms,end_ms\n";
   for (const auto& p : parts) csv += p;
-  ensureDirectory(dir);
-  writeFileAtomically(dir + "/pipeline.csv", csv);
+  trainer::writeRunFile(dir, "pipeline.csv", csv);
 }
 
-metrics::RunSummary PipelineTrainer::run() {
-  auto& g = parts_.groups;
-  const auto& o = options_.trainer;
-  std::vector<metrics::StepRecord> records;
-  std::vector<metrics::EvalPoint> evals;
-  double trainSeconds = 0;
-  Stopwatch sinceProgress;
-  residentBeforeTraining_ = metrics::residentBytes();
-  while (step_ < o.steps) {
-    Stopwatch watch;
-    records.push_back(step());
-    trainSeconds += watch.elapsedMs() / 1000.0;
-    if (parts_.test && o.evalEvery > 0 && step_ % o.evalEvery == 0 && step_ < o.steps)
-      evals.push_back(evaluateNow(trainSeconds));
-    if (g.world.rank() == 0 && o.progressSeconds > 0 && step_ < o.steps &&
-        sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
-      spdlog::info(metrics::formatProgress({step_, o.steps, trainSeconds, samples_, records.back().loss}));
-      sinceProgress.restart();
-    }
-  }
-  if (parts_.test && o.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
+void PipelineTrainer::writeOutputs(const std::string& runDir) {
+  writeSpans(runDir);
+  if (parts_.controller && !runDir.empty()) parts_.controller->writeOutputs(runDir);
+  if (timeline_) trainer::writeTimeline(parts_.groups.world, *timeline_, options_.trainer.timelinePath);
+}
 
-  metrics::RunSummary summary;
-  summary.model = o.modelName;
-  summary.worldSize = g.world.size();
-  summary.globalBatch = o.globalBatch;
-  summary.steps = step_;
-  summary.split = lastSplit_.str();
-  summary.trainSeconds = trainSeconds;
-  summary.samplesPerSecond = trainSeconds > 0 ? samples_ / trainSeconds : 0;
-  summary.finalLoss = records.empty() ? 0 : records.back().loss;
-  summary.evals = evals;
-  describePipeline(summary);
-  trainer::writeRunOutputs(g.world, records, summary, o.runDir);
-  writeSpans();
-  if (parts_.controller && !o.runDir.empty()) parts_.controller->writeOutputs(o.runDir);
-  if (timeline_) trainer::writeTimeline(g.world, *timeline_, o.timelinePath);
-  if (g.world.rank() == 0 && o.progressSeconds > 0 && step_ > 0)
-    spdlog::info(metrics::formatProgress({step_, o.steps, trainSeconds, samples_, summary.finalLoss}) +
-                 fmt::format("  bubble {:.1f}%", 100 * summary.extra.value("bubble_fraction", 0.0)));
-  return summary;
+std::string PipelineTrainer::finalNote(const metrics::RunSummary& summary) const {
+  return fmt::format("  bubble {:.1f}%", 100 * summary.extra.value("bubble_fraction", 0.0));
 }
 
 }  // namespace balancenet::pipeline

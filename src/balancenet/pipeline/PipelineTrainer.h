@@ -1,6 +1,7 @@
-// PipelineTrainer: the pipeline-parallel step loop. The model is cut into stages (one per rank of a
-// column), each global batch flows through every column in micro-batches, and a flush ends each step:
-// after it, parameters are what one process training the whole model on the whole batch would have.
+// PipelineTrainer: the pipeline-parallel engine (the run loop, trainer::RunLoop, drives it). The model is
+// cut into stages (one per rank of a column), each global batch flows through every column in
+// micro-batches, and a flush ends each step: after it, parameters are what one process training the whole
+// model on the whole batch would have.
 #pragma once
 #include <functional>
 #include <memory>
@@ -12,15 +13,14 @@
 
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/data/MnistDataset.h"
-#include "balancenet/metrics/RunSummary.h"
-#include "balancenet/metrics/StepRecord.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/pipeline/Partition.h"
 #include "balancenet/pipeline/PartitionController.h"
 #include "balancenet/pipeline/PipelineGroups.h"
 #include "balancenet/pipeline/ScheduleRunner.h"
-#include "balancenet/trainer/Trainer.h"
+#include "balancenet/trainer/StepEngine.h"
+#include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::comm {
 class FlatAllReduceSync;
@@ -55,17 +55,31 @@ struct PipelineParts {
   PartitionController* controller = nullptr;
 };
 
-class PipelineTrainer {
+class PipelineTrainer : public trainer::StepEngine {
  public:
   // Keeps this rank's stage and frees the rest of the model's tensors (memory is why one pipelines),
   // and makes the replicas of a stage start from replica 0's tensors.
   PipelineTrainer(PipelineTrainerOptions options, PipelineParts parts);
-  ~PipelineTrainer();
+  ~PipelineTrainer() override;
 
-  metrics::StepRecord step();
-  // All steps with evaluation, progress lines and (rank 0) the run outputs, pipeline.csv included.
-  metrics::RunSummary run();
-  metrics::EvalPoint evaluateNow(double trainSeconds);
+  metrics::StepRecord step() override;
+  bool canEvaluate() const override { return parts_.test != nullptr; }
+  // Through the stages; BatchNorm running statistics are replica 0's.
+  metrics::EvalPoint evaluate() override;
+  int64_t stepsDone() const override { return step_; }
+  int64_t samplesDone() const override { return samples_; }
+  const Split& lastSplit() const override { return lastSplit_; }
+  comm::Communicator& world() const override { return parts_.groups.world; }
+  // The whole model's parameters and buffers in the network's order, with each parameter's optimiser state,
+  // gathered to rank 0 from replica 0 of every stage: a checkpoint that does not depend on the partition.
+  trainer::EngineCheckpoint checkpointState() override;
+  // Each rank takes its stage's tensors and their optimiser state from the whole model's.
+  void restoreCheckpoint(const trainer::EngineCheckpoint& checkpoint, bool sameWorld) override;
+  // The pipeline's shape, bubble fractions and activation memory.
+  void describe(metrics::RunSummary& summary) override;
+  // pipeline.csv, the controller's outputs and the timeline.
+  void writeOutputs(const std::string& runDir) override;
+  std::string finalNote(const metrics::RunSummary& summary) const override;
 
   int stage() const { return parts_.groups.stageIndex(); }
   // This rank's stage: its parameters (optimiser order) and its module.
@@ -88,10 +102,8 @@ class PipelineTrainer {
   void freeOtherStages(const std::vector<at::Tensor>& candidates);
   // Ends the schedule for the whole column: every rank learns its column's loss and each stage's compute.
   std::vector<double> flushColumn(double lossSum, double computeMs);
-  // Collective: the pipeline's shape, bubble fractions and activation memory into the summary.
-  void describePipeline(metrics::RunSummary& summary);
   // Collective: rank 0 writes every rank's last actions as pipeline.csv.
-  void writeSpans();
+  void writeSpans(const std::string& runDir);
   // After a step's update (options.livePartition): keeps this step's times; every options.partitionEvery
   // steps (collective) rank 0's controller sees every rank's compute times and the steps', and every rank
   // moves to the partition it answers, if any.

@@ -37,6 +37,12 @@ std::vector<double> gatherPeakMemoryMb(comm::Communicator& comm) {
 
 }  // namespace
 
+void writeRunFile(const std::string& runDir, const std::string& name, const std::string& contents) {
+  if (runDir.empty()) return;
+  ensureDirectory(runDir);
+  writeFileAtomically(runDir + "/" + name, contents);
+}
+
 std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
                                                        const std::vector<metrics::StepRecord>& mine,
                                                        metrics::RunSummary& summary, const std::string& runDir,
@@ -72,10 +78,9 @@ std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
     summary.extra["workers"] = metrics::toJson(efficiency);
     summary.extra["blas"] = blasLibraryPath();
   }
-  if (comm.rank() != 0 || runDir.empty()) return efficiency;
-  ensureDirectory(runDir);
-  writeFileAtomically(runDir + "/steps.csv", table.toCsv());
-  writeFileAtomically(runDir + "/summary.json", summary.toJson().dump(2) + "\n");
+  if (comm.rank() != 0) return efficiency;
+  writeRunFile(runDir, "steps.csv", table.toCsv());
+  writeRunFile(runDir, "summary.json", summary.toJson().dump(2) + "\n");
   return efficiency;
 }
 
@@ -87,9 +92,7 @@ void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, cons
     csv += p;
     any = any || !p.empty();
   }
-  if (comm.rank() != 0 || runDir.empty() || !any) return;
-  ensureDirectory(runDir);
-  writeFileAtomically(runDir + "/layers.csv", csv);
+  if (comm.rank() == 0 && any) writeRunFile(runDir, "layers.csv", csv);
 }
 
 void writeTimeline(comm::Communicator& comm, const Timeline& timeline, const std::string& path) {

@@ -1,4 +1,5 @@
-// RunOutputs: gathers every rank's step records to rank 0, which writes steps.csv and summary.json.
+// RunOutputs: the files of a run directory. Every way of training writes through writeRunFile; the step
+// engines' run loop gathers every rank's step records to rank 0, which writes steps.csv and summary.json.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,6 +11,10 @@
 #include "balancenet/metrics/StepRecord.h"
 
 namespace balancenet::trainer {
+
+// Writes `runDir`/`name` atomically, making the directory first; nothing when `runDir` is empty. Rank 0
+// (or the one process that writes) calls it.
+void writeRunFile(const std::string& runDir, const std::string& name, const std::string& contents);
 
 // Collective: every rank calls it (records may differ in number). Fills the summary's step-derived
 // fields (mean and per-100 weight-update time, and "workers": each rank's achieved FLOP/s against its

@@ -10,12 +10,10 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
-#include <mutex>
 #include <sstream>
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
-#include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/RunOutputs.h"
 
@@ -38,8 +36,7 @@ std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 
 void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator) {
   TrainerParts parts = *parts_;
-  parts_.emplace(
-      TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator, parts.boundaries, parts.recovery});
+  parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator});
 }
 
 TrainingState Trainer::captureState() const {
@@ -77,11 +74,7 @@ void Trainer::restoreState(const TrainingState& s) {
   torch::serialize::InputArchive archive;
   archive.load_from(in);
   optimizer_->load(archive);
-  if (s.rng.defined()) {
-    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(s.rng);
-  }
+  applyRandomState(s.rng);
   step_ = s.step;
   position_ = s.position;
   samples_ = s.samples;
@@ -161,83 +154,27 @@ void Trainer::logLayerTraffic(const std::vector<comm::LayerTraffic>& layers) {
         fmt::format("{},{},{},{},{},{}\n", step_, parts_->comm.rank(), l.layer, l.method, l.bytesSent, l.bytesReceived);
 }
 
-metrics::EvalPoint Trainer::evaluateNow(double trainSeconds) {
+metrics::EvalPoint Trainer::evaluate() {
   // BatchNorm running statistics are per rank unless synchronised: evaluate rank 0's, as DDP does.
   auto buffers = parts_->net.buffers();
   if (!buffers.empty()) parts_->comm.broadcast(buffers, 0);
-  auto point = evaluate(parts_->net, *parts_->test, parts_->comm, step_);
-  point.trainSeconds = trainSeconds;
-  if (parts_->comm.rank() == 0)
-    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
-                 point.loss);
-  return point;
+  return trainer::evaluate(parts_->net, *parts_->test, parts_->comm, step_);
 }
 
-void Trainer::recoverFrom(const std::exception& failure, std::vector<metrics::StepRecord>& records,
-                          std::vector<metrics::EvalPoint>& evals) {
-  parts_->recovery->recover(*this, failure);
-  // Steps after the restored state are taken again, by the new group: their old rows go.
-  while (!records.empty() && records.back().step >= step_) records.pop_back();
-  while (!evals.empty() && evals.back().step > step_) evals.pop_back();
+EngineCheckpoint Trainer::checkpointState() {
+  // Every rank holds the whole state: only rank 0's is written, so only it pays for the copy.
+  if (parts_->comm.rank() != 0) return {};
+  return {captureState(), parts_->allocator.saveState()};
 }
 
-metrics::RunSummary Trainer::run() {
-  std::vector<metrics::StepRecord> records;
-  records.reserve(options_.steps);
-  std::vector<metrics::EvalPoint> evals;
-  double trainSeconds = 0;
-  const int64_t firstStep = step_, samplesBefore = samples_;
-  Stopwatch sinceProgress;
+void Trainer::restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) {
+  restoreState(checkpoint.training);
+  if (sameWorld) parts_->allocator.loadState(checkpoint.allocator);
+}
 
-  while (step_ < options_.steps) {
-    try {
-      Stopwatch watch;
-      records.push_back(step());
-      trainSeconds += watch.elapsedMs() / 1000.0;
-      // The step's model is evaluated by the group that trained it, before the boundaries may change the
-      // group: a joiner admitted there starts with the next step, and takes no part in this evaluation.
-      if (parts_->test && options_.evalEvery > 0 && step_ % options_.evalEvery == 0 && step_ < options_.steps)
-        evals.push_back(evaluateNow(trainSeconds));
-      for (auto* boundary : parts_->boundaries) boundary->afterStep(*this);
-      // Rank 0 may be another process after a membership change: the test is made every step.
-      // The last line waits for the run's outputs, which bring every worker's efficiency.
-      if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 && step_ < options_.steps &&
-          sinceProgress.elapsedMs() >= options_.progressSeconds * 1000) {
-        spdlog::info(metrics::formatProgress(
-            {step_, options_.steps, trainSeconds, samples_ - samplesBefore, records.back().loss}));
-        sinceProgress.restart();
-      }
-    } catch (const std::exception& failure) {
-      if (!parts_->recovery) throw;
-      recoverFrom(failure, records, evals);
-    }
-  }
-  if (parts_->test && options_.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
-
-  metrics::RunSummary summary;
-  summary.model = options_.modelName;
-  summary.worldSize = parts_->comm.size();
-  summary.globalBatch = options_.globalBatch;
-  summary.steps = step_;
-  summary.split = lastSplit_.str();
-  // Rates count this run's steps only: a resumed run did not train the steps before it.
-  const int64_t samples = samples_ - samplesBefore;
-  summary.extra["effective_global_batch"] =
-      step_ > firstStep ? static_cast<double>(samples) / (step_ - firstStep) : 0.0;
-  summary.extra["samples_trained"] = static_cast<double>(samples_);
-  summary.trainSeconds = trainSeconds;
-  summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
-  summary.finalLoss = records.empty() ? 0 : records.back().loss;
-  summary.evals = evals;
-  const auto efficiency = writeRunOutputs(parts_->comm, records, summary, options_.runDir, options_.capacity);
-  if (parts_->comm.rank() == 0 && options_.progressSeconds > 0 && step_ > firstStep) {
-    auto line = metrics::formatProgress({step_, options_.steps, trainSeconds, samples, summary.finalLoss});
-    if (options_.capacity.peak.oneThread > 0) line += "  " + metrics::formatEfficiency(efficiency);
-    spdlog::info(line);
-  }
-  writeLayerTraffic(parts_->comm, layerTrafficCsv_, options_.runDir);
+void Trainer::writeOutputs(const std::string& runDir) {
+  writeLayerTraffic(parts_->comm, layerTrafficCsv_, runDir);
   if (timeline_) writeTimeline(parts_->comm, *timeline_, options_.timelinePath);
-  return summary;
 }
 
 }  // namespace balancenet::trainer

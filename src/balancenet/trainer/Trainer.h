@@ -1,4 +1,5 @@
-// Trainer: the data-parallel step loop. It receives a split each step and knows nothing of policies.
+// Trainer: the data-parallel engine. Each step it takes the allocator's split, trains this rank's share and
+// synchronises the weighted gradients; it knows nothing of policies, and the run loop (RunLoop) drives it.
 #pragma once
 #include <memory>
 #include <optional>
@@ -12,51 +13,13 @@
 #include "balancenet/core/Timeline.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/data/MnistDataset.h"
-#include "balancenet/metrics/Efficiency.h"
-#include "balancenet/metrics/RunSummary.h"
-#include "balancenet/metrics/StepRecord.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/orchestrator/Allocator.h"
-#include "balancenet/trainer/LrSchedule.h"
-#include "balancenet/trainer/OptimizerFactory.h"
+#include "balancenet/trainer/StepEngine.h"
+#include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/trainer/TrainingState.h"
 
 namespace balancenet::trainer {
-
-struct TrainerOptions {
-  int64_t steps = 1000;
-  int64_t globalBatch = 128;
-  uint64_t seed = 1;  // data order; the model's initial weights come from rank 0
-  LrSchedule lr;
-  OptimizerOptions optimizer;
-  int64_t evalEvery = 0;  // 0: evaluate only at the end
-  bool evalAtEnd = true;
-  double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never
-  std::string runDir;                 // where steps.csv and summary.json go; empty: nowhere
-  std::string modelName;              // for the summary
-  std::string timelinePath;           // rank 0 writes every rank's Chrome trace here; empty: no timeline
-  bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
-  metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
-};
-
-class Trainer;
-
-// Work between steps that is not training (checkpoints, membership changes): run() calls every
-// boundary after each step, on every rank, in the same order, so a boundary may be collective.
-class StepBoundary {
- public:
-  virtual ~StepBoundary() = default;
-  virtual void afterStep(Trainer& trainer) = 0;
-};
-
-// What run() does when a step, a boundary or an evaluation throws (a peer died, a collective timed
-// out). recover() either throws (the run ends) or returns after it has rewired the trainer to a new
-// group and restored a committed state: run() then goes on from trainer.stepsDone().
-class FailureRecovery {
- public:
-  virtual ~FailureRecovery() = default;
-  virtual void recover(Trainer& trainer, const std::exception& failure) = 0;
-};
 
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
 struct TrainerParts {
@@ -66,25 +29,30 @@ struct TrainerParts {
   comm::Communicator& comm;
   comm::GradientSync& sync;
   orchestrator::Allocator& allocator;
-  std::vector<StepBoundary*> boundaries{};
-  FailureRecovery* recovery = nullptr;  // null: a failure ends run() with the exception
 };
 
-class Trainer {
+class Trainer : public StepEngine {
  public:
   // Broadcasts rank 0's parameters and buffers so every rank starts from the same model.
   Trainer(TrainerOptions options, TrainerParts parts);
-  ~Trainer();
+  ~Trainer() override;
 
   // One global step: this rank's slice forward/backward, weighted sync, optimiser update.
-  metrics::StepRecord step();
-  // All steps with evaluation, progress lines and (rank 0) the run outputs.
-  metrics::RunSummary run();
-
-  int64_t stepsDone() const { return step_; }
-  int64_t totalSteps() const { return options_.steps; }
+  metrics::StepRecord step() override;
+  bool canEvaluate() const override { return parts_->test != nullptr; }
+  // BatchNorm running statistics are rank 0's, as DDP's are.
+  metrics::EvalPoint evaluate() override;
+  int64_t stepsDone() const override { return step_; }
+  int64_t samplesDone() const override { return samples_; }
+  const Split& lastSplit() const override { return lastSplit_; }
   // The current group's parts (another group's after a membership change): ask again each time.
-  comm::Communicator& communicator() const { return parts_->comm; }
+  comm::Communicator& world() const override { return parts_->comm; }
+  EngineCheckpoint checkpointState() override;
+  void restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) override;
+  void describe(metrics::RunSummary& summary) override {}
+  // layers.csv and the timeline.
+  void writeOutputs(const std::string& runDir) override;
+
   orchestrator::Allocator& allocator() const { return parts_->allocator; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
@@ -96,9 +64,6 @@ class Trainer {
   void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator);
 
  private:
-  metrics::EvalPoint evaluateNow(double trainSeconds);
-  void recoverFrom(const std::exception& failure, std::vector<metrics::StepRecord>& records,
-                   std::vector<metrics::EvalPoint>& evals);
   void logLayerTraffic(const std::vector<comm::LayerTraffic>& layers);
 
   TrainerOptions options_;

@@ -1,8 +1,11 @@
 #include "balancenet/trainer/TrainingState.h"
 
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -72,6 +75,51 @@ TrainingState fromBytes(const std::string& bytes) {
   } catch (const std::exception& e) {
     throw RuntimeFailure(fmt::format("not a training state: {}", firstLine(e.what())));
   }
+}
+
+std::string parameterStatesToBytes(const std::vector<std::vector<at::Tensor>>& states) {
+  std::vector<int64_t> counts;
+  std::vector<at::Tensor> flat;
+  for (const auto& s : states) {
+    counts.push_back(static_cast<int64_t>(s.size()));
+    flat.insert(flat.end(), s.begin(), s.end());
+  }
+  torch::serialize::OutputArchive archive;
+  archive.write("counts", at::tensor(counts, at::kLong));
+  writeList(archive, "states", flat);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+std::vector<std::vector<at::Tensor>> parameterStatesFromBytes(const std::string& bytes) {
+  try {
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    at::Tensor counts;
+    archive.read("counts", counts);
+    const auto flat = readList(archive, "states");
+    std::vector<std::vector<at::Tensor>> states;
+    size_t next = 0;
+    for (int64_t i = 0; i < counts.numel(); ++i) {
+      const auto n = static_cast<size_t>(counts[i].item<int64_t>());
+      if (next + n > flat.size()) throw RuntimeFailure("the states run past their tensors");
+      states.emplace_back(flat.begin() + next, flat.begin() + next + n);
+      next += n;
+    }
+    if (next != flat.size()) throw RuntimeFailure("tensors left over after the states");
+    return states;
+  } catch (const std::exception& e) {
+    throw RuntimeFailure(fmt::format("not a list of optimiser states: {}", firstLine(e.what())));
+  }
+}
+
+void applyRandomState(const at::Tensor& rng) {
+  if (!rng.defined()) return;
+  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(rng);
 }
 
 }  // namespace balancenet::trainer

@@ -23,4 +23,13 @@ struct TrainingState {
 std::string toBytes(const TrainingState& state);
 TrainingState fromBytes(const std::string& bytes);
 
+// Each parameter's optimiser state (trainer::parameterState's tensors), in parameter order, as bytes and
+// back: TrainingState::optimizer of a state that must not depend on which process holds which parameter
+// (a pipeline's checkpoint). The reader throws RuntimeFailure on anything else.
+std::string parameterStatesToBytes(const std::vector<std::vector<at::Tensor>>& states);
+std::vector<std::vector<at::Tensor>> parameterStatesFromBytes(const std::string& bytes);
+
+// Installs `rng` as this process's CPU generator state (dropout masks); an undefined tensor leaves it as is.
+void applyRandomState(const at::Tensor& rng);
+
 }  // namespace balancenet::trainer

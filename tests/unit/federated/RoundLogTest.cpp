@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
-#include "testing/TempDir.h"
 
 namespace balancenet::federated {
 namespace {
@@ -71,11 +70,9 @@ TEST(RoundLogTest, TargetsNeverReachedAreAbsentAndNoRoundsIsAllZero) {
 }
 
 TEST(RoundLogTest, RoundsCsvHasOneRowPerRoundAndClient) {
-  testing::TempDir dir;
   auto rounds = fourRounds();
   rounds.resize(2);
-  writeRoundsCsv(dir.file("rounds.csv"), rounds);
-  EXPECT_EQ(testing::readFile(dir.file("rounds.csv")),
+  EXPECT_EQ(roundsCsv(rounds),
             "round,wall_s,round_s,test_accuracy,test_loss,client,assigned_steps,done_steps,samples,upload_bytes,"
             "seconds,compute_s,staleness,status\n"
             "0,10,10,0.5,0.5,0,10,10,320,100,8.5,8,0,ok\n"
@@ -85,12 +82,10 @@ TEST(RoundLogTest, RoundsCsvHasOneRowPerRoundAndClient) {
 }
 
 TEST(RoundLogTest, SummaryJsonHasTheFieldsAndTheExtraSettings) {
-  testing::TempDir dir;
   auto rounds = fourRounds();
   rounds.resize(3);
-  writeSummaryJson(dir.file("summary.json"), summarise("fednova", 2, rounds),
-                   R"({"alpha": 0.1, "strategy": "not this one"})");
-  const auto j = nlohmann::json::parse(testing::readFile(dir.file("summary.json")));
+  const auto j = nlohmann::json::parse(
+      summaryJson(summarise("fednova", 2, rounds), R"({"alpha": 0.1, "strategy": "not this one"})"));
   EXPECT_EQ(j.at("kind"), "federated");
   EXPECT_EQ(j.at("strategy"), "fednova");  // the summary's own field wins over extra's
   EXPECT_EQ(j.at("alpha"), 0.1);
@@ -107,10 +102,9 @@ TEST(RoundLogTest, SummaryJsonHasTheFieldsAndTheExtraSettings) {
 }
 
 TEST(RoundLogTest, ExtraSettingsMustBeAJsonObject) {
-  testing::TempDir dir;
   const auto s = summarise("fedavg", 2, fourRounds());
-  EXPECT_THROW(writeSummaryJson(dir.file("summary.json"), s, "[1, 2]"), InternalError);
-  EXPECT_THROW(writeSummaryJson(dir.file("summary.json"), s, "{oops"), InternalError);
+  EXPECT_THROW(summaryJson(s, "[1, 2]"), InternalError);
+  EXPECT_THROW(summaryJson(s, "{oops"), InternalError);
 }
 
 }  // namespace

@@ -11,6 +11,14 @@ TEST(ProgressLine, ShowsRateLossAndEta) {
   EXPECT_EQ(line, "step 100/400 (25%)  1280.0 samples/s  loss 0.5123  ETA 30s");
 }
 
+TEST(ProgressLine, RoundsShowTheTestAccuracyInsteadOfALoss) {
+  Progress p{3, 10, 30.0, 6000};
+  p.unit = "round";
+  EXPECT_EQ(formatProgress(p), "round 3/10 (30%)  200.0 samples/s  ETA 1m10s");
+  p.testAccuracy = 0.6123;
+  EXPECT_EQ(formatProgress(p), "round 3/10 (30%)  200.0 samples/s  test accuracy 61.23%  ETA 1m10s");
+}
+
 TEST(ProgressLine, Durations) {
   EXPECT_EQ(formatDuration(45), "45s");
   EXPECT_EQ(formatDuration(192), "3m12s");

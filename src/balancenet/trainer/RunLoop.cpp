@@ -1,0 +1,86 @@
+// The run loop. Rank 0 of the engine's world prints and writes: that may be another process after a
+// membership change, so the test is made each time.
+#include "balancenet/trainer/RunLoop.h"
+
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/trainer/RunOutputs.h"
+
+namespace balancenet::trainer {
+
+RunLoop::RunLoop(TrainerOptions options, RunParts parts) : options_(std::move(options)), parts_(std::move(parts)) {}
+
+metrics::EvalPoint RunLoop::evaluateNow(double trainSeconds) {
+  auto point = parts_.engine.evaluate();
+  point.trainSeconds = trainSeconds;
+  if (parts_.engine.world().rank() == 0)
+    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
+                 point.loss);
+  return point;
+}
+
+metrics::RunSummary RunLoop::run() {
+  auto& engine = parts_.engine;
+  const auto& o = options_;
+  std::vector<metrics::StepRecord> records;
+  std::vector<metrics::EvalPoint> evals;
+  double trainSeconds = 0;
+  const int64_t firstStep = engine.stepsDone(), samplesBefore = engine.samplesDone();
+  Stopwatch sinceProgress;
+
+  while (engine.stepsDone() < o.steps) {
+    try {
+      Stopwatch watch;
+      records.push_back(engine.step());
+      trainSeconds += watch.elapsedMs() / 1000.0;
+      const int64_t done = engine.stepsDone();
+      // The step's model is evaluated by the group that trained it, before the boundaries may change the
+      // group: a joiner admitted there starts with the next step, and takes no part in this evaluation.
+      if (engine.canEvaluate() && o.evalEvery > 0 && done % o.evalEvery == 0 && done < o.steps)
+        evals.push_back(evaluateNow(trainSeconds));
+      for (auto* boundary : parts_.boundaries) boundary->afterStep(engine, o.steps);
+      // The last line waits for the run's outputs, which bring every worker's efficiency.
+      if (engine.world().rank() == 0 && o.progressSeconds > 0 && engine.stepsDone() < o.steps &&
+          sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
+        spdlog::info(metrics::formatProgress(
+            {engine.stepsDone(), o.steps, trainSeconds, engine.samplesDone() - samplesBefore, records.back().loss}));
+        sinceProgress.restart();
+      }
+    } catch (const std::exception& failure) {
+      if (!parts_.recovery) throw;
+      parts_.recovery->recover(engine, failure);
+      // Steps after the restored state are taken again, by the new group: their old rows go.
+      while (!records.empty() && records.back().step >= engine.stepsDone()) records.pop_back();
+      while (!evals.empty() && evals.back().step > engine.stepsDone()) evals.pop_back();
+    }
+  }
+  if (engine.canEvaluate() && o.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
+
+  metrics::RunSummary summary;
+  summary.model = o.modelName;
+  summary.worldSize = engine.world().size();
+  summary.globalBatch = o.globalBatch;
+  summary.steps = engine.stepsDone();
+  summary.split = engine.lastSplit().str();
+  // Rates count this run's steps only: a resumed run did not train the steps before it.
+  const int64_t steps = engine.stepsDone() - firstStep, samples = engine.samplesDone() - samplesBefore;
+  summary.extra["effective_global_batch"] = steps > 0 ? static_cast<double>(samples) / steps : 0.0;
+  summary.extra["samples_trained"] = static_cast<double>(engine.samplesDone());
+  summary.trainSeconds = trainSeconds;
+  summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
+  summary.finalLoss = records.empty() ? 0 : records.back().loss;
+  summary.evals = evals;
+  engine.describe(summary);
+  const auto efficiency = writeRunOutputs(engine.world(), records, summary, o.runDir, o.capacity);
+  engine.writeOutputs(o.runDir);
+  if (engine.world().rank() == 0 && o.progressSeconds > 0 && steps > 0) {
+    auto line = metrics::formatProgress({engine.stepsDone(), o.steps, trainSeconds, samples, summary.finalLoss});
+    if (o.capacity.peak.oneThread > 0) line += "  " + metrics::formatEfficiency(efficiency);
+    spdlog::info(line + engine.finalNote(summary));
+  }
+  return summary;
+}
+
+}  // namespace balancenet::trainer

@@ -1,0 +1,28 @@
+// TrainerOptions: a training run's options, shared by the run loop (steps, evaluation, progress, outputs)
+// and the engines (batch, seed, learning rate, optimiser).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "balancenet/metrics/Efficiency.h"
+#include "balancenet/trainer/LrSchedule.h"
+#include "balancenet/trainer/OptimizerFactory.h"
+
+namespace balancenet::trainer {
+
+struct TrainerOptions {
+  int64_t steps = 1000;
+  int64_t globalBatch = 128;
+  uint64_t seed = 1;  // data order; the model's initial weights come from rank 0
+  LrSchedule lr;
+  OptimizerOptions optimizer;
+  int64_t evalEvery = 0;  // 0: evaluate only at the end
+  bool evalAtEnd = true;
+  double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never
+  std::string runDir;                 // where steps.csv and summary.json go; empty: nowhere
+  std::string modelName;              // for the summary
+  std::string timelinePath;           // rank 0 writes every rank's Chrome trace here; empty: no timeline
+  bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
+  metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
+};
+}  // namespace balancenet::trainer
