@@ -8,6 +8,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedServer.h"
 #include "balancenet/federated/LabelPartition.h"
@@ -28,15 +29,9 @@ federated::LocalSteps parseLocalSteps(const std::string& text) {
   const std::string bad =
       fmt::format("--local-steps must be a number of steps N or a range LO:HI with 1 <= LO <= HI, got '{}'", text);
   auto number = [&](const std::string& part) {
-    size_t used = 0;
-    int64_t n = 0;
-    try {
-      n = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      throw UsageError(bad);
-    }
-    require(used == part.size() && n >= 1, bad);
-    return n;
+    const auto n = parseInteger<int64_t>(part);
+    require(n && *n >= 1, bad);
+    return *n;
   };
   const auto colon = text.find(':');
   federated::LocalSteps steps;

@@ -9,6 +9,7 @@
 
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
@@ -303,17 +304,11 @@ void validateCheckpoints(const JobConfig& c) {
 
 int parsePipelineStages(const std::string& text) {
   if (text == "auto") return kAutoStages;
-  int stages = 0;
-  try {
-    size_t used = 0;
-    stages = std::stoi(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--pipeline-stages must be a number of stages or auto, got '{}'", text));
-  }
-  if (stages < 1)
-    throw UsageError(fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", stages));
-  return stages;
+  const auto stages = parseInteger<int>(text);
+  if (!stages) throw UsageError(fmt::format("--pipeline-stages must be a number of stages or auto, got '{}'", text));
+  if (*stages < 1)
+    throw UsageError(fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", *stages));
+  return *stages;
 }
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
