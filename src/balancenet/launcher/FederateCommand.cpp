@@ -20,10 +20,6 @@
 namespace balancenet::launcher {
 namespace {
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw UsageError(message);
-}
-
 // "N" or "LO:HI", 1 <= LO <= HI.
 federated::LocalSteps parseLocalSteps(const std::string& text) {
   const std::string bad =

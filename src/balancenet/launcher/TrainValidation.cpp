@@ -21,10 +21,6 @@ namespace {
 
 std::chrono::milliseconds fromSeconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw UsageError(message);
-}
-
 // --comm ps, --ps, --staleness; runs after the split and the policy are settled.
 void validateParameterServers(JobConfig& c, const RawFlags& raw) {
   auto& p = c.comm;
