@@ -123,13 +123,6 @@ void validateShape(FederateFlags& f) {
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
 
-void validateFederatedCheckpoints(const JobConfig& c) {
-  const auto& o = c.checkpoint;
-  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
-  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
-  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
-}
-
 // summary.json's settings: what compare and report show beside the results.
 std::string settingsJson(const JobConfig& c) {
   const auto& o = *c.federated;
@@ -222,7 +215,7 @@ void validateFederateFlags(FederateFlags& f) {
   validateShape(f);
   validateModel(c);
   validateEmulation(c, f.raw, f.options.clients);  // one value per client
-  validateFederatedCheckpoints(c);
+  validateCheckpointFlags(c.checkpoint);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   c.resilience.peerTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.peerTimeoutS * 1000));
   c.resilience.stallTimeout = c.launch.rendezvousTimeout;

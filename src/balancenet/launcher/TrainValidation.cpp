@@ -285,18 +285,21 @@ void validateOptimisation(JobConfig& c, const RawFlags& raw) {
 }
 
 // Checkpoint flags, after the others: their values and the combinations that cannot work.
-// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
 void validateCheckpoints(const JobConfig& c) {
-  const auto& o = c.checkpoint;
-  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
-  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
-  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+  validateCheckpointFlags(c.checkpoint);
   // The parameter servers own the weights and the optimiser state there; their shards are not saved.
-  require(c.comm.mode != comm::CommMode::ParameterServers,
+  require(c.checkpoint.dir.empty() || c.comm.mode != comm::CommMode::ParameterServers,
           "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
 }
 
 }  // namespace
+
+// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
+void validateCheckpointFlags(const CheckpointOptions& o) {
+  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
+  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
+  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+}
 
 int parsePipelineStages(const std::string& text) {
   if (text == "auto") return kAutoStages;
