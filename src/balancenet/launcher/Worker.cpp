@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
@@ -75,7 +76,8 @@ class WorkerGroup : public elastic::GroupParts {
     monitor::NodeMonitor::Options monitorOptions;
     monitorOptions.probePeers = c.orchestration.probePeers;
     monitorOptions.probeSeed = c.trainer.seed;
-    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_), monitorOptions);
+    monitor_ =
+        std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
       const auto snap = monitor->snapshot();
       return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
