@@ -24,6 +24,7 @@
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
@@ -74,8 +75,8 @@ class WorkerGroup : public elastic::GroupParts {
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
     monitor::NodeMonitor::Options monitorOptions;
-    monitorOptions.probePeers = c.orchestration.probePeers;
-    monitorOptions.probeSeed = c.trainer.seed;
+    monitorOptions.probeSelection =
+        orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
     monitor_ =
         std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
