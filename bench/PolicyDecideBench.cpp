@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
-#include "balancenet/comm/ProbePeers.h"
 #include "balancenet/core/PortableRandom.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 
 namespace {
@@ -43,7 +43,7 @@ PolicyInput clusterInput(int n, bool allPairs) {
       m.latencyMs.resize(n);
       for (int j = 0; j < n; ++j) m.latencyMs[j] = j == i ? 0 : 0.01 * std::exp(0.2 * normal(gen));
     } else {
-      m.latencyPeers = comm::probePeers(i, n, kPeers);
+      m.latencyPeers = probePeers(i, n, kPeers);
       for (size_t p = 0; p < m.latencyPeers.size(); ++p) m.latencyMs.push_back(0.01 * std::exp(0.2 * normal(gen)));
     }
   }

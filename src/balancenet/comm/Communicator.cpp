@@ -1,7 +1,6 @@
 // Communicator over c10d: thin, but it owns error translation so callers never see c10 backtraces.
 #include "balancenet/comm/Communicator.h"
 
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -14,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Timeline.h"
 
@@ -93,7 +93,7 @@ std::unique_ptr<Communicator> Communicator::subgroup(const std::vector<int>& mem
   const auto me = std::find(members.begin(), members.end(), rank_);
   if (!makeGroup_ || me == members.end())
     throw RuntimeFailure(fmt::format("rank {} cannot form a subgroup of ranks {}", rank_, fmt::join(members, ",")));
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>(fmt::format("sub/{}", fmt::join(members, ",")), store_);
+  auto scoped = scopedStore(subgroupPrefix(members), store_);
   const int rank = static_cast<int>(me - members.begin());
   c10::intrusive_ptr<c10d::ProcessGroup> group;
   try {

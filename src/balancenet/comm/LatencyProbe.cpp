@@ -6,7 +6,6 @@
 
 #include <ATen/ATen.h>
 
-#include "balancenet/comm/ProbePeers.h"
 #include "balancenet/core/Median.h"
 
 namespace balancenet::comm {
@@ -42,6 +41,14 @@ void answer(Communicator& comm, at::Tensor& message, int tag, at::Tensor& reply,
     comm.recv(message, peer, tag);
     comm.send(reply, peer, replyTag);
   }
+}
+
+// Every pair (a < b) of `worldSize` ranks, in lexicographic order.
+std::vector<std::pair<int, int>> allPairs(int worldSize) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < worldSize; ++a)
+    for (int b = a + 1; b < worldSize; ++b) pairs.emplace_back(a, b);
+  return pairs;
 }
 
 void measureLatencies(Communicator& comm, int repeats, const std::vector<std::pair<int, int>>& pairs,
@@ -83,16 +90,17 @@ double measureBandwidth(Communicator& comm) {
 
 }  // namespace
 
-LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth, int peers, uint64_t seed) {
+LinkMeasurements probeLinks(Communicator& probe, int repeats, bool withBandwidth,
+                            const std::optional<ProbeSelection>& selection) {
   LinkMeasurements out;
   out.latencyMs.assign(probe.size(), 0.0);
   if (probe.size() < 2) return out;
-  measureLatencies(probe, std::max(repeats, 1), probePairs(probe.size(), std::max(peers, 0), seed), out.latencyMs);
-  // With peers (even k >= N-1, where they are every other rank) the answer is in the peers' form, which is
-  // what the Orchestrator's rows carry under --probe-peers: this rank's own peers (it took part in every
-  // pair they make), in their order.
-  if (peers > 0) {
-    out.peers = probePeers(probe.rank(), probe.size(), peers, seed);
+  measureLatencies(probe, std::max(repeats, 1), selection ? selection->pairs : allPairs(probe.size()), out.latencyMs);
+  // With a selection (even k >= N-1, where the peers are every other rank) the answer is in the peers' form,
+  // which is what the Orchestrator's rows carry under --probe-peers: this rank's own peers (it took part in
+  // every pair they make), in their order.
+  if (selection) {
+    out.peers = selection->peers;
     std::vector<double> toPeers;
     for (int p : out.peers) toPeers.push_back(out.latencyMs[p]);
     out.latencyMs = std::move(toPeers);

@@ -1,15 +1,23 @@
 // LatencyProbe: one round of link measurements (round-trip latency to every rank, outgoing bandwidth to the next).
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
 
 namespace balancenet::comm {
 
+// A partial probe round (--probe-peers k > 0), chosen by the caller: orchestrator/ProbePeers.h's probeSelection.
+struct ProbeSelection {
+  std::vector<std::pair<int, int>> pairs;  // the pairs (a < b) one round measures, sorted; the same on every rank
+  std::vector<int> peers;                  // this rank's peers: the ranks its answer's latencies are to, in order
+};
+
 struct LinkMeasurements {
   std::vector<double> latencyMs;  // median round trip to each rank, 0 for self; with peers: to peers[k]
-  std::vector<int> peers;         // probePeers(rank, N, k) when probing k > 0 peers; empty: all pairs
+  std::vector<int> peers;         // ProbeSelection::peers when probing a selection; empty: all pairs
   // This rank's outgoing bandwidth: 1 MiB sent to the next rank (rank+1)%N, timed until its ack; 0 if N==1.
   double bandwidthBytesPerSecond = 0;
 };
@@ -32,10 +40,10 @@ struct LinkMeasurements {
 // `withBandwidth` false: latencies only (step 2 skipped, bandwidthBytesPerSecond 0); every rank must pass
 // the same value.
 //
-// `peers` k > 0 (--probe-peers): step 1 walks only the pairs of probePairs(N, k, seed) (ProbePeers.h), O(N k)
-// ping-pongs instead of N(N-1)/2, in the same lexicographic order (the same argument holds); every rank
-// must pass the same k and seed.
-LinkMeasurements probeLinks(Communicator& probe, int repeats = 5, bool withBandwidth = true, int peers = 0,
-                            uint64_t seed = 1);
+// With a `selection` (--probe-peers): step 1 walks only selection->pairs, O(N k) ping-pongs instead of
+// N(N-1)/2, in the same lexicographic order (the same argument holds); every rank must pass the same pairs.
+// The answer is then in the peers' form: latencyMs[i] is to selection->peers[i].
+LinkMeasurements probeLinks(Communicator& probe, int repeats = 5, bool withBandwidth = true,
+                            const std::optional<ProbeSelection>& selection = std::nullopt);
 
 }  // namespace balancenet::comm

@@ -3,7 +3,6 @@
 #include "balancenet/comm/Rendezvous.h"
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -12,14 +11,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/SetupWatchdog.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::comm {
 namespace {
-
-constexpr const char* kGroupPrefix = "pg";
 
 c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, bool server,
                                              std::chrono::milliseconds timeout) {
@@ -140,13 +138,12 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   checkWorldSize(*job, place, o.worldSize, o.rank);
   claimRank(*job, place, o.rank);
   waitForAllRanks(*job, o.rank, o.worldSize, o.timeout);
-  return joinGroup(c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, job), o.rank, o.worldSize, o.opTimeout(),
-                   o.glooHost(), o.iface);
+  return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface);
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
   SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where, storeStopped(placeOf(o)));
-  return c10::make_intrusive<c10d::PrefixStore>(kGroupPrefix, admit(openStore(o, false), placeOf(o)));
+  return scopedStore(kJobGroupPrefix, admit(openStore(o, false), placeOf(o)));
 }
 
 void checkJobAdmission(const RendezvousOptions& o) {
@@ -155,9 +152,14 @@ void checkJobAdmission(const RendezvousOptions& o) {
   checkWorldSize(*admit(openStore(o, false), place), place, o.worldSize, std::nullopt);
 }
 
-std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& o) {
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>(name, main.sharedStore());
-  return joinGroup(scoped, main.rank(), main.size(), o.opTimeout(), o.glooHost(), o.iface);
+std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,
+                                             int rank, int worldSize, std::chrono::milliseconds timeout,
+                                             const std::string& host, const std::string& iface) {
+  return joinGroup(scopedStore(prefix, store), rank, worldSize, timeout, host, iface);
+}
+
+std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& prefix, const RendezvousOptions& o) {
+  return joinGroupUnder(prefix, main.sharedStore(), main.rank(), main.size(), o.opTimeout(), o.glooHost(), o.iface);
 }
 
 StoreServer::StoreServer(const RendezvousOptions& o) {

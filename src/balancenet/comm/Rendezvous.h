@@ -54,9 +54,15 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
                                         std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",
                                         const std::string& iface = "");
 
+// joinGroup over `store` seen under `prefix` (one of GroupPrefixes.h): each group of a store keeps to its own keys.
+std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,
+                                             int rank, int worldSize, std::chrono::milliseconds timeout,
+                                             const std::string& host = "127.0.0.1", const std::string& iface = "");
+
 // A second, independent group of the same ranks (e.g. for probes on another thread), formed over
-// the main group's store under its own key prefix. Collective: every rank calls it with the same name.
-std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& name, const RendezvousOptions& options);
+// the main group's store under `prefix` (GroupPrefixes.h). Collective: every rank calls it with the same prefix.
+std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& prefix,
+                                        const RendezvousOptions& options);
 
 // The store a launcher keeps alive for its workers (a TCPStore server, or the FileStore at
 // options.storeFile), with the job published (token record, world size). Port 0 picks a free port.

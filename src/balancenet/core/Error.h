@@ -25,6 +25,11 @@ class InternalError : public std::logic_error {
       : std::logic_error("internal error (a bug; please report it): " + what) {}
 };
 
+// The one-line check of user input: a UsageError with `message` unless `ok`.
+inline void require(bool ok, const std::string& message) {
+  if (!ok) throw UsageError(message);
+}
+
 // torch/c10 errors carry a multi-line C++ backtrace; users get the first line only.
 std::string firstLine(const std::string& message);
 

@@ -1,5 +1,6 @@
 // PortableRandom: random draws identical on every platform and standard library (reproducible runs).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -30,6 +31,17 @@ inline uint64_t boundedDraw(std::mt19937_64& gen, uint64_t bound) {
     const uint64_t r = gen();
     if (r >= threshold) return r % bound;
   }
+}
+
+// Uniform in [0, 1) from the top 53 bits.
+inline double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
+
+// One standard normal draw (Box-Muller over two portable uniforms; std::normal_distribution's algorithm is
+// implementation-defined).
+inline double standardNormal(std::mt19937_64& gen) {
+  const double u1 = 1.0 - uniform01(gen);  // (0, 1]: log stays finite
+  const double u2 = uniform01(gen);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
 // Fisher-Yates with boundedDraw: the same order on every platform (std::shuffle's algorithm is not specified).

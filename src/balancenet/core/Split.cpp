@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 
 namespace balancenet {
 namespace {
@@ -51,15 +52,9 @@ Split Split::parse(const std::string& text, int worldSize, int64_t globalBatch) 
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size()) throw UsageError(fmt::format("--split: '{}' is not an integer", item));
-    s.batches.push_back(v);
+    const auto v = parseInteger<int64_t>(item);
+    if (!v) throw UsageError(fmt::format("--split: '{}' is not an integer", item));
+    s.batches.push_back(*v);
   }
   if (auto problem = splitProblem(s.batches, worldSize, globalBatch, s.total(), true); !problem.empty())
     throw UsageError(problem);

@@ -1,14 +1,13 @@
 // Boundary work, failure handling and the re-form sequence of one worker.
 #include "balancenet/elastic/ElasticAgent.h"
 
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/elastic/StallReport.h"
 #include "balancenet/elastic/StateTransfer.h"
@@ -72,8 +71,8 @@ void ElasticAgent::startLaunched(int worldSize) {
 }
 
 std::unique_ptr<comm::Communicator> ElasticAgent::connectGeneration(const Generation& g) {
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>(fmt::format("elastic/g{}/pg", g.number), store_);
-  return connect_(scoped, g.rankOf(member_), static_cast<int>(g.members.size()));
+  return connect_(comm::scopedStore(comm::elasticGenerationPrefix(g.number), store_), g.rankOf(member_),
+                  static_cast<int>(g.members.size()));
 }
 
 std::unique_ptr<comm::Communicator> ElasticAgent::join(std::string& state) {

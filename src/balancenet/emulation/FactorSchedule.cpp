@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 
 namespace balancenet::emulation {
 namespace {
@@ -21,16 +22,10 @@ std::vector<std::string> splitOn(const std::string& text, char sep) {
 }
 
 double number(const std::string& flag, const std::string& text, bool allowZero) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !(allowZero ? v >= 0 : v > 0))
+  const auto v = parseFiniteNumber(text);
+  if (!v || !(allowZero ? *v >= 0 : *v > 0))
     throw UsageError(fmt::format("{}: '{}' is not a {} number", flag, text, allowZero ? "non-negative" : "positive"));
-  return v;
+  return *v;
 }
 
 }  // namespace
@@ -57,15 +52,10 @@ FactorSchedule FactorSchedule::parse(const std::string& flag, const std::string&
     if (change.empty()) continue;
     auto eq = change.find('=');
     if (eq == std::string::npos) throw UsageError(fmt::format("{}: '{}' is not STEP=v1,v2,...", scheduleFlag, change));
-    int64_t step = 0;
-    try {
-      size_t used = 0;
-      step = std::stoll(change.substr(0, eq), &used);
-      if (used != eq || step < 0) throw std::invalid_argument("step");
-    } catch (const std::exception&) {
+    const auto step = parseInteger<int64_t>(change.substr(0, eq));
+    if (!step || *step < 0)
       throw UsageError(fmt::format("{}: '{}' does not start with a step number", scheduleFlag, change));
-    }
-    s.changes_[step] = perNode(scheduleFlag, change.substr(eq + 1), worldSize);
+    s.changes_[*step] = perNode(scheduleFlag, change.substr(eq + 1), worldSize);
   }
   return s;
 }

@@ -2,12 +2,12 @@
 #include "balancenet/federated/ClientChannel.h"
 
 #include <ATen/ATen.h>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/Rendezvous.h"
 
 namespace balancenet::federated {
@@ -20,8 +20,8 @@ std::string generationKey(int client) { return fmt::format("fed/{}/generation", 
 
 std::unique_ptr<comm::Communicator> joinChannel(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                 int64_t generation, int rank, const ChannelOptions& o) {
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>(fmt::format("fed/{}/{}", client, generation), store);
-  return comm::joinGroup(scoped, rank, 2, o.timeout, o.host, o.iface);
+  return comm::joinGroupUnder(comm::federatedChannelPrefix(client, generation), store, rank, 2, o.timeout, o.host,
+                              o.iface);
 }
 
 bool carriesModel(MessageKind kind) { return kind == MessageKind::Task || kind == MessageKind::Update; }

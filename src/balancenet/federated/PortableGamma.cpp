@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "balancenet/core/Error.h"
-#include "balancenet/simulate/Distribution.h"
+#include "balancenet/core/PortableRandom.h"
 
 namespace balancenet::federated {
 
@@ -13,7 +13,7 @@ double logGammaDraw(std::mt19937_64& gen, double alpha) {
   if (!(alpha > 0) || !std::isfinite(alpha))
     throw InternalError("logGammaDraw: alpha must be positive and finite, got " + std::to_string(alpha));
   if (alpha < 1) {
-    const double u = 1.0 - simulate::uniform01(gen);  // (0, 1]: log stays finite
+    const double u = 1.0 - uniform01(gen);  // (0, 1]: log stays finite
     return logGammaDraw(gen, alpha + 1) + std::log(u) / alpha;
   }
   const double d = alpha - 1.0 / 3.0;
@@ -21,11 +21,11 @@ double logGammaDraw(std::mt19937_64& gen, double alpha) {
   for (;;) {
     double x = 0, v = 0;
     do {
-      x = simulate::standardNormal(gen);
+      x = standardNormal(gen);
       v = 1.0 + c * x;
     } while (v <= 0);
     v = v * v * v;
-    const double u = simulate::uniform01(gen);
+    const double u = uniform01(gen);
     if (u < 1.0 - 0.0331 * x * x * x * x) return std::log(d * v);
     if (u > 0 && std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return std::log(d * v);
   }

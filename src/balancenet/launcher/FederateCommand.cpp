@@ -8,6 +8,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedServer.h"
 #include "balancenet/federated/LabelPartition.h"
@@ -19,24 +20,14 @@
 namespace balancenet::launcher {
 namespace {
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw UsageError(message);
-}
-
 // "N" or "LO:HI", 1 <= LO <= HI.
 federated::LocalSteps parseLocalSteps(const std::string& text) {
   const std::string bad =
       fmt::format("--local-steps must be a number of steps N or a range LO:HI with 1 <= LO <= HI, got '{}'", text);
   auto number = [&](const std::string& part) {
-    size_t used = 0;
-    int64_t n = 0;
-    try {
-      n = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      throw UsageError(bad);
-    }
-    require(used == part.size() && n >= 1, bad);
-    return n;
+    const auto n = parseInteger<int64_t>(part);
+    require(n && *n >= 1, bad);
+    return *n;
   };
   const auto colon = text.find(':');
   federated::LocalSteps steps;
@@ -132,13 +123,6 @@ void validateShape(FederateFlags& f) {
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
 
-void validateFederatedCheckpoints(const JobConfig& c) {
-  const auto& o = c.checkpoint;
-  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
-  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
-  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
-}
-
 // summary.json's settings: what compare and report show beside the results.
 std::string settingsJson(const JobConfig& c) {
   const auto& o = *c.federated;
@@ -231,7 +215,7 @@ void validateFederateFlags(FederateFlags& f) {
   validateShape(f);
   validateModel(c);
   validateEmulation(c, f.raw, f.options.clients);  // one value per client
-  validateFederatedCheckpoints(c);
+  validateCheckpointFlags(c.checkpoint);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   c.resilience.peerTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.peerTimeoutS * 1000));
   c.resilience.stallTimeout = c.launch.rendezvousTimeout;

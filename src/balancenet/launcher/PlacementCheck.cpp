@@ -2,12 +2,12 @@
 #include "balancenet/launcher/PlacementCheck.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/launcher/StagePlacement.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/pipeline/MemoryEstimate.h"
@@ -150,16 +150,11 @@ std::vector<double> parseMemoryLimits(const std::string& text, int workers) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    double mb = -1;
-    try {
-      mb = std::stod(item, &used);
-    } catch (const std::exception&) {
-    }
-    if (used == 0 || used != item.size() || !std::isfinite(mb) || mb < 0)
+    const auto mb = parseFiniteNumber(item);
+    if (!mb || *mb < 0)
       throw UsageError(
           fmt::format("--memory-limit-mb must be a finite number, at least 0 (0: no limit), got '{}'", item));
-    limits.push_back(mb);
+    limits.push_back(*mb);
   }
   if (limits.size() == 1) limits.assign(workers, limits[0]);
   if (static_cast<int>(limits.size()) != workers)

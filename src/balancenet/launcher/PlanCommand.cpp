@@ -16,10 +16,6 @@
 namespace balancenet::launcher {
 namespace {
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw UsageError(message);
-}
-
 // The flags as train reads them, so that plan and train agree on what a job is.
 LocalJob validatedJob(const PlanOptions& o) {
   require(o.nodes >= 1, fmt::format("--nodes must be at least 1, got {}", o.nodes));

@@ -54,11 +54,12 @@ void addEmulationFlags(CLI::App& app, RawFlags& raw);
 void addCheckpointFlags(CLI::App& app, CheckpointOptions& options);
 // --threads, --run-dir, --progress-seconds, --save-params, --log-level;
 void addResultFlags(CLI::App& app, JobConfig& config, RawFlags& raw);
-// and the validation of the first three (UsageError naming the flag). `world`: the processes the
+// and the validation of the first four (UsageError naming the flag). `world`: the processes the
 // emulation lists have one value each for.
 void validateLaunch(JobConfig& config, const RawFlags& raw);
 void validateModel(const JobConfig& config);
 void validateEmulation(JobConfig& config, const RawFlags& raw, int world);
+void validateCheckpointFlags(const CheckpointOptions& options);
 
 // After parsing: checks the flags' values and combinations against each other and against the
 // environment already read into config.worker / config.server, and fills in what follows from them.

@@ -9,6 +9,7 @@
 
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
@@ -19,10 +20,6 @@ namespace balancenet::launcher {
 namespace {
 
 std::chrono::milliseconds fromSeconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
-
-void require(bool ok, const std::string& message) {
-  if (!ok) throw UsageError(message);
-}
 
 // --comm ps, --ps, --staleness; runs after the split and the policy are settled.
 void validateParameterServers(JobConfig& c, const RawFlags& raw) {
@@ -287,32 +284,29 @@ void validateOptimisation(JobConfig& c, const RawFlags& raw) {
 }
 
 // Checkpoint flags, after the others: their values and the combinations that cannot work.
-// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
 void validateCheckpoints(const JobConfig& c) {
-  const auto& o = c.checkpoint;
-  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
-  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
-  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+  validateCheckpointFlags(c.checkpoint);
   // The parameter servers own the weights and the optimiser state there; their shards are not saved.
-  require(c.comm.mode != comm::CommMode::ParameterServers,
+  require(c.checkpoint.dir.empty() || c.comm.mode != comm::CommMode::ParameterServers,
           "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
 }
 
 }  // namespace
 
+// (--checkpoint-every and --keep-checkpoints alone are harmless defaults, as --print-config writes them.)
+void validateCheckpointFlags(const CheckpointOptions& o) {
+  if (o.dir.empty()) return require(!o.resume, "--resume needs --checkpoint-dir");
+  require(o.every >= 1, fmt::format("--checkpoint-every must be at least 1, got {}", o.every));
+  require(o.keep >= 1, fmt::format("--keep-checkpoints must be at least 1, got {}", o.keep));
+}
+
 int parsePipelineStages(const std::string& text) {
   if (text == "auto") return kAutoStages;
-  int stages = 0;
-  try {
-    size_t used = 0;
-    stages = std::stoi(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--pipeline-stages must be a number of stages or auto, got '{}'", text));
-  }
-  if (stages < 1)
-    throw UsageError(fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", stages));
-  return stages;
+  const auto stages = parseInteger<int>(text);
+  if (!stages) throw UsageError(fmt::format("--pipeline-stages must be a number of stages or auto, got '{}'", text));
+  if (*stages < 1)
+    throw UsageError(fmt::format("--pipeline-stages must be at least 1 (1: data parallelism), got {}", *stages));
+  return *stages;
 }
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
@@ -23,6 +24,7 @@
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/trainer/RunLoop.h"
@@ -74,9 +76,10 @@ class WorkerGroup : public elastic::GroupParts {
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
     monitor::NodeMonitor::Options monitorOptions;
-    monitorOptions.probePeers = c.orchestration.probePeers;
-    monitorOptions.probeSeed = c.trainer.seed;
-    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, "probe", rv_), monitorOptions);
+    monitorOptions.probeSelection =
+        orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
+    monitor_ =
+        std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
     auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
       const auto snap = monitor->snapshot();
       return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,

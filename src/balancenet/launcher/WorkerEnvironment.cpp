@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 
 namespace balancenet::launcher {
 namespace {
@@ -17,16 +18,10 @@ std::optional<std::string> env(const char* name) {
 }
 
 int envInt(const char* name, const std::string& value, int min, int max) {
-  size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || v < min || v > max)
+  const auto v = parseInteger<int>(value);
+  if (!v || *v < min || *v > max)
     throw UsageError(fmt::format("environment variable {}='{}' must be an integer in [{}, {}]", name, value, min, max));
-  return v;
+  return *v;
 }
 
 }  // namespace

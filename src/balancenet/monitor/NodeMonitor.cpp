@@ -59,8 +59,7 @@ bool NodeMonitor::linkRound(bool wantStop) {
     if (flags[0].item<float>() > 0) return false;  // somebody stops: everybody leaves together
     const bool withBandwidth = flags[1].item<float>() >= static_cast<float>(probe_->size());
     const auto start = Clock::now();
-    const auto links =
-        comm::probeLinks(*probe_, options_.repeats, withBandwidth, options_.probePeers, options_.probeSeed);
+    const auto links = comm::probeLinks(*probe_, options_.repeats, withBandwidth, options_.probeSelection);
     if (withBandwidth && options_.bandwidthShare > 0)
       nextBandwidth_ =
           Clock::now() + std::chrono::duration_cast<Clock::duration>((Clock::now() - start) / options_.bandwidthShare);

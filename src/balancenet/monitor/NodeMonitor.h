@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/LatencyProbe.h"
 
 namespace balancenet::monitor {
 
@@ -17,7 +19,7 @@ struct NodeSnapshot {
   double memoryTotalBytes = 0;         // the node's memory
   double memoryAvailableBytes = 0;     // the node's available memory
   std::vector<double> latencyMs;       // from the latest link round; empty until the first one
-  std::vector<int> latencyPeers;       // with Options::probePeers: the ranks latencyMs[k] is to; else empty
+  std::vector<int> latencyPeers;       // with Options::probeSelection: the ranks latencyMs[k] is to; else empty
   double bandwidthBytesPerSecond = 0;  // to rank (rank+1)%N, latest round; 0: unknown
   int64_t probeRounds = 0;             // link rounds completed so far
   int64_t bandwidthRounds = 0;         // those of them that measured the bandwidth (Options::bandwidthShare)
@@ -43,8 +45,8 @@ class NodeMonitor {
     // it lasts over a second, so measuring it every round would take most of the link from training.
     // After a measurement that took t, the next waits until t / bandwidthShare has passed.
     double bandwidthShare = 0.02;
-    int probePeers = 0;      // latencies to k peers each (comm/ProbePeers.h); 0: all pairs
-    uint64_t probeSeed = 1;  // the same on every rank
+    // --probe-peers: the pairs a round walks and this rank's peers (orchestrator/ProbePeers.h); nothing: all pairs.
+    std::optional<comm::ProbeSelection> probeSelection;
   };
 
   // `probe` may be null: memory only, no link probing (and no collective on stop).

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "balancenet/comm/ProbePeers.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/PortableRandom.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/NodeReport.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 
 namespace balancenet::simulate {
 namespace {
@@ -42,7 +42,7 @@ std::vector<orchestrator::NodeSample> nodeSamples(const SimulationOptions& o, co
     s.bandwidthBytesPerSecond = o.network.bytesPerMs * 1000;
     s.gemmFlops = 1e12 * law.speeds()[i];
     if (o.probePeers > 0) {
-      s.latencyPeers = comm::probePeers(i, o.nodes, o.probePeers, o.seed);
+      s.latencyPeers = orchestrator::probePeers(i, o.nodes, o.probePeers, o.seed);
       for (int p : s.latencyPeers) s.latencyMs.push_back(pairLatencyMs(o.network, i, p, o.seed));
     } else {
       s.latencyMs.resize(o.nodes);

@@ -8,16 +8,9 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
+#include "balancenet/core/PortableRandom.h"
 
 namespace balancenet::simulate {
-
-double uniform01(std::mt19937_64& gen) { return static_cast<double>(gen() >> 11) * 0x1.0p-53; }
-
-double standardNormal(std::mt19937_64& gen) {
-  const double u1 = 1.0 - uniform01(gen);  // (0, 1]: log stays finite
-  const double u2 = uniform01(gen);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
 
 double Distribution::draw(std::mt19937_64& gen) const {
   switch (kind) {

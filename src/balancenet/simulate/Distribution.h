@@ -19,9 +19,4 @@ struct Distribution {
   static Distribution parse(const std::string& text, const std::string& flag);
 };
 
-// One standard normal draw (Box-Muller over two portable uniforms).
-double standardNormal(std::mt19937_64& gen);
-// Uniform in [0, 1) from the top 53 bits.
-double uniform01(std::mt19937_64& gen);
-
 }  // namespace balancenet::simulate

@@ -23,6 +23,9 @@ TEST(FactorSchedule, RejectsMalformedInput) {
   EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,4", "--slowdown-schedule", "", 3), UsageError);  // wrong length
   EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,0", "--slowdown-schedule", "", 2), UsageError);  // not positive
   EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,x", "--slowdown-schedule", "", 2), UsageError);  // not a number
+  EXPECT_THROW(FactorSchedule::parse("--node-speed", "100,inf", "--speed-schedule", "", 2), UsageError);  // not finite
+  EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "1e2=1,3", 2),
+               UsageError);  // not an integer step
   EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "100:1,3", 2), UsageError);  // no '='
   EXPECT_THROW(FactorSchedule::parse("--slowdown", "1,2", "--slowdown-schedule", "-5=1,3", 2),
                UsageError);  // negative step

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "balancenet/comm/LatencyProbe.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 #include "testing/ThreadRanks.h"
 
 namespace balancenet::comm {
@@ -78,7 +79,7 @@ TEST(LatencyProbe, ThreeRanksMeasureEveryPeerAndTheNextLink) {
 TEST(LatencyProbe, KPeersMeasureTheirRingNeighbours) {
   std::atomic<int> checked{0};
   testing::runRanks(5, [&](Communicator& comm) {
-    const auto links = probeLinks(comm, 2, false, 2, 7);
+    const auto links = probeLinks(comm, 2, false, orchestrator::probeSelection(comm.rank(), 5, 2, 7));
     ASSERT_EQ(links.peers, (std::vector<int>{(comm.rank() + 1) % 5, (comm.rank() + 4) % 5}));
     ASSERT_EQ(links.latencyMs.size(), 2u);
     for (double ms : links.latencyMs) {
@@ -93,7 +94,7 @@ TEST(LatencyProbe, KPeersMeasureTheirRingNeighbours) {
 // k >= N-1: every pair is probed, and the answer keeps the peers' form (what --probe-peers rows carry).
 TEST(LatencyProbe, KCoveringEveryoneAnswersInThePeersForm) {
   testing::runRanks(3, [&](Communicator& comm) {
-    const auto links = probeLinks(comm, 1, false, 8);
+    const auto links = probeLinks(comm, 1, false, orchestrator::probeSelection(comm.rank(), 3, 8));
     std::vector<int> others;
     for (int r = 0; r < 3; ++r)
       if (r != comm.rank()) others.push_back(r);

@@ -1,5 +1,5 @@
 // Tests of NodeMonitor on thread ranks: live latencies, collective stop, dead peers, memory-only mode.
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <chrono>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "testing/ThreadRanks.h"
@@ -25,8 +26,7 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 std::unique_ptr<comm::Communicator> probeGroup(comm::Communicator& training,
                                                milliseconds timeout = milliseconds(30000)) {
   auto store = c10::intrusive_ptr<c10d::Store>::unsafe_reclaim_from_nonowning(&training.store());
-  auto scoped = c10::make_intrusive<c10d::PrefixStore>("probe", store);
-  return comm::joinGroup(scoped, training.rank(), training.size(), timeout);
+  return comm::joinGroupUnder(comm::kProbeGroupPrefix, store, training.rank(), training.size(), timeout);
 }
 
 // Polls until the monitor completed a link round, or `limit` passed.

@@ -3,9 +3,9 @@
 
 #include <set>
 
-#include "balancenet/comm/ProbePeers.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 
-namespace balancenet::comm {
+namespace balancenet::orchestrator {
 namespace {
 
 TEST(ProbePeers, RingNeighboursThenDistinctRandomPeers) {
@@ -38,5 +38,17 @@ TEST(ProbePeers, PairsAreLinearInN) {
   for (const auto& [a, b] : pairs) ASSERT_LT(a, b);
 }
 
+// What a rank hands comm::probeLinks: the round's pairs (the same on every rank) and its own peers.
+TEST(ProbePeers, SelectionIsThePairsAndThisRanksPeers) {
+  EXPECT_FALSE(probeSelection(2, 16, 0, 5).has_value());  // all pairs: probeLinks' default
+  for (int rank : {0, 9}) {
+    const auto s = probeSelection(rank, 16, 3, 5);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->pairs, probePairs(16, 3, 5));
+    EXPECT_EQ(s->peers, probePeers(rank, 16, 3, 5));
+  }
+  EXPECT_EQ(probeSelection(1, 4, 9)->peers, (std::vector<int>{0, 2, 3}));  // k >= N-1 keeps the peers' form
+}
+
 }  // namespace
-}  // namespace balancenet::comm
+}  // namespace balancenet::orchestrator

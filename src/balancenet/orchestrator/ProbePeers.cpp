@@ -1,12 +1,12 @@
 // ProbePeers: ring neighbours plus seeded random peers, and the pairs one probe round covers.
-#include "balancenet/comm/ProbePeers.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 
 #include <algorithm>
 #include <unordered_set>
 
 #include "balancenet/core/PortableRandom.h"
 
-namespace balancenet::comm {
+namespace balancenet::orchestrator {
 
 std::vector<int> probePeers(int rank, int worldSize, int k, uint64_t seed) {
   std::vector<int> peers;
@@ -36,4 +36,9 @@ std::vector<std::pair<int, int>> probePairs(int worldSize, int k, uint64_t seed)
   return pairs;
 }
 
-}  // namespace balancenet::comm
+std::optional<comm::ProbeSelection> probeSelection(int rank, int worldSize, int k, uint64_t seed) {
+  if (k <= 0) return std::nullopt;
+  return comm::ProbeSelection{probePairs(worldSize, k, seed), probePeers(rank, worldSize, k, seed)};
+}
+
+}  // namespace balancenet::orchestrator
