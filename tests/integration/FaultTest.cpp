@@ -286,6 +286,42 @@ TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
   expectNoOrphans();
 }
 
+// Pipeline stages cannot go on without one of theirs: with --max-restarts and --checkpoint-dir the launcher
+// restarts the whole job from the newest checkpoint, and it ends where the job that was never killed ends.
+TEST_F(Faults, KilledPipelineStageRestartsTheJobFromItsCheckpointAndEndsExactly) {
+  const int steps = 12;
+  auto pipelined = [&](const std::string& run) {
+    auto flags = with(job(2, steps, run), "--model", "cnn");
+    flags.insert(flags.end(), {"--pipeline-stages", "2", "--micro-batches", "2", "--optimizer", "adam", "--lr", "0.002",
+                               "--checkpoint-dir", dir_.file(run + "-ckpt"), "--checkpoint-every", "3"});
+    return flags;
+  };
+  auto straight = launch(pipelined("straight"), {});
+  ASSERT_EQ(straight.exitCode, 0) << straight.output;
+  auto flags = pipelined("run");
+  flags.insert(flags.end(), {"--max-restarts", "1"});
+  workers_.clear();  // the straight run's
+  // Stage 1 dies after step 7: the newest checkpoint is step 6's.
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:7:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("restarting the whole job from its newest checkpoint (attempt 1, 0 restarts left)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("resumed from " + dir_.file("run-ckpt") + "/step-00000006.ckpt"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(workers_.size(), 4u);  // two launched, both started again
+  EXPECT_EQ(maxParameterDifference("straight", "run"), 0.0);
+  expectNoOrphans();
+
+  // Without a checkpoint directory there is nothing to restart from: one line before any worker starts.
+  auto refused = train({"--nodes", "2", "--pipeline-stages", "2", "--max-restarts", "1", "--steps", "2"});
+  EXPECT_EQ(refused.exitCode, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--max-restarts with --pipeline-stages restarts the whole job from its newest "
+                                "checkpoint: give --checkpoint-dir"),
+            std::string::npos)
+      << refused.output;
+}
+
 TEST_F(Faults, WorkerJoiningFromOutsideTrainsAfterItsJoin) {
   const int steps = 120;
   auto flags = job(2, steps, "run");

@@ -8,6 +8,8 @@
 
 namespace balancenet::comm {
 
+std::string attemptPrefix(int attempt) { return fmt::format("attempt/{}", attempt); }
+
 std::string federatedChannelPrefix(int client, int64_t generation) {
   return fmt::format("fed/{}/{}", client, generation);
 }

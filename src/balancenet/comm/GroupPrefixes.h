@@ -16,6 +16,8 @@ namespace balancenet::comm {
 // Under the job's admitted store (JobAdmission.h): the workers' group, formed by rendezvous(). Every prefix
 // below is under this one, in the store that connectJobStore() and Communicator::sharedStore() return.
 constexpr const char* kJobGroupPrefix = "pg";
+// The job's keys on its `attempt`-th restart as a whole (0: the job as launched, no prefix): "attempt/<n>".
+std::string attemptPrefix(int attempt);
 // NodeMonitor's side group of the workers (sideGroup), its probes apart from the training collectives.
 constexpr const char* kProbeGroupPrefix = "probe";
 // The workers and the parameter servers (ps/PsGroup.h).

@@ -98,6 +98,11 @@ void waitForAllRanks(c10d::Store& store, int rank, int worldSize, std::chrono::m
 
 }  // namespace
 
+// A job restarted whole meets under its attempt's keys, away from the dead attempt's claims and addresses.
+static c10::intrusive_ptr<c10d::Store> forAttempt(c10::intrusive_ptr<c10d::Store> job, int attempt) {
+  return attempt > 0 ? scopedStore(attemptPrefix(attempt), std::move(job)) : job;
+}
+
 bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
@@ -134,8 +139,9 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
     publishJob(root, place, o.worldSize);
     warnIfOpen(o, o.masterPort);
   }
-  auto job = admit(root, place);
-  checkWorldSize(*job, place, o.worldSize, o.rank);
+  auto admitted = admit(root, place);
+  checkWorldSize(*admitted, place, o.worldSize, o.rank);
+  auto job = forAttempt(admitted, o.attempt);
   claimRank(*job, place, o.rank);
   waitForAllRanks(*job, o.rank, o.worldSize, o.timeout);
   return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface);
@@ -143,7 +149,7 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
   SetupWatchdog watchdog(setupLimit(o), "joining the job's store at " + placeOf(o).where, storeStopped(placeOf(o)));
-  return scopedStore(kJobGroupPrefix, admit(openStore(o, false), placeOf(o)));
+  return scopedStore(kJobGroupPrefix, forAttempt(admit(openStore(o, false), placeOf(o)), o.attempt));
 }
 
 void checkJobAdmission(const RendezvousOptions& o) {

@@ -29,6 +29,9 @@ struct RendezvousOptions {
   // (c10d 1.13's TCPStore listens on every interface, whatever masterAddr says). Gloo then uses loopback.
   std::string storeFile;
   std::string jobToken;  // only processes with the same token join (see JobAdmission.h); empty: none
+  // A job restarted whole by its launcher meets again under fresh keys (attemptPrefix): the dead attempt's
+  // rank claims and addresses stay in the store.
+  int attempt = 0;
 
   // Where Gloo listens unless iface names an interface: loopback for a file store, whose peers are all
   // on this machine, else the master's address decides (see joinGroup).

@@ -15,6 +15,8 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
       {kStoreHostedVar, "internal: 1 when the launcher hosts the store", true},
       {kStoreFileVar, "internal: a single-host job's private store file", true},
       {kJoinVar, "internal: 1 on a worker the launcher restarted (it joins)", true},
+      {kAttemptVar, "internal: N on the workers of a job the launcher restarted whole (a pipeline) for the Nth time",
+       true},
       {kServerVar, "internal: this process is parameter server K", true},
       {kFaultVar, "testing: RANK:STEP:kill|stop, a worker signals itself at a step", false},
       {kTmpDirVar, "where a single-host job's private store directory is made (default /tmp)", false},

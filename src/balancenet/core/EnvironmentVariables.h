@@ -17,6 +17,7 @@ inline constexpr const char* kJobTokenVar = "BALANCENET_JOB_TOKEN";
 inline constexpr const char* kStoreHostedVar = "BALANCENET_STORE_HOSTED";
 inline constexpr const char* kStoreFileVar = "BALANCENET_STORE_FILE";
 inline constexpr const char* kJoinVar = "BALANCENET_JOIN";
+inline constexpr const char* kAttemptVar = "BALANCENET_ATTEMPT";
 inline constexpr const char* kServerVar = "BALANCENET_PS_SERVER";
 inline constexpr const char* kFaultVar = "BALANCENET_FAULT";
 // The system's, read only.

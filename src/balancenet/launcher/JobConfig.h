@@ -36,7 +36,8 @@ struct WorkerIdentity {
   int localRank = 0;
   bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
   bool joining =
-      false;  // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
+      false;        // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
+  int attempt = 0;  // > 0: the job was restarted whole (a pipeline from its checkpoint) this many times
 };
 
 // Heterogeneity emulation: applied by wrappers around the gradient sync; no policy reads it.

@@ -18,6 +18,7 @@ comm::RendezvousOptions rendezvousOptions(const JobConfig& c) {
   if (c.worker) {
     rv.rank = std::max(0, c.worker->rank);  // a joiner (-1) gets its member id from the store later
     rv.hostStore = c.worker->rank == 0 && !c.worker->storeHostedByLauncher && !c.worker->joining;
+    rv.attempt = c.worker->attempt;
   }
   return rv;
 }

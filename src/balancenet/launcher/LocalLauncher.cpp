@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
@@ -311,6 +312,10 @@ class Supervisor {
         goOnWithout();
         continue;
       }
+      if (failure && restartsTheJob(*failure)) {
+        restartTheJob(*failure);
+        continue;
+      }
       if (failure && servesTheStoreAlone(*failure)) return serveTheStoreUntilTheJobEnds(*failure);
       if (failure) return stopAfterFailure(failure);
       stopStragglersAfterTheEnd();
@@ -322,10 +327,10 @@ class Supervisor {
  private:
   void startWorker(int rank, bool joining) {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
-    children_.push_back(spawn(
-        c_, fmt::format("rank {}", rank), roleOf(rank),
-        childEnvironment(inheritedEnvironment(), c_.launch, port_, workerIdentity(c_.launch, rank, local, joining)),
-        extraArgs_));
+    auto identity = workerIdentity(c_.launch, rank, local, joining);
+    if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
+    children_.push_back(spawn(c_, fmt::format("rank {}", rank), roleOf(rank),
+                              childEnvironment(inheritedEnvironment(), c_.launch, port_, identity), extraArgs_));
     children_.back().rank = rank;
   }
 
@@ -427,6 +432,32 @@ class Supervisor {
     }
   }
 
+  // Pipeline stages cannot go on without one of theirs (validation allows --max-restarts there only with
+  // --checkpoint-dir, on one host).
+  bool restartsTheJob(const Child& failure) const {
+    return c_.pipeline.enabled() && !badInput(failure) && restartsLeft_ > 0 && !finishedAt_;
+  }
+
+  // Every worker stops, and the job starts again from its newest checkpoint (from the start when it has none
+  // yet), its workers meeting under fresh store keys (attempt N: the dead attempt's claims stay behind).
+  void restartTheJob(const Child& failure) {
+    --restartsLeft_;
+    ++attempt_;
+    std::cerr << fmt::format(
+                     "balancenet: {} (pid {}) {}; a pipeline cannot go on without it: restarting the whole job from "
+                     "its newest checkpoint (attempt {}, {} restarts left)",
+                     failure.role, failure.pid, describeExit(failure.status), attempt_, restartsLeft_)
+              << std::endl;
+    stopAll(children_);
+    children_.clear();
+    const checkpoint::CheckpointStore store(c_.checkpoint.dir, c_.checkpoint.keep);
+    if (!c_.checkpoint.resume && !resumes_ && !store.files().empty()) {
+      extraArgs_.push_back("--resume");
+      resumes_ = true;
+    }
+    startAll();
+  }
+
   // Stops the rest and names the cause in one line; exit code 2 when the cause was bad input, else 1.
   int stopAfterFailure(Child* failure) {
     const bool elastic = c_.resilience.elastic;
@@ -468,6 +499,8 @@ class Supervisor {
   std::vector<std::string> extraArgs_;
   std::vector<Child> children_;
   int restartsLeft_;
+  int attempt_ = 0;                                                  // whole-job restarts so far (pipelines)
+  bool resumes_ = false;                                             // a restart added --resume to the workers' flags
   std::optional<std::chrono::steady_clock::time_point> finishedAt_;  // elastic: a worker completed the job
 };
 

@@ -6,6 +6,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
+#include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/launcher/Checkpointing.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/StagePlacement.h"
@@ -119,6 +120,9 @@ int runPipelineWorker(const JobConfig& config) {
   checkpoints.resumeIfAsked(trainer);
   std::vector<trainer::StepBoundary*> boundaries;
   checkpoints.addTo(boundaries);
+  // A restarted job must not repeat its first attempt's injected fault.
+  auto fault = config.worker->attempt == 0 ? elastic::faultFromEnvironment(rank) : nullptr;
+  if (fault) boundaries.push_back(fault.get());
   const auto summary = trainer::RunLoop(options.trainer, {trainer, boundaries}).run();
 
   if (!c.exportPath.empty() || !c.saveParams.empty()) trainer.gatherModelToRankZero();

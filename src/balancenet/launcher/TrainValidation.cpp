@@ -70,7 +70,20 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   }
   if (!r.elastic) {
     require(!r.join, "--join needs --elastic (a fixed job admits nobody)");
-    require(r.maxRestarts == 0, "--max-restarts needs --elastic (a fixed job cannot take a worker back)");
+    if (c.pipeline.enabled() && r.maxRestarts > 0) {
+      // A pipeline cannot go on without one of its stages: its launcher restarts the whole job from the newest
+      // checkpoint, which only a launcher that runs every worker can do.
+      require(!c.checkpoint.dir.empty(),
+              "--max-restarts with --pipeline-stages restarts the whole job from its newest checkpoint: give "
+              "--checkpoint-dir");
+      require(c.launch.nnodes == 1,
+              "--max-restarts with --pipeline-stages needs a job on one host (a launcher restarts only its own "
+              "workers)");
+      return;
+    }
+    require(r.maxRestarts == 0,
+            "--max-restarts needs --elastic (a fixed job cannot take a worker back), or --pipeline-stages with "
+            "--checkpoint-dir (the whole job restarts)");
     return;
   }
   require(r.minNodes <= world, fmt::format("--min-workers {} is more than the {} workers launched", r.minNodes, world));
@@ -187,7 +200,8 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
     return;
   }
   // The pipeline engine runs the plain all-reduce among a stage's replicas and has no membership changes
-  // (a re-form would need a new cut), job restarts or factor capture yet. (--export, --save-params and
+  // (a re-form would need a new cut) or factor capture yet; its --max-restarts restarts the whole job. (--export,
+  // --save-params and
   // --checkpoint-dir/--resume are allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
       {c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
@@ -195,7 +209,6 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
       {c.syncBatchNorm, "--sync-bn"},
       {c.resilience.elastic, "--elastic"},
       {c.resilience.join, "--join"},
-      {c.resilience.maxRestarts > 0, "--max-restarts"},
       // A pace in samples/s is kept by the data-parallel gradient sync; stages are slowed by --slowdown.
       {!raw.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
   };

@@ -45,6 +45,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   if (auto local = env(kLocalRankVar)) id.localRank = envInt(kLocalRankVar, *local, 0, 1 << 20);
   id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
   id.joining = env(kJoinVar).value_or("0") == "1";
+  if (auto attempt = env(kAttemptVar)) id.attempt = envInt(kAttemptVar, *attempt, 0, 1 << 20);
   if (!env(kMasterPortVar) && launch.storeFile.empty())
     throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
   return id;
