@@ -26,7 +26,8 @@ class CheckpointStore {
   // Nothing touches the directory until the first write.
   CheckpointStore(std::string dir, int keep = kDefaultKeep);
 
-  // Writes the checkpoint of `c.step`, then removes all but the newest `keep`, then rewrites the manifest.
+  // Writes the checkpoint of `c.step`, then removes all but the newest `keep` up to it (never the one just
+  // written) and the damaged ones newer than it (left from before a resume), then rewrites the manifest.
   // Returns the path written. Throws RuntimeFailure when the file cannot be written.
   std::string write(const Checkpoint& c);
 
@@ -41,8 +42,6 @@ class CheckpointStore {
   const std::string& dir() const { return dir_; }
 
  private:
-  void writeManifest(const std::vector<std::string>& kept) const;
-
   std::string dir_;
   int keep_;
 };

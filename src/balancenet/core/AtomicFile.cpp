@@ -42,9 +42,13 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  // Both run whatever the first says (the descriptor is closed in every path), and the error is taken
+  // before the clean-up can overwrite errno.
+  const int syncError = ::fsync(fd) != 0 ? errno : 0;
+  const int closeError = ::close(fd) != 0 ? errno : 0;
+  if (syncError != 0 || closeError != 0) {
     ::unlink(tmp.c_str());
-    throw RuntimeFailure(fmt::format("cannot flush {}: {}", path, std::strerror(errno)));
+    throw RuntimeFailure(fmt::format("cannot flush {}: {}", path, std::strerror(syncError ? syncError : closeError)));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;

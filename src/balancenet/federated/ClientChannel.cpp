@@ -6,9 +6,12 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/DetachedTask.h"
+#include "balancenet/core/Error.h"
 
 namespace balancenet::federated {
 namespace {
@@ -17,6 +20,10 @@ constexpr int kServerRank = 0, kClientRank = 1;
 constexpr int kHeaderTag = 1, kModelTag = 2;
 
 std::string generationKey(int client) { return fmt::format("fed/{}/generation", client); }
+// Set by a client right before it joins its channel: the server joins only a generation whose client got
+// that far, so its join does not sit in the store waiting for a client that died before (a TCPStore
+// client serialises its operations, and a blocked wait would hold up every other one).
+std::string joiningKey(int client, int64_t generation) { return fmt::format("fed/{}/{}/joining", client, generation); }
 
 std::unique_ptr<comm::Communicator> joinChannel(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                 int64_t generation, int rank, const ChannelOptions& o) {
@@ -45,6 +52,7 @@ ClientChannel::ClientChannel(std::shared_ptr<comm::Communicator> comm, int clien
 std::unique_ptr<ClientChannel> ClientChannel::connectClient(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                             const ChannelOptions& options) {
   const int64_t generation = store->add(generationKey(client), 1);
+  store->set(joiningKey(client, generation), std::vector<uint8_t>{1});
   return std::unique_ptr<ClientChannel>(
       new ClientChannel(joinChannel(store, client, generation, kClientRank, options), client, generation));
 }
@@ -57,6 +65,32 @@ std::unique_ptr<ClientChannel> ClientChannel::acceptClient(const c10::intrusive_
                                                            int64_t generation, const ChannelOptions& options) {
   return std::unique_ptr<ClientChannel>(
       new ClientChannel(joinChannel(store, client, generation, kServerRank, options), client, generation));
+}
+
+std::unique_ptr<ClientChannel> ClientChannel::acceptNewest(const c10::intrusive_ptr<c10d::Store>& store, int client,
+                                                           int64_t after,
+                                                           std::chrono::steady_clock::time_point deadline,
+                                                           const ChannelOptions& options) {
+  int64_t tried = after;  // the newest generation whose join was started
+  std::future<std::unique_ptr<ClientChannel>> join;
+  for (;;) {
+    const int64_t newest = announcedGeneration(*store, client);
+    if (newest > tried && store->check({joiningKey(client, newest)})) {
+      tried = newest;
+      // On a thread of its own, so a newer generation can overtake it: an overtaken join is left to fail or
+      // time out there.
+      join = runDetached([store, client, newest, options] { return acceptClient(store, client, newest, options); });
+    }
+    if (join.valid() && join.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      try {
+        return join.get();
+      } catch (const std::exception& e) {  // the client of `tried` died while the channel formed
+        spdlog::debug("client {}: generation {} did not form: {}", client, tried, firstLine(e.what()));
+      }
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 void ClientChannel::send(const MessageHeader& header, const at::Tensor& model) {
@@ -75,18 +109,9 @@ Message ClientChannel::receive(int64_t modelSize) {
 }
 
 std::future<Message> ClientChannel::receiveLater(int64_t modelSize) {
-  std::promise<Message> promise;
-  auto future = promise.get_future();
   const int peer = comm_->rank() == kServerRank ? kClientRank : kServerRank;
   // Detached: a server that gave up on a silent client does not wait for the receive's timeout.
-  std::thread([comm = comm_, peer, modelSize, promise = std::move(promise)]() mutable {
-    try {
-      promise.set_value(receiveOn(*comm, peer, modelSize));
-    } catch (...) {
-      promise.set_exception(std::current_exception());
-    }
-  }).detach();
-  return future;
+  return runDetached([comm = comm_, peer, modelSize] { return receiveOn(*comm, peer, modelSize); });
 }
 
 }  // namespace balancenet::federated

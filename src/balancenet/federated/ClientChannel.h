@@ -1,7 +1,7 @@
 // ClientChannel: one federated client's link to the server, a 2-rank Gloo group of its own (server rank 0,
 // client rank 1) over the job's store under "fed/<client>/<generation>". A dead client breaks only its
 // own channel; a restarted one announces generation + 1 and forms a new channel, which the server picks
-// up at a round boundary.
+// up at a round boundary (or at start-up, when the client was restarted before the server reached it).
 #pragma once
 #include <chrono>
 #include <future>
@@ -43,6 +43,13 @@ class ClientChannel {
   // The server's side of `generation` (announced): joins as rank 0 (waits for the client there).
   static std::unique_ptr<ClientChannel> acceptClient(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                      int64_t generation, const ChannelOptions& options);
+  // The server's side of the client's newest generation above `after`: waits until one is announced and its
+  // client has reached the channel, then joins it. A generation overtaken by a newer one (its client died
+  // and was restarted) is given up, even while its join is under way, and one whose join failed is not
+  // tried again: the server never waits on a stale generation. Null when none formed before `deadline`.
+  static std::unique_ptr<ClientChannel> acceptNewest(const c10::intrusive_ptr<c10d::Store>& store, int client,
+                                                     int64_t after, std::chrono::steady_clock::time_point deadline,
+                                                     const ChannelOptions& options);
 
   int client() const { return client_; }
   int64_t generation() const { return generation_; }

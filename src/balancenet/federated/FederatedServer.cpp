@@ -122,23 +122,17 @@ class Server {
                  wallBefore_);
   }
 
-  // The launched clients: each announces generation 1 and waits for the server on its channel.
+  // The launched clients: each announces generation 1 and waits for the server on its channel; one restarted
+  // before the server reached it has announced a later generation, which is the one the server opens.
   void connectClients() {
-    const auto start = Clock::now();
+    const auto deadline = Clock::now() + s_.joinTimeout;
     for (int c = 0; c < o_.clients; ++c) {
-      while (ClientChannel::announcedGeneration(*store_, c) < 1) {
-        if (Clock::now() - start > s_.joinTimeout)
-          throw RuntimeFailure(fmt::format("client {} did not arrive within {:.0f} s (--rendezvous-timeout)", c,
-                                           s_.joinTimeout.count() / 1000.0));
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      open(c, 1);
+      channels_[c] = ClientChannel::acceptNewest(store_, c, 0, deadline, s_.channel);
+      if (!channels_[c])
+        throw RuntimeFailure(fmt::format("client {} did not arrive within {:.0f} s (--rendezvous-timeout)", c,
+                                         s_.joinTimeout.count() / 1000.0));
+      generations_[c] = channels_[c]->generation();
     }
-  }
-
-  void open(int client, int64_t generation) {
-    channels_[client] = ClientChannel::acceptClient(store_, client, generation, s_.channel);
-    generations_[client] = generation;
   }
 
   // A client restarted by the launcher (a new generation) takes part again from this boundary on.
@@ -147,8 +141,14 @@ class Server {
       if (channels_[c]) continue;
       const int64_t g = ClientChannel::announcedGeneration(*store_, c);
       if (g <= generations_[c]) continue;
-      open(c, g);
-      spdlog::info("client {} rejoined (generation {}); it takes part from round {} on", c, g, round_);
+      channels_[c] = ClientChannel::acceptNewest(store_, c, generations_[c], Clock::now() + s_.joinTimeout, s_.channel);
+      if (!channels_[c]) {  // died again before its channel formed: wait for the next generation
+        spdlog::warn("client {} announced generation {} but its channel did not form", c, g);
+        generations_[c] = g;
+        continue;
+      }
+      generations_[c] = channels_[c]->generation();
+      spdlog::info("client {} rejoined (generation {}); it takes part from round {} on", c, generations_[c], round_);
     }
   }
 

@@ -78,7 +78,12 @@ Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<
   const pid_t parent = ::getpid();
 
   pid_t pid = ::fork();
-  if (pid < 0) throw RuntimeFailure(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid < 0) {
+    const int err = errno;  // before the clean-up's calls
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw RuntimeFailure(fmt::format("fork: {}", std::strerror(err)));
+  }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);

@@ -14,6 +14,7 @@
 #include "balancenet/launcher/TrainFlags.h"
 #include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/pipeline/MicroBatches.h"
 #include "balancenet/pipeline/Schedule.h"
 
 namespace balancenet::launcher {
@@ -187,6 +188,8 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   if (autoStages) validateAutoStages(c, raw);
   require(raw.microBatches == kUnset || raw.microBatches >= 1,
           fmt::format("--micro-batches must be at least 1, got {}", raw.microBatches));
+  require(raw.microBatches <= pipeline::kMaxMicroBatches,  // each has its own message tags in a step
+          fmt::format("--micro-batches must be at most {}, got {}", pipeline::kMaxMicroBatches, raw.microBatches));
   // Auto leaves 0: the planner's default for each shape it ranks, 4 x its stages (PlanInput::microBatches).
   p.microBatches = raw.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.microBatches;
   pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both

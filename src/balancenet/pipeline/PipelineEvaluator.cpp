@@ -8,7 +8,7 @@
 namespace balancenet::pipeline {
 namespace {
 
-// Above every training tag (ScheduleRunner::tagFor stays below 2^21).
+// Above every training tag (ScheduleRunner::tagFor stays below 2^27).
 constexpr int kEvalTagBase = 1 << 28;
 
 }  // namespace

@@ -17,7 +17,7 @@
 namespace balancenet::pipeline {
 namespace {
 
-// Re-partition messages: above training tags (< 2^21), below evaluation (2^28) and gathering (2^29). Each
+// Re-partition messages: above training tags (< 2^27), below evaluation (2^28) and gathering (2^29). Each
 // (block, replica) pair has its own span of tags, so no two messages of one move share a tag.
 constexpr int kMoveTagBase = 1 << 27;
 constexpr int kMoveTagsPerBlock = 1 << 10;

@@ -13,8 +13,10 @@
 namespace balancenet::pipeline {
 namespace {
 
-constexpr int kMaxMicroBatches = 1024;
-constexpr int64_t kStepWrap = 1024;  // steps in flight at once: 1; the wrap only keeps tags in range
+// Steps in flight at once: 1 (a flushed pipeline); the wrap keeps tags in range, and a step's tags still differ
+// from its neighbours'. Training tags stay below 1 << 27, where the re-partition's move tags begin.
+constexpr int64_t kStepWrap = 4;
+static_assert(kStepWrap * kMaxMicroBatches * 2 <= (int64_t{1} << 27), "training tags reach the move tags");
 
 // Emulated slowness: the compute just done, stretched to `slowdown` times its length.
 void stretch(const Stopwatch& watch, double slowdown) {

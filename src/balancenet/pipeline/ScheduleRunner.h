@@ -53,8 +53,8 @@ class ScheduleRunner {
   // waiting, receives block: with the schedules' order this cannot deadlock (docs/pipeline.md).
   StageOutcome run(const StepInput& input, Timeline* timeline, std::vector<ActionSpan>& spans);
 
-  // Tags pair each send with its receive: unique per step (modulo a wrap far beyond messages in
-  // flight), micro-batch and direction.
+  // Tags pair each send with its receive: unique per step (modulo a wrap beyond the one step in flight),
+  // micro-batch (fewer than kMaxMicroBatches, MicroBatches.h) and direction; all below 1 << 27.
   static int tagFor(int64_t step, int micro, Action::Kind direction);
 
  private:

@@ -1,6 +1,7 @@
 // Reading run directories back (for compare and reports).
 #include "balancenet/report/RunResults.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -28,10 +29,15 @@ std::vector<std::vector<std::string>> readCsv(const std::string& path) {
   return rows;
 }
 
+int optionalColumn(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+}
+
 int column(const std::vector<std::string>& header, const std::string& name, const std::string& path) {
-  for (size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return static_cast<int>(i);
-  throw UsageError(fmt::format("{}: no column '{}'", path, name));
+  const int i = optionalColumn(header, name);
+  if (i < 0) throw UsageError(fmt::format("{}: no column '{}'", path, name));
+  return i;
 }
 
 double RunResults::meanSyncMs() const {
@@ -83,6 +89,14 @@ RunResults loadRun(const std::string& dir) {
             rankCol = column(steps[0], "rank", stepsPath), batchCol = column(steps[0], "batch", stepsPath),
             computeCol = column(steps[0], "compute_ms", stepsPath), commCol = column(steps[0], "comm_ms", stepsPath),
             waitCol = column(steps[0], "wait_ms", stepsPath);
+  // A pipeline writes a row per stage and replica, and only stage 0's replicas together carry the global
+  // batch (every later stage processes the same samples): count a step's samples there alone. Data-parallel
+  // rows say stage 0; runs from before pipelines have no stage column, an empty field means stage 0 too.
+  const int stageCol = optionalColumn(steps[0], "stage");
+  const auto firstStage = [&](const std::vector<std::string>& row) {
+    return stageCol < 0 || static_cast<size_t>(stageCol) >= row.size() || row[stageCol].empty() ||
+           std::stoi(row[stageCol]) == 0;
+  };
   std::map<int64_t, double> samples;
   std::map<int, std::pair<RankBreakdown, int>> perRank;  // sums and steps counted
   std::map<int64_t, double> slowest;
@@ -95,7 +109,7 @@ RunResults loadRun(const std::string& dir) {
     sync[step].first += std::stod(steps[i].at(syncCol));
     sync[step].second += 1;
     bytes += std::stod(steps[i].at(bytesCol));
-    samples[step] += std::stod(steps[i].at(batchCol));
+    if (firstStage(steps[i])) samples[step] += std::stod(steps[i].at(batchCol));
     if (step == 0) continue;
     auto& [sum, count] = perRank[std::stoi(steps[i].at(rankCol))];
     sum.computeMs += std::stod(steps[i].at(computeCol));

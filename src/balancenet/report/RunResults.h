@@ -52,5 +52,7 @@ std::string runName(const std::string& dir);
 std::vector<std::vector<std::string>> readCsv(const std::string& path);
 // The index of column `name` in `header`; UsageError naming `path` when there is none.
 int column(const std::vector<std::string>& header, const std::string& name, const std::string& path);
+// The index of column `name` in `header`, or -1 when there is none (a column that older runs lack).
+int optionalColumn(const std::vector<std::string>& header, const std::string& name);
 
 }  // namespace balancenet::report

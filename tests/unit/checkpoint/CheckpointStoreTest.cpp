@@ -64,6 +64,42 @@ TEST(CheckpointStore, NewestGoodSkipsDamagedCheckpointsAndSaysSo) {
       << warnings[1];
 }
 
+void truncateHalf(const std::string& path) { fs::resize_file(path, fs::file_size(path) / 2); }
+
+// Resumed at 20 behind K = 2 damaged newer files (30, 40): keeping the K highest steps would remove each new
+// checkpoint in the call that wrote it. The damaged newer ones go instead, and the new one is kept.
+TEST(CheckpointStore, ACheckpointWrittenBehindDamagedNewerOnesIsKeptAndTheyAreRemoved) {
+  balancenet::testing::TempDir dir;
+  for (int64_t step : {10, 20, 30, 40}) CheckpointStore(dir.path(), 5).write(sampleCheckpoint(step));
+  truncateHalf(dir.file("step-00000030.ckpt"));
+  truncateHalf(dir.file("step-00000040.ckpt"));
+  CheckpointStore store(dir.path(), 2);
+  ASSERT_EQ(store.newestGood(nullptr)->checkpoint.step, 20);  // the resume
+  const std::string written = store.write(sampleCheckpoint(25));
+  EXPECT_TRUE(fs::exists(written));
+  EXPECT_EQ(namesIn(dir.path()),
+            (std::vector<std::string>{"manifest.json", "step-00000020.ckpt", "step-00000025.ckpt"}));
+  EXPECT_EQ(store.newestGood(nullptr)->checkpoint.step, 25);
+  const auto manifest = nlohmann::json::parse(balancenet::testing::readFile(dir.file("manifest.json")));
+  ASSERT_EQ(manifest["checkpoints"].size(), 2u);
+  EXPECT_EQ(manifest["checkpoints"][0]["step"], 25);
+  EXPECT_EQ(manifest["checkpoints"][1]["step"], 20);
+}
+
+// An intact file newer than the run's (none should be: a resume takes the newest intact one) is neither
+// removed nor counted among the K kept.
+TEST(CheckpointStore, AnIntactNewerFileIsLeftAloneAndNotCounted) {
+  balancenet::testing::TempDir dir;
+  CheckpointStore(dir.path(), 5).write(sampleCheckpoint(90));
+  CheckpointStore store(dir.path(), 1);
+  for (int64_t step : {10, 20}) store.write(sampleCheckpoint(step));
+  EXPECT_EQ(namesIn(dir.path()),
+            (std::vector<std::string>{"manifest.json", "step-00000020.ckpt", "step-00000090.ckpt"}));
+  const auto manifest = nlohmann::json::parse(balancenet::testing::readFile(dir.file("manifest.json")));
+  ASSERT_EQ(manifest["checkpoints"].size(), 1u);
+  EXPECT_EQ(manifest["checkpoints"][0]["step"], 20);
+}
+
 TEST(CheckpointStore, TemporaryAndForeignFilesAreNeverCheckpoints) {
   balancenet::testing::TempDir dir;
   CheckpointStore store(dir.path(), 3);

@@ -171,6 +171,9 @@ TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
   };
   expectRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
   expectRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
+  // Each micro-batch of a step has its own message tags (ScheduleRunner::tagFor): 2^24 at most, up front.
+  expectRefused(with({"--micro-batches", "16777217"}), "--micro-batches must be at most 16777216, got 16777217");
+  EXPECT_EQ(parseTrainCommandLine(with({"--micro-batches", "2000"})).pipeline.microBatches, 2000);
   expectRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
   expectRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
   expectRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");

@@ -3,6 +3,8 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "balancenet/core/Error.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/report/GnuplotChart.h"
@@ -47,6 +49,48 @@ TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {
   EXPECT_EQ(run.ranks[1].rank, 1);
   EXPECT_DOUBLE_EQ(run.ranks[1].computeMs, 1);
   EXPECT_DOUBLE_EQ(run.ranks[1].waitMs, 0);
+}
+
+// A run whose steps.csv has the columns written since pipelines (issue 16), stage among them; each row is
+// (step, rank, batch, update_ms, stage), the stage field as written ("" for an empty one).
+struct StepsRow {
+  int step, rank, batch;
+  double updateMs;
+  std::string stage;
+};
+
+RunResults loadSteps(const testing::TempDir& dir, const std::vector<StepsRow>& rows) {
+  writeRun(dir);
+  std::string csv =
+      "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
+      "stage,micro_batches,bubble_ms,send_ms,recv_ms\n";
+  for (const auto& r : rows)
+    csv += fmt::format("{},{},{},1,1,0,1,{},1,0.1,4,4,{},4,0,0,0\n", r.step, r.rank, r.batch, r.updateMs, r.stage);
+  write(dir.file("steps.csv"), csv);
+  return loadRun(dir.path());
+}
+
+TEST(RunResults, APipelineStepsSamplesAreCountedOnceAtStageZero) {
+  testing::TempDir dir;
+  // 2 stages x 2 replicas: ranks 0 and 1 are stage 0's replicas (24 + 40 = the global batch of 64), ranks 2
+  // and 3 stage 1's, which process the same 64 samples again. Summing every row would report 128.
+  const auto run = loadSteps(dir, {{0, 0, 24, 100, "0"},
+                                   {0, 1, 40, 100, "0"},
+                                   {0, 2, 24, 100, "1"},
+                                   {0, 3, 40, 100, "1"},
+                                   {1, 0, 32, 50, "0"},
+                                   {1, 1, 32, 50, "0"},
+                                   {1, 2, 32, 50, "1"},
+                                   {1, 3, 32, 50, "1"}});
+  EXPECT_EQ(run.samplesPerStep, (std::vector<double>{64, 64}));
+  EXPECT_EQ(run.updateMsPerStep, (std::vector<double>{100, 50}));
+  ASSERT_EQ(run.ranks.size(), 4u);  // every stage's rank still has its breakdown
+}
+
+TEST(RunResults, ADataParallelRunsRowsAllSayStageZeroAndAllCount) {
+  testing::TempDir dir;
+  const auto run = loadSteps(dir, {{0, 0, 60, 100, "0"}, {0, 1, 4, 90, "0"}, {1, 0, 30, 50, "0"}, {1, 1, 34, 70, ""}});
+  EXPECT_EQ(run.samplesPerStep, (std::vector<double>{64, 64}));  // an empty stage field is stage 0
 }
 
 TEST(RunCharts, ASplitChartSpansAnElasticGroupThatShrank) {
