@@ -14,6 +14,9 @@ namespace balancenet::comm {
 
 constexpr std::chrono::milliseconds kDefaultRendezvousTimeout{60000};
 
+// c10d's default: Gloo's threads per process group, which run the collectives' copies and reductions.
+inline constexpr int kDefaultGlooThreads = 2;
+
 struct RendezvousOptions {
   std::string masterAddr = "127.0.0.1";  // where the store listens
   int masterPort = 0;
@@ -28,7 +31,8 @@ struct RendezvousOptions {
   // A c10d FileStore at this path instead of the TCPStore: a single-machine job opens no store port at all
   // (c10d 1.13's TCPStore listens on every interface, whatever masterAddr says). Gloo then uses loopback.
   std::string storeFile;
-  std::string jobToken;  // only processes with the same token join (see JobAdmission.h); empty: none
+  std::string jobToken;                   // only processes with the same token join (see JobAdmission.h); empty: none
+  int glooThreads = kDefaultGlooThreads;  // Gloo's own threads per group (a worker under a CPU limit takes fewer)
 
   // Where Gloo listens unless iface names an interface: loopback for a file store, whose peers are all
   // on this machine, else the master's address decides (see joinGroup).
@@ -49,10 +53,11 @@ c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options
 // token and has its world size, so a mistake is one line from the launcher rather than one per worker.
 void checkJobAdmission(const RendezvousOptions& options);
 
-// Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads).
+// Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads), with
+// `threads` Gloo threads.
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
                                         std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",
-                                        const std::string& iface = "");
+                                        const std::string& iface = "", int threads = kDefaultGlooThreads);
 
 // A second, independent group of the same ranks (e.g. for probes on another thread), formed over
 // the main group's store under its own key prefix. Collective: every rank calls it with the same name.

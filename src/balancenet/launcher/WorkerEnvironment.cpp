@@ -1,6 +1,7 @@
 // Parsing torchrun-style environment variables, with one-line errors for malformed values; and writing them.
 #include "balancenet/launcher/WorkerEnvironment.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -16,15 +17,11 @@ std::optional<std::string> env(const char* name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
+// The whole value, digits only (std::stoi would take " 4" and "+4").
 int envInt(const char* name, const std::string& value, int min, int max) {
-  size_t used = 0;
   int v = 0;
-  try {
-    v = std::stoi(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || v < min || v > max)
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < min || v > max)
     throw UsageError(fmt::format("environment variable {}='{}' must be an integer in [{}, {}]", name, value, min, max));
   return v;
 }
@@ -48,6 +45,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   id.worldSize = envInt(kWorldSizeVar, *world, 1, 1 << 20);
   id.rank = envInt(kRankVar, *rank, 0, id.worldSize - 1);
   if (auto local = env(kLocalRankVar)) id.localRank = envInt(kLocalRankVar, *local, 0, 1 << 20);
+  if (auto local = env(kLocalWorldSizeVar)) id.localWorldSize = envInt(kLocalWorldSizeVar, *local, 1, 1 << 20);
   id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
   id.joining = env(kJoinVar).value_or("0") == "1";
   if (!env(kMasterPortVar) && launch.storeFile.empty())
