@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "balancenet/core/CgroupLimits.h"
 #include "balancenet/core/Error.h"
@@ -73,6 +74,8 @@ void checkForkBudget(const JobConfig& c) {
   const bool oneHostFederated = c.federated && c.launch.nnodes == 1;
   const std::string flag = oneHostFederated ? "--clients" : (c.launch.nnodes > 1 ? "--nproc-per-node" : "--workers");
   const int others = oneHostFederated ? 1 : servers;
+  spdlog::debug("fork budget: {} processes x ({} runtime + {} model) against {} available ({})", budget.processes,
+                mib(kProcessBaselineBytes), mib(budget.modelBytes), mib(budget.availableBytes), budget.availableFrom);
   if (const auto refusal = forkRefusal(budget, flag, others)) throw UsageError(*refusal);
 }
 

@@ -9,12 +9,13 @@
 
 namespace balancenet::launcher {
 
-// The resident memory of one balancenet process before its model's state and activations: libtorch, Gloo,
-// the data set in memory, the loader's and allocator's buffers. Measured on 2026-11-25 (Debian, libtorch
-// 1.13, OpenBLAS pthread, Fashion-MNIST): the peak resident set (VmHWM) of each worker of `balancenet train
-// --workers 2 --model mlp --steps 20` and of each client of `balancenet federate --clients 2 --rounds 2`, less
-// the model estimate below, rounded up (see docs/usage.md, "How many processes fit").
-inline constexpr int64_t kProcessBaselineBytes = 256ll << 20;
+// The private memory of one balancenet process before its model's state and activations: libtorch's and Gloo's
+// heaps, the data set in memory, the loader's and allocator's buffers (the shared libraries' pages are shared
+// by all processes and not counted). Measured on 2026-11-25 (Debian, libtorch 1.13, OpenBLAS pthread,
+// Fashion-MNIST, 2 cores): the largest RssAnon of /proc/PID/status, sampled every 0.2 s, of each worker of
+// `balancenet train --workers 2 --model mlp --steps 20` was 287 and 298 MiB (the mlp's estimate: ~2 MiB), of
+// each client of `balancenet federate --clients 2 --rounds 2` 191 and 239 MiB; rounded up.
+inline constexpr int64_t kProcessBaselineBytes = 300ll << 20;
 
 struct ForkBudget {
   int processes = 0;           // what the launcher would fork on this host
