@@ -17,6 +17,20 @@ void write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// A v1 cgroup directory's quota files.
+void writeCfs(const std::string& dir, const std::string& quota, const std::string& period) {
+  write(dir + "/cpu.cfs_quota_us", quota + "\n");
+  write(dir + "/cpu.cfs_period_us", period + "\n");
+}
+
+// A v2 cgroup directory's memory files.
+void writeMemory(const std::string& dir, const std::string& max, const std::string& current,
+                 const std::string& inactiveFile) {
+  write(dir + "/memory.max", max + "\n");
+  write(dir + "/memory.current", current + "\n");
+  write(dir + "/memory.stat", "anon 1\ninactive_file " + inactiveFile + "\n");
+}
+
 // A v2 tree (cgroup.controllers at the root) with this process in /kubepods/pod1/c1.
 CgroupPaths v2Tree(const testing::TempDir& tmp) {
   write(tmp.file("self"), "0::/kubepods/pod1/c1\n");
@@ -25,6 +39,13 @@ CgroupPaths v2Tree(const testing::TempDir& tmp) {
   write(tmp.file("fs/kubepods/cpu.max"), "max 100000\n");
   write(tmp.file("fs/kubepods/pod1/c1/cpu.max"), "max 100000\n");
   return {tmp.file("fs"), tmp.file("self")};
+}
+
+void expectQuota(const CgroupPaths& paths, double cores, const std::string& source) {
+  const auto quota = readCpuQuota(paths);
+  ASSERT_TRUE(quota);
+  EXPECT_DOUBLE_EQ(quota->cores, cores);
+  EXPECT_EQ(quota->source, source);
 }
 
 TEST(CgroupLimits, NoQuotaAnywhereIsNone) {
@@ -38,44 +59,31 @@ TEST(CgroupLimits, TheSmallestQuotaOfTheCgroupAndItsAncestorsWins) {
   const auto paths = v2Tree(tmp);
   write(tmp.file("fs/kubepods/pod1/cpu.max"), "45000 100000\n");
   write(tmp.file("fs/kubepods/pod1/c1/cpu.max"), "150000 100000\n");
-  const auto quota = readCpuQuota(paths);
-  ASSERT_TRUE(quota);
-  EXPECT_DOUBLE_EQ(quota->cores, 0.45);
-  EXPECT_EQ(quota->source, tmp.file("fs/kubepods/pod1/cpu.max"));
+  expectQuota(paths, 0.45, tmp.file("fs/kubepods/pod1/cpu.max"));
 }
 
 TEST(CgroupLimits, V1QuotaUnderTheControllersMount) {
   testing::TempDir tmp;
   write(tmp.file("self"), "5:memory:/m\n4:cpu,cpuacct:/testbed/h0\n0::/\n");
   write(tmp.file("fs/unified/cgroup.controllers"), "\n");  // hybrid: v2 mounted beside, without cpu
-  write(tmp.file("fs/cpu,cpuacct/cpu.cfs_quota_us"), "-1\n");
-  write(tmp.file("fs/cpu,cpuacct/cpu.cfs_period_us"), "100000\n");
-  write(tmp.file("fs/cpu,cpuacct/testbed/h0/cpu.cfs_quota_us"), "45000\n");
-  write(tmp.file("fs/cpu,cpuacct/testbed/h0/cpu.cfs_period_us"), "100000\n");
-  const auto quota = readCpuQuota({tmp.file("fs"), tmp.file("self")});
-  ASSERT_TRUE(quota);
-  EXPECT_DOUBLE_EQ(quota->cores, 0.45);
-  EXPECT_EQ(quota->source, tmp.file("fs/cpu,cpuacct/testbed/h0/cpu.cfs_quota_us"));
+  writeCfs(tmp.file("fs/cpu,cpuacct"), "-1", "100000");
+  writeCfs(tmp.file("fs/cpu,cpuacct/testbed/h0"), "45000", "100000");
+  expectQuota({tmp.file("fs"), tmp.file("self")}, 0.45, tmp.file("fs/cpu,cpuacct/testbed/h0/cpu.cfs_quota_us"));
 }
 
 // Docker without a cgroup namespace: /proc/self/cgroup names the host's path, the mount is the container's own.
 TEST(CgroupLimits, APathMissingUnderTheMountStillReadsTheMountsRoot) {
   testing::TempDir tmp;
   write(tmp.file("self"), "3:cpu:/docker/0123abcd\n");
-  write(tmp.file("fs/cpu/cpu.cfs_quota_us"), "150000\n");
-  write(tmp.file("fs/cpu/cpu.cfs_period_us"), "100000\n");
-  EXPECT_DOUBLE_EQ(readCpuQuota({tmp.file("fs"), tmp.file("self")}).value().cores, 1.5);
+  writeCfs(tmp.file("fs/cpu"), "150000", "100000");
+  expectQuota({tmp.file("fs"), tmp.file("self")}, 1.5, tmp.file("fs/cpu/cpu.cfs_quota_us"));
 }
 
 TEST(CgroupLimits, MemoryRoomIsTheLimitLessWhatIsUsedBesidesReclaimableCache) {
   testing::TempDir tmp;
   const auto paths = v2Tree(tmp);
-  write(tmp.file("fs/kubepods/memory.max"), "8000000000\n");
-  write(tmp.file("fs/kubepods/memory.current"), "1000000000\n");
-  write(tmp.file("fs/kubepods/memory.stat"), "anon 1\ninactive_file 0\n");
-  write(tmp.file("fs/kubepods/pod1/c1/memory.max"), "1000000000\n");
-  write(tmp.file("fs/kubepods/pod1/c1/memory.current"), "600000000\n");
-  write(tmp.file("fs/kubepods/pod1/c1/memory.stat"), "anon 1\ninactive_file 200000000\n");
+  writeMemory(tmp.file("fs/kubepods"), "8000000000", "1000000000", "0");
+  writeMemory(tmp.file("fs/kubepods/pod1/c1"), "1000000000", "600000000", "200000000");
   const auto room = readMemoryRoom(paths);
   ASSERT_TRUE(room);
   EXPECT_EQ(room->limitBytes, 1000000000);
