@@ -21,6 +21,7 @@ set -euo pipefail
 NAME=${BALANCENET_TESTBED_NAME:-bntb}
 SUBNET=10.213.0
 STATE_ROOT=/run/balancenet-testbed
+SELF=$(readlink -f "${BASH_SOURCE[0]}")
 PERIOD_US=10000 # a short CFS period: a throttled host runs in 10 ms slices, not 100 ms bursts
 
 die() {
@@ -302,7 +303,19 @@ case "$cmd" in
     (($#)) || die "run needs a command"
     # The cgroup first, then the namespace: `ip netns exec` and everything it starts inherit both.
     echo $$ > "$(cg_of "$i")/cgroup.procs"
-    exec ip netns exec "$(ns_of "$i")" "$@"
+    # `ip netns exec` mounts a fresh /sys, which hides /sys/fs/cgroup: the host's processes would not see the
+    # CPU quota they run under, as a container's processes do. So, in a mount namespace of its own, the cgroup
+    # mounts are bound aside first and bound back over the fresh /sys/fs/cgroup inside (_bind-cgroups).
+    view=$STATE/cgroup-view
+    mkdir -p "$view"
+    exec unshare --mount --propagation private /bin/bash -c 'mount --rbind /sys/fs/cgroup "$1" && shift && exec "$@"' \
+      _ "$view" ip netns exec "$(ns_of "$i")" /bin/bash "$SELF" _bind-cgroups "$view" "$@"
+    ;;
+  _bind-cgroups) # internal: run's last step, inside the host's namespaces
+    view=$1
+    shift
+    mount --rbind "$view" /sys/fs/cgroup
+    exec "$@"
     ;;
   addr) host_index "${1:-}"; addr_of "$1" ;;
   set-cpu)

@@ -107,7 +107,7 @@ bool isLoopback(const std::string& host) { return host == "localhost" || host.rf
 
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
                                         std::chrono::milliseconds timeout, const std::string& host,
-                                        const std::string& iface) {
+                                        const std::string& iface, int threads) {
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   try {
     if (!iface.empty())
@@ -116,7 +116,7 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
       opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     else
       opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-    opts->threads = 2;
+    opts->threads = threads;
     // Subgroups share this group's devices (as c10d's new_group does) and timeout.
     GroupMaker makeGroup = [opts](const c10::intrusive_ptr<c10d::Store>& s, int r, int n) {
       return c10::intrusive_ptr<c10d::ProcessGroup>(c10::make_intrusive<c10d::ProcessGroupGloo>(s, r, n, opts));
@@ -144,7 +144,8 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   auto job = forAttempt(admitted, o.attempt);
   claimRank(*job, place, o.rank);
   waitForAllRanks(*job, o.rank, o.worldSize, o.timeout);
-  return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface);
+  return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface,
+                        o.glooThreads);
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
@@ -160,12 +161,13 @@ void checkJobAdmission(const RendezvousOptions& o) {
 
 std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,
                                              int rank, int worldSize, std::chrono::milliseconds timeout,
-                                             const std::string& host, const std::string& iface) {
-  return joinGroup(scopedStore(prefix, store), rank, worldSize, timeout, host, iface);
+                                             const std::string& host, const std::string& iface, int glooThreads) {
+  return joinGroup(scopedStore(prefix, store), rank, worldSize, timeout, host, iface, glooThreads);
 }
 
 std::unique_ptr<Communicator> sideGroup(Communicator& main, const std::string& prefix, const RendezvousOptions& o) {
-  return joinGroupUnder(prefix, main.sharedStore(), main.rank(), main.size(), o.opTimeout(), o.glooHost(), o.iface);
+  return joinGroupUnder(prefix, main.sharedStore(), main.rank(), main.size(), o.opTimeout(), o.glooHost(), o.iface,
+                        o.glooThreads);
 }
 
 StoreServer::StoreServer(const RendezvousOptions& o) {

@@ -14,6 +14,9 @@ namespace balancenet::comm {
 
 constexpr std::chrono::milliseconds kDefaultRendezvousTimeout{60000};
 
+// c10d's default: Gloo's threads per process group, which run the collectives' copies and reductions.
+inline constexpr int kDefaultGlooThreads = 2;
+
 struct RendezvousOptions {
   std::string masterAddr = "127.0.0.1";  // where the store listens
   int masterPort = 0;
@@ -32,6 +35,7 @@ struct RendezvousOptions {
   // A job restarted whole by its launcher meets again under fresh keys (attemptPrefix): the dead attempt's
   // rank claims and addresses stay in the store.
   int attempt = 0;
+  int glooThreads = kDefaultGlooThreads;  // Gloo's own threads per group (a worker under a CPU limit takes fewer)
 
   // Where Gloo listens unless iface names an interface: loopback for a file store, whose peers are all
   // on this machine, else the master's address decides (see joinGroup).
@@ -52,15 +56,17 @@ c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options
 // token and has its world size, so a mistake is one line from the launcher rather than one per worker.
 void checkJobAdmission(const RendezvousOptions& options);
 
-// Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads).
+// Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads), with
+// `threads` Gloo threads.
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
                                         std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",
-                                        const std::string& iface = "");
+                                        const std::string& iface = "", int threads = kDefaultGlooThreads);
 
 // joinGroup over `store` seen under `prefix` (one of GroupPrefixes.h): each group of a store keeps to its own keys.
 std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,
                                              int rank, int worldSize, std::chrono::milliseconds timeout,
-                                             const std::string& host = "127.0.0.1", const std::string& iface = "");
+                                             const std::string& host = "127.0.0.1", const std::string& iface = "",
+                                             int threads = kDefaultGlooThreads);
 
 // A second, independent group of the same ranks (e.g. for probes on another thread), formed over
 // the main group's store under `prefix` (GroupPrefixes.h). Collective: every rank calls it with the same prefix.

@@ -8,7 +8,7 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
       {kRankVar, "this worker's rank; set: the process is a worker (torchrun's convention)", true},
       {kWorldSizeVar, "workers in the job (with RANK)", true},
       {kLocalRankVar, "this worker's index on its host", true},
-      {kLocalWorldSizeVar, "workers on this host (set for children; not read)", true},
+      {kLocalWorldSizeVar, "workers on this host: a worker's default --threads shares the host's CPU among them", true},
       {kMasterAddrVar, "address of the job's store (host 0)", true},
       {kMasterPortVar, "port of the job's store", true},
       {kJobTokenVar, "shared secret of a job over several hosts (preferred to --job-token)", true},

@@ -26,6 +26,7 @@ struct LaunchOptions {
   std::string iface;
   std::string jobToken;   // --job-token or BALANCENET_JOB_TOKEN: only processes holding it join the job
   std::string storeFile;  // set by a single-machine launcher for its children: the job's private FileStore
+  bool force = false;     // --force: start the processes even where their memory estimate exceeds what is available
   int worldSize() const { return nnodes * nprocPerNode; }
 };
 
@@ -34,6 +35,7 @@ struct WorkerIdentity {
   int rank = 0;
   int worldSize = 1;
   int localRank = 0;
+  int localWorldSize = 0;  // LOCAL_WORLD_SIZE: workers on this host (torchrun, Slurm, our launcher); 0: not set
   bool storeHostedByLauncher = false;  // else rank 0 serves the store itself
   bool joining =
       false;        // joins a running elastic job (restarted by the launcher, or --join); rank = member id, -1: new
@@ -121,7 +123,8 @@ struct JobConfig {
   CommOptions comm;
   ResilienceOptions resilience;
   trainer::TrainerOptions trainer;
-  int threads = 1;  // intra-op threads per worker
+  int threads = 1;          // intra-op threads per worker
+  std::string threadsFrom;  // how a worker's default threads were chosen (WorkerThreads.h); empty: --threads
   std::string logLevel = "info";
   std::string saveParams;  // rank 0 writes the final parameters here (torch::save format)
   std::string exportPath;  // rank 0 writes the final state_dict here (Python's torch.load reads it)

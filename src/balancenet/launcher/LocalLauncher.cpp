@@ -28,6 +28,7 @@
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/launcher/Checkpointing.h"
+#include "balancenet/launcher/ForkBudget.h"
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/StageChoice.h"
@@ -515,6 +516,7 @@ int launchLocalWorkers(const JobConfig& config) {
   checkDatasetReadable(config.dataDir);
   if (config.pipeline.stages == kAutoStages) return launchLocalWorkers(chooseStages(config));
   checkPlacement(config);
+  checkForkBudget(config);  // before the first fork: a count that cannot fit in memory is refused here
   // Rank 0, the one that writes them, runs here (a federated server's are checked by its command).
   if (config.launch.nodeRank == 0 && !config.federated) preflightCheckpoints(config);
   ensureDirectory(config.trainer.runDir);

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/comm/Rendezvous.h"
-#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/launcher/Checkpointing.h"
@@ -13,6 +12,7 @@
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/launcher/Worker.h"
 #include "balancenet/launcher/WorkerSetup.h"
+#include "balancenet/launcher/WorkerThreads.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
@@ -48,7 +48,7 @@ void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline
 }  // namespace
 
 int runPipelineWorker(const JobConfig& config) {
-  setIntraOpThreads(config.threads);
+  applyWorkerThreads(config);
   // A planned placement decides the stages after profiling, so every rank may become a column head; those
   // measure the GEMM prior the allocator uses before others' traffic.
   const bool planned = config.pipeline.planned();

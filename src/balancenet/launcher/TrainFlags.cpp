@@ -69,6 +69,8 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
+  app.add_flag("--force", c.launch.force,
+               "Start this host's processes even when their estimated memory exceeds what the host has available");
 }
 
 namespace {

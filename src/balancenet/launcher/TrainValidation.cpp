@@ -3,7 +3,6 @@
 #include <cmath>
 #include <filesystem>
 #include <regex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -12,6 +11,7 @@
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/launcher/PlacementCheck.h"
 #include "balancenet/launcher/TrainFlags.h"
+#include "balancenet/launcher/WorkerThreads.h"
 #include "balancenet/models/ScriptedNetwork.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/pipeline/MicroBatches.h"
@@ -338,9 +338,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateOptimisation(c, raw);
   require(c.trainer.evalEvery >= 0, "--eval-every must not be negative");
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  // A worker not told otherwise takes its share of the host's cores.
-  if (c.worker && !raw.threadsGiven)
-    c.threads = std::max(1u, std::thread::hardware_concurrency() / std::max(1, c.launch.nprocPerNode));
+  if (c.worker && !raw.threadsGiven) chooseDefaultThreads(c);
   c.trainer.modelName = c.model.name;
   validateCheckpoints(c);
 }

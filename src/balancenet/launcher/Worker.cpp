@@ -10,7 +10,6 @@
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
-#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/ElasticAgent.h"
@@ -21,6 +20,7 @@
 #include "balancenet/launcher/JobRendezvous.h"
 #include "balancenet/launcher/SyncFactory.h"
 #include "balancenet/launcher/WorkerSetup.h"
+#include "balancenet/launcher/WorkerThreads.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
@@ -218,7 +218,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 int runWorker(const JobConfig& c) {
   if (c.federated) return runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
-  setIntraOpThreads(c.threads);
+  applyWorkerThreads(c);
   const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
   const comm::RendezvousOptions rv = rendezvousOptions(c);
@@ -226,7 +226,8 @@ int runWorker(const JobConfig& c) {
   JobEntry entry = connectToJob(c, rv);
   elastic::ElasticAgent agent(elasticOptions(c), entry.store, entry.member,
                               [&rv](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int size) {
-                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface);
+                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface,
+                                                       rv.glooThreads);
                               });
   if (!takeOurPlace(c, agent, entry)) return 0;
 

@@ -1,6 +1,7 @@
 // Parsing torchrun-style environment variables, with one-line errors for malformed values; and writing them.
 #include "balancenet/launcher/WorkerEnvironment.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +18,7 @@ std::optional<std::string> env(const char* name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
+// The whole value, digits only (std::stoi would take " 4" and "+4").
 int envInt(const char* name, const std::string& value, int min, int max) {
   const auto v = parseInteger<int>(value);
   if (!v || *v < min || *v > max)
@@ -43,6 +45,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   id.worldSize = envInt(kWorldSizeVar, *world, 1, 1 << 20);
   id.rank = envInt(kRankVar, *rank, 0, id.worldSize - 1);
   if (auto local = env(kLocalRankVar)) id.localRank = envInt(kLocalRankVar, *local, 0, 1 << 20);
+  if (auto local = env(kLocalWorldSizeVar)) id.localWorldSize = envInt(kLocalWorldSizeVar, *local, 1, 1 << 20);
   id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
   id.joining = env(kJoinVar).value_or("0") == "1";
   if (auto attempt = env(kAttemptVar)) id.attempt = envInt(kAttemptVar, *attempt, 0, 1 << 20);

@@ -9,7 +9,7 @@
 
 namespace balancenet::launcher {
 
-// RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT. Returns nothing when RANK is unset;
+// RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT. Returns nothing when RANK is unset;
 // fills launch.masterAddr/masterPort/storeFile from the environment when they are set there, and
 // launch.jobToken from BALANCENET_JOB_TOKEN unless --job-token gave one.
 std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch);

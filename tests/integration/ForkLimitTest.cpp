@@ -1,0 +1,116 @@
+// A launcher asked for more processes than this host's memory holds refuses before it forks (issue 29: `federate
+// --clients 70000` forked until the machine ran out of memory). The binary runs inside a memory cgroup made for
+// the test, so that a launcher that did fork could not take the machine down. Needs root (CI runs as root).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "BinaryFixture.h"
+#include "balancenet/core/CgroupText.h"
+
+namespace balancenet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A memory cgroup of its own: v2 at the hierarchy's root, or v1 beneath this process's memory cgroup.
+class MemoryCgroup {
+ public:
+  // Nothing (and `why` says why) where this machine cannot make one: not root, no memory controller.
+  static std::optional<MemoryCgroup> make(int64_t limitBytes, std::string& why) {
+    const std::string self = readFile("/proc/self/cgroup");
+    const std::string name = "bnfork" + std::to_string(::getpid());
+    fs::path dir, limitFile;
+    std::error_code ec;
+    if (readFile("/sys/fs/cgroup/cgroup.subtree_control").find("memory") != std::string::npos) {
+      dir = fs::path("/sys/fs/cgroup") / name;
+      limitFile = dir / "memory.max";
+    } else if (const auto v1 = cgroupLine(self, "memory"); v1 && fs::is_directory("/sys/fs/cgroup/memory", ec)) {
+      dir = fs::path("/sys/fs/cgroup/memory") / fs::path(v1->path).relative_path() / name;
+      limitFile = dir / "memory.limit_in_bytes";
+    } else {
+      why = "no cgroup memory controller (neither v2 memory in cgroup.subtree_control nor v1 /sys/fs/cgroup/memory)";
+      return std::nullopt;
+    }
+    if (!fs::create_directory(dir, ec)) {
+      why = "cannot create " + dir.string() + " (" + ec.message() + "; CI runs this test as root)";
+      return std::nullopt;
+    }
+    MemoryCgroup cg;
+    cg.dir_ = dir;
+    std::ofstream(limitFile) << limitBytes;
+    if (cgroupNumber(readFile(limitFile)).value_or(-1) != limitBytes) {
+      why = "cannot set " + limitFile.string();
+      return std::nullopt;
+    }
+    return cg;
+  }
+  MemoryCgroup(MemoryCgroup&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+  ~MemoryCgroup() {
+    if (dir_.empty()) return;
+    for (pid_t pid : processes()) ::kill(pid, SIGKILL);  // only what the test put there, if it outlived it
+    for (int i = 0; i < 50 && !processes().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::error_code ec;
+    fs::remove(dir_, ec);
+  }
+
+  std::vector<pid_t> processes() const {
+    std::istringstream in(readFile((dir_ / "cgroup.procs").string()));
+    std::vector<pid_t> pids;
+    for (pid_t pid; in >> pid;) pids.push_back(pid);
+    return pids;
+  }
+  // `argv` started inside the cgroup: the shell joins it, then becomes the program.
+  std::vector<std::string> inside(const std::vector<std::string>& argv) const {
+    std::vector<std::string> out{"/bin/sh", "-c", "echo $$ > \"$0\" && exec \"$@\"", (dir_ / "cgroup.procs").string()};
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+ private:
+  MemoryCgroup() = default;
+  fs::path dir_;
+};
+
+class ForkLimit : public BinaryFixture {
+ protected:
+  // Runs `args` in a 1 GiB cgroup; expects the one-line refusal naming `fragment`, exit 2, and that the
+  // cgroup never held more than the launcher.
+  void expectRefusedBeforeForking(const std::vector<std::string>& args, const std::string& fragment) {
+    std::string why;
+    auto cg = MemoryCgroup::make(int64_t{1} << 30, why);
+    if (!cg) GTEST_SKIP() << why;
+    std::vector<std::string> argv{BALANCENET_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    size_t most = 0;
+    ProcessOptions o;
+    o.timeoutSeconds = 60;
+    o.whileRunning = [&](pid_t, double) { most = std::max(most, cg->processes().size()); };
+    const auto r = runProcess(cg->inside(argv), o);
+    expectOneLineError(r, fragment, 2);
+    EXPECT_NE(r.output.find("is available (cgroup limit 1024 MiB in /sys/fs/cgroup/"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("[rank"), std::string::npos) << "a worker started: " << r.output;
+    EXPECT_LE(most, 1u) << "the launcher forked";
+  }
+};
+
+TEST_F(ForkLimit, TrainRefusesMoreWorkersThanTheMemoryHolds) {
+  expectRefusedBeforeForking({"train", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--workers", "16"},
+                             "--workers 16 would start 16 processes of an estimated ");
+}
+
+TEST_F(ForkLimit, FederateRefusesMoreClientsThanTheMemoryHolds) {
+  expectRefusedBeforeForking(
+      {"federate", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--clients", "70000", "--rounds", "1"},
+      "--clients 70000 would start 70001 processes of an estimated ");
+}
+
+}  // namespace
+}  // namespace balancenet::testing
