@@ -14,6 +14,7 @@
 
 #include "balancenet/cli/CompareCommand.h"
 #include "balancenet/cli/FederateCommand.h"
+#include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/ModelsCommand.h"
 #include "balancenet/cli/PlanCommand.h"
 #include "balancenet/cli/SimulateCommand.h"
@@ -26,6 +27,7 @@
 #include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 #include "balancenet/report/HtmlReport.h"
+#include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/ServerProcess.h"
 #include "balancenet/worker/Worker.h"
 
@@ -130,7 +132,7 @@ int runFederate(FederateFlags& flags, int argc, char** argv) {
   settleLoggingAndOutputs(config, flags.raw);
   if (config.worker) return worker::runWorker(config);
   if (config.launch.nodeRank == 0) preflightFederatedCheckpoints(config);
-  return launch::launchLocalWorkers(config);
+  return launch::launchLocalWorkers(checkBeforeLaunch(config));
 }
 
 // `balancenet train`: the environment says what this process is (a launcher, a worker started by one or
@@ -150,7 +152,10 @@ int runTrain(Commands& commands, int argc, char** argv) {
   settleLoggingAndOutputs(config, raw);
   if (config.server) return worker::runParameterServer(config);
   if (config.worker) return worker::runWorker(config);
-  return launch::launchLocalWorkers(config);
+  const JobConfig checked = checkBeforeLaunch(config);
+  // Rank 0, the one that writes them, runs here (a federated server's are checked by runFederate).
+  if (checked.launch.nodeRank == 0) worker::preflightCheckpoints(checked);
+  return launch::launchLocalWorkers(checked);
 }
 
 // Runs the subcommand that was given; its exit code.

@@ -1,25 +1,18 @@
-// The flags of `balancenet federate` and the wiring of its processes to the federated module.
+// The flags of `balancenet federate`, their validation and the server's checkpoint check before launch.
 #include "balancenet/cli/FederateCommand.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/ParseNumber.h"
-#include "balancenet/federated/FederatedClient.h"
-#include "balancenet/federated/FederatedServer.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
-#include "balancenet/job/JobRendezvous.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
-using job::rendezvousOptions;
 namespace {
 
 // "N" or "LO:HI", 1 <= LO <= HI.
@@ -125,54 +118,6 @@ void validateShape(FederateFlags& f) {
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
 
-// summary.json's settings: what compare and report show beside the results.
-std::string settingsJson(const JobConfig& c) {
-  const auto& o = *c.federated;
-  const auto& steps = o.localSteps;
-  nlohmann::json j{
-      {"model", c.model.name},
-      {"local_steps", steps.drawn() ? fmt::format("{}:{}", steps.low, steps.high) : fmt::format("{}", steps.low)},
-      {"local_batch", o.localBatch},
-      {"fraction", o.fraction},
-      {"deadline_s", o.deadlineS},
-      {"mu", o.mu},
-      {"buffer", o.bufferSize},
-      {"server_lr", o.serverLr},
-      {"lr", o.clientLr},
-      {"seed", o.seed},
-      {"rounds_asked", o.rounds},
-      {"time_budget_s", o.timeBudgetS}};
-  j["alpha"] = o.alpha == federated::kIid ? nlohmann::json("iid") : nlohmann::json(o.alpha);
-  return j.dump();
-}
-
-federated::ProcessSettings processSettings(const JobConfig& c, const comm::RendezvousOptions& rv) {
-  federated::ProcessSettings s;
-  s.options = *c.federated;
-  s.model = c.model;
-  s.dataDir = c.dataDir;
-  s.channel.host = rv.glooHost();
-  s.channel.iface = rv.iface;
-  if (!c.emulation.nodeSpeed.empty()) {
-    s.paceMode = emulation::PaceMode::Paced;
-    s.pace = c.emulation.nodeSpeed;
-  } else if (!c.emulation.slowdown.empty()) {
-    s.paceMode = emulation::PaceMode::Relative;
-    s.pace = c.emulation.slowdown;
-  }
-  s.runDir = c.trainer.runDir;
-  s.saveParams = c.saveParams;
-  s.checkpointDir = c.checkpoint.dir;
-  s.checkpointEvery = c.checkpoint.every;
-  s.keepCheckpoints = c.checkpoint.keep;
-  s.resume = c.checkpoint.resume;
-  s.peerTimeout = c.resilience.peerTimeout;
-  s.joinTimeout = c.launch.rendezvousTimeout;
-  s.progressSeconds = c.trainer.progressSeconds;
-  s.settingsJson = settingsJson(c);
-  return s;
-}
-
 }  // namespace
 
 void addFederateFlags(CLI::App& app, FederateFlags& f) {
@@ -249,15 +194,6 @@ void preflightFederatedCheckpoints(const JobConfig& c) {
   const auto built = models::buildModel(c.model);
   federated::preflightServerCheckpoints(c.checkpoint.dir, c.checkpoint.keep, c.checkpoint.resume, *c.federated,
                                         c.model.name, *built.net);
-}
-
-int runFederatedProcess(const JobConfig& c) {
-  setIntraOpThreads(c.threads);
-  const comm::RendezvousOptions rv = rendezvousOptions(c);
-  const auto settings = processSettings(c, rv);
-  auto store = comm::connectJobStore(rv);
-  if (c.worker->rank == 0) return federated::runFederatedServer(settings, store);
-  return federated::runFederatedClient(settings, c.worker->rank - 1, store);
 }
 
 }  // namespace balancenet::cli

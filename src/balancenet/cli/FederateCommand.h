@@ -35,7 +35,4 @@ job::JobConfig parseFederateCommandLine(const std::vector<std::string>& args);
 // The server's --resume / --checkpoint-dir check, run by the launcher before any process starts.
 void preflightFederatedCheckpoints(const job::JobConfig& config);
 
-// A started process of the job (config.worker set): the server (rank 0) or client rank - 1. Its exit code.
-int runFederatedProcess(const job::JobConfig& config);
-
 }  // namespace balancenet::cli

@@ -20,23 +20,18 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "balancenet/cli/PlacementCheck.h"
-#include "balancenet/cli/StageChoice.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/PrivateDirectory.h"
-#include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/launch/WorkerEnvironment.h"
-#include "balancenet/worker/Checkpointing.h"
 
 extern char** environ;
 
 namespace balancenet::launch {
 using job::JobConfig;
-using job::kAutoStages;
 using job::rendezvousOptions;
 namespace {
 
@@ -221,12 +216,6 @@ int runningWorkers(const std::vector<Child>& children) {
   int n = 0;
   for (const auto& c : children) n += c.running && c.worker;
   return n;
-}
-
-// Bad data is the most common mistake; catching it here gives one line instead of one per worker.
-void checkDatasetReadable(const std::string& dir) {
-  data::requireModelImageSize(data::loadMnist(dir, /*train=*/false), dir);
-  data::requireModelImageSize(data::loadMnist(dir, /*train=*/true), dir);
 }
 
 constexpr const char* kJoinStoreFile = "join-store";
@@ -477,11 +466,6 @@ class Supervisor {
 }  // namespace
 
 int launchLocalWorkers(const JobConfig& config) {
-  checkDatasetReadable(config.dataDir);
-  if (config.pipeline.stages == kAutoStages) return launchLocalWorkers(cli::chooseStages(config));
-  cli::checkPlacement(config);
-  // Rank 0, the one that writes them, runs here (a federated server's are checked by its command).
-  if (config.launch.nodeRank == 0 && !config.federated) worker::preflightCheckpoints(config);
   ensureDirectory(config.trainer.runDir);
   JobConfig c = config;  // the store fills in c.launch.storeFile
   JobStore store = openJobStore(c);

@@ -9,6 +9,7 @@ namespace balancenet::launch {
 // "[rank r]", and when one worker fails stops the others and names it. Ctrl-C (exit 130) or SIGTERM
 // (exit 143) stops everyone.
 // With --comm ps, node 0 also starts the --ps parameter servers ("[server k]"), supervised the same way.
+// `config` was checked by the command before (cli/LaunchChecks.h): a launcher only launches.
 // Returns the process exit code.
 int launchLocalWorkers(const job::JobConfig& config);
 

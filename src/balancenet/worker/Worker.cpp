@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "balancenet/cli/FederateCommand.h"
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
@@ -26,6 +25,7 @@
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
+#include "balancenet/worker/FederateProcess.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerSetup.h"
 
@@ -218,7 +218,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 }  // namespace
 
 int runWorker(const JobConfig& c) {
-  if (c.federated) return cli::runFederatedProcess(c);
+  if (c.federated) return runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
   setIntraOpThreads(c.threads);
   const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
