@@ -1,11 +1,8 @@
 // The balancenet command: subcommands declared with CLI11, parsed, validated, dispatched; errors become one line.
 #include "balancenet/cli/CommandLine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <csignal>
-#include <ctime>
 #include <iostream>
 #include <optional>
 
@@ -14,33 +11,21 @@
 
 #include "balancenet/cli/CompareCommand.h"
 #include "balancenet/cli/FederateCommand.h"
-#include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/ModelsCommand.h"
 #include "balancenet/cli/PlanCommand.h"
+#include "balancenet/cli/ReportCommand.h"
 #include "balancenet/cli/SimulateCommand.h"
+#include "balancenet/cli/TrainCommand.h"
 #include "balancenet/cli/TrainFlags.h"
 #include "balancenet/cli/YamlConfig.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/job/JobConfig.h"
-#include "balancenet/launch/LocalLauncher.h"
-#include "balancenet/launch/WorkerEnvironment.h"
-#include "balancenet/report/HtmlReport.h"
-#include "balancenet/worker/Checkpointing.h"
-#include "balancenet/worker/ServerProcess.h"
-#include "balancenet/worker/Worker.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
 namespace {
-
-std::string defaultRunDir() {
-  std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return fmt::format("runs/{}-{}", stamp, ::getpid());
-}
 
 // The whole command line: every subcommand with its flags, bound to the values they fill.
 struct Commands {
@@ -50,9 +35,7 @@ struct Commands {
   CLI::App* train = nullptr;
   JobConfig config = defaultJobConfig();
   RawFlags raw;
-  CLI::App* report = nullptr;
-  std::vector<std::string> reportRuns;
-  std::string reportOut = "report.html";
+  ReportOptions reportOptions;
   CLI::App* compare = nullptr;
   CompareOptions compareOptions;
   ModelsOptions modelsOptions;
@@ -72,13 +55,8 @@ struct Commands {
                                      "Rank the placements of a model on workers of given speeds and memory "
                                      "caps (profiled on this machine), as --partition auto plans them"),
                  planOptions);
-    report = app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories");
-    report
-        ->add_option("runs", reportRuns,
-                     "Run directories (training: summary.json and steps.csv; federated: summary.json and rounds.csv)")
-        ->required();
-    report->add_option("-o,--out", reportOut, "The page to write (self-contained: open it in any browser)")
-        ->capture_default_str();
+    addReportFlags(*app.add_subcommand("report", "One HTML page (tables and charts) for one or more run directories"),
+                   reportOptions);
     addSimulateFlags(*app.add_subcommand("simulate", "Simulate the policies on a cluster of up to thousands of nodes"),
                      simulateFlags);
     federate = app.add_subcommand(
@@ -115,66 +93,19 @@ std::optional<int> parse(Commands& commands, int argc, char** argv) {
   }
 }
 
-// Logging, the progress period and the run directory, as every launcher and worker resolves them.
-void settleLoggingAndOutputs(JobConfig& config, const RawFlags& raw) {
-  setupLogging(config.logLevel);
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
-  if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
-}
-
-// `balancenet federate`: a launcher (the server's checkpoints checked first) or one of its processes.
-int runFederate(FederateFlags& flags, int argc, char** argv) {
-  auto& config = flags.config;
-  config.argv.assign(argv, argv + argc);
-  config.worker = launch::readWorkerEnvironment(config.launch);
-  validateFederateFlags(flags);
-  settleLoggingAndOutputs(config, flags.raw);
-  if (config.worker) return worker::runWorker(config);
-  if (config.launch.nodeRank == 0) preflightFederatedCheckpoints(config);
-  return launch::launchLocalWorkers(checkBeforeLaunch(config));
-}
-
-// `balancenet train`: the environment says what this process is (a launcher, a worker started by one or
-// by torchrun, a parameter server); the flags are validated against it; then it runs as that.
-int runTrain(Commands& commands, int argc, char** argv) {
-  auto& config = commands.config;
-  auto& raw = commands.raw;
-  config.argv.assign(argv, argv + argc);
-  config.worker = launch::readWorkerEnvironment(config.launch);
-  config.server = launch::readServerEnvironment();
-  raw.threadsGiven = commands.train->count("--threads") > 0;
-  validateTrainFlags(config, raw);
-  if (raw.printConfig) {
-    std::cout << effectiveConfigYaml(*commands.train) << std::flush;
-    return 0;
-  }
-  settleLoggingAndOutputs(config, raw);
-  if (config.server) return worker::runParameterServer(config);
-  if (config.worker) return worker::runWorker(config);
-  const JobConfig checked = checkBeforeLaunch(config);
-  // Rank 0, the one that writes them, runs here (a federated server's are checked by runFederate).
-  if (checked.launch.nodeRank == 0) worker::preflightCheckpoints(checked);
-  return launch::launchLocalWorkers(checked);
-}
-
 // Runs the subcommand that was given; its exit code.
 int dispatch(Commands& commands, int argc, char** argv) {
   if (commands.app.got_subcommand("models")) return runModels(commands.modelsOptions);
   if (commands.app.got_subcommand("plan")) return runPlan(commands.planOptions);
   if (commands.app.got_subcommand("simulate")) return runSimulate(commands.simulateFlags);
-  if (commands.app.got_subcommand("report")) {
-    report::writeHtmlReport(commands.reportRuns, commands.reportOut);
-    std::cerr << "balancenet: report written to " << commands.reportOut << std::endl;
-    return 0;
-  }
+  if (commands.app.got_subcommand("report")) return runReport(commands.reportOptions);
   if (commands.app.got_subcommand("federate")) return runFederate(commands.federateFlags, argc, argv);
   if (commands.app.got_subcommand("compare")) {
     setupLogging("info");
     commands.compareOptions.trainFlags = commands.compare->remaining();
     return runCompare(commands.compareOptions, "/proc/self/exe");
   }
-  return runTrain(commands, argc, argv);
+  return runTrain(*commands.train, commands.config, commands.raw, argc, argv);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// CommandLine: the balancenet command (train, models), parsed with CLI11 into a validated JobConfig.
+// CommandLine: the balancenet command: every subcommand declared with CLI11, parsed, and handed to its own file.
 #pragma once
 
 namespace balancenet::cli {

@@ -1,15 +1,19 @@
-// The flags of `balancenet federate`, their validation and the server's checkpoint check before launch.
+// `balancenet federate`: its flags, their validation, the server's checkpoint check before launch, and the run.
 #include "balancenet/cli/FederateCommand.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/LaunchChecks.h"
+#include "balancenet/cli/RunSetup.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
+#include "balancenet/worker/Worker.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -194,6 +198,17 @@ void preflightFederatedCheckpoints(const JobConfig& c) {
   const auto built = models::buildModel(c.model);
   federated::preflightServerCheckpoints(c.checkpoint.dir, c.checkpoint.keep, c.checkpoint.resume, *c.federated,
                                         c.model.name, *built.net);
+}
+
+int runFederate(FederateFlags& flags, int argc, char** argv) {
+  auto& config = flags.config;
+  config.argv.assign(argv, argv + argc);
+  config.worker = launch::readWorkerEnvironment(config.launch);
+  validateFederateFlags(flags);
+  settleLoggingAndOutputs(config, flags.raw);
+  if (config.worker) return worker::runWorker(config);
+  if (config.launch.nodeRank == 0) preflightFederatedCheckpoints(config);
+  return launch::launchLocalWorkers(checkBeforeLaunch(config));
 }
 
 }  // namespace balancenet::cli

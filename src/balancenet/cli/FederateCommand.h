@@ -35,4 +35,8 @@ job::JobConfig parseFederateCommandLine(const std::vector<std::string>& args);
 // The server's --resume / --checkpoint-dir check, run by the launcher before any process starts.
 void preflightFederatedCheckpoints(const job::JobConfig& config);
 
+// After parsing: a launcher (the server's checkpoints and the job checked first) or one of its processes, as
+// the environment says. Its exit code; bad input throws UsageError.
+int runFederate(FederateFlags& flags, int argc, char** argv);
+
 }  // namespace balancenet::cli
