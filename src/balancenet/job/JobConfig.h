@@ -1,4 +1,5 @@
 // JobConfig: everything a run needs, parsed and validated once (flags, environment), then passed down.
+// In job/, below launch/ and worker/: the command fills it, and the launcher and every process read it, with no cycle.
 #pragma once
 #include <chrono>
 #include <optional>
