@@ -1,4 +1,4 @@
-// The balancenet command: everything lives in the launcher module; main only hands over.
-#include "balancenet/launcher/CommandLine.h"
+// The balancenet command: everything lives in the cli module; main only hands over.
+#include "balancenet/cli/CommandLine.h"
 
-int main(int argc, char** argv) { return balancenet::launcher::runCommandLine(argc, argv); }
+int main(int argc, char** argv) { return balancenet::cli::runCommandLine(argc, argv); }

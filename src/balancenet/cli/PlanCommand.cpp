@@ -1,0 +1,129 @@
+// PlanCommand: `balancenet plan`, the planner's answer for a job described by flags, on this machine's profile.
+#include "balancenet/cli/PlanCommand.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/LocalProfile.h"
+#include "balancenet/cli/PlacementCheck.h"
+#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/emulation/FactorSchedule.h"
+
+namespace balancenet::cli {
+using job::kAutoStages;
+namespace {
+
+// The flags as train reads them, so that plan and train agree on what a job is.
+LocalJob validatedJob(const PlanOptions& o) {
+  require(o.nodes >= 1, fmt::format("--nodes must be at least 1, got {}", o.nodes));
+  require(o.globalBatch >= 1, fmt::format("--global-batch must be at least 1, got {}", o.globalBatch));
+  require(o.microBatches >= 0,
+          fmt::format("--micro-batches must be at least 1 (0: 4 x stages), got {}", o.microBatches));
+  require(o.top >= 1, fmt::format("--top must be at least 1, got {}", o.top));
+  require(o.optimizer == "sgd" || o.optimizer == "adam",
+          fmt::format("--optimizer must be sgd or adam, got '{}'", o.optimizer));
+  pipeline::parseScheduleKind(o.schedule);
+  LocalJob job;
+  job.model.name = o.model;
+  job.model.width = o.width;
+  models::buildModel(job.model);  // an unknown model or a bad width: its UsageError, before profiling
+  job.nodes = o.nodes;
+  job.globalBatch = o.globalBatch;
+  job.microBatches = o.microBatches;
+  job.schedule = o.schedule;
+  job.optimizer = o.optimizer;
+  if (!o.slowdown.empty()) {
+    job.slowdown = emulation::FactorSchedule::perNode("--slowdown", o.slowdown, o.nodes);
+    for (double s : job.slowdown)
+      require(s >= 1, fmt::format("--slowdown factors must be at least 1 (1: full speed), got {}", s));
+  }
+  if (!o.memoryLimitMb.empty()) job.memoryLimitMb = parseMemoryLimits(o.memoryLimitMb, o.nodes);
+  return job;
+}
+
+int stagesRequested(const PlanOptions& o) {
+  const int stages = parsePipelineStages(o.stages);
+  require(stages == kAutoStages || o.nodes % stages == 0,
+          fmt::format("--nodes {} is not a multiple of --pipeline-stages {}", o.nodes, stages));
+  return stages;
+}
+
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\')
+      out += fmt::format("\\{}", ch);
+    else if (ch == '\n')
+      out += "\\n";
+    else if (static_cast<unsigned char>(ch) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<int>(ch));
+    else
+      out += ch;
+  }
+  return out + "\"";
+}
+
+std::string placementJson(const pipeline::Placement& p, int64_t globalBatch) {
+  return fmt::format(
+      R"({{"stages": {}, "replicas": {}, "micro_batches": {}, "partition": {}, "slot_ranks": [{}], "shares": [{}], )"
+      R"("step_ms": {:.4f}, "sync_ms": {:.4f}, "samples_per_s": {:.2f}, "method": {}, "describe": {}}})",
+      p.stages, p.replicas, p.microBatches, jsonString(p.partition.str()), fmt::join(p.slotRanks, ", "),
+      fmt::join(p.shares, ", "), p.stepMs, p.syncMs, p.stepMs > 0 ? 1000.0 * globalBatch / p.stepMs : 0.0,
+      jsonString(p.method), jsonString(p.describe()));
+}
+
+void printJson(const std::vector<pipeline::Placement>& ranked, const pipeline::PlanInput& input, size_t top) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < std::min(top, ranked.size()); ++i)
+    items.push_back(placementJson(ranked[i], input.globalBatch));
+  std::cout << fmt::format("{{\"placements\": [{}], \"explain\": {}}}\n", fmt::join(items, ", "),
+                           jsonString(pipeline::explainPlacement(input, ranked.front())));
+}
+
+}  // namespace
+
+void addPlanFlags(CLI::App& app, PlanOptions& o) {
+  app.add_option("--nodes,--workers", o.nodes, "Workers the job would have")->capture_default_str();
+  app.add_option("--model", o.model, "A zoo model (see 'balancenet models') or a TorchScript file")
+      ->capture_default_str();
+  app.add_option("--width", o.width, "Scale channels and hidden sizes, as in train")->capture_default_str();
+  app.add_option("--pipeline-stages", o.stages,
+                 "Stages per pipeline, or auto: every shape from data parallelism (1) to a pure pipeline (--nodes)")
+      ->capture_default_str();
+  app.add_option("--global-batch", o.globalBatch, "Samples per step over all workers")->default_str("128");
+  app.add_option("--micro-batches", o.microBatches, "Micro-batches per pipeline per step (default: 4 x stages)");
+  app.add_option("--schedule", o.schedule, "gpipe or 1f1b, as in train")->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "sgd or adam: the optimiser state each stage holds")
+      ->capture_default_str();
+  app.add_option("--slowdown", o.slowdown,
+                 "One factor per worker (>= 1), e.g. 1,1,2,4: its costs are this profile's x it");
+  app.add_option("--memory-limit-mb", o.memoryLimitMb, "One cap for every worker or one per worker, in MB (0: none)");
+  app.add_option("--top", o.top, "Placements to show, best first")->capture_default_str();
+  app.add_flag("--json", o.json, "Print the placements and the explanation as one JSON object");
+}
+
+int runPlan(const PlanOptions& given) {
+  PlanOptions o = given;
+  if (o.globalBatch == 0) o.globalBatch = defaultJobConfig().trainer.globalBatch;
+  const LocalJob job = validatedJob(o);
+  pipeline::PlanRequest request;
+  request.stages = stagesRequested(o);
+  const auto input = profileLocally(job);
+  const auto ranked = pipeline::rankPlacements(input, request);
+  if (ranked.empty()) pipeline::planPlacement(input, request);  // its UsageError names the tightest worker
+  if (o.json) {
+    printJson(ranked, input, static_cast<size_t>(o.top));
+    return 0;
+  }
+  std::cout << fmt::format("{} on {} workers, global batch {}, profiled on this machine; best first:\n", o.model,
+                           o.nodes, o.globalBatch)
+            << rankedPlacementLines(ranked, o.globalBatch, static_cast<size_t>(o.top)) << "\nthe best placement:\n"
+            << pipeline::explainPlacement(input, ranked.front());
+  return 0;
+}
+
+}  // namespace balancenet::cli

@@ -1,0 +1,38 @@
+// `balancenet train`: a launcher, a worker or a parameter server, after one validation of the flags.
+#include "balancenet/cli/TrainCommand.h"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/LaunchChecks.h"
+#include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/YamlConfig.h"
+#include "balancenet/launch/LocalLauncher.h"
+#include "balancenet/launch/WorkerEnvironment.h"
+#include "balancenet/worker/Checkpointing.h"
+#include "balancenet/worker/ServerProcess.h"
+#include "balancenet/worker/Worker.h"
+
+namespace balancenet::cli {
+
+int runTrain(const CLI::App& train, job::JobConfig& config, RawFlags& raw, int argc, char** argv) {
+  config.argv.assign(argv, argv + argc);
+  config.worker = launch::readWorkerEnvironment(config.launch);
+  config.server = launch::readServerEnvironment();
+  raw.threadsGiven = train.count("--threads") > 0;
+  validateTrainFlags(config, raw);
+  if (raw.printConfig) {
+    std::cout << effectiveConfigYaml(train) << std::flush;
+    return 0;
+  }
+  settleLoggingAndOutputs(config, raw);
+  if (config.server) return worker::runParameterServer(config);
+  if (config.worker) return worker::runWorker(config);
+  const job::JobConfig checked = checkBeforeLaunch(config);
+  // Rank 0, the one that writes them, runs here (a federated server's are checked by runFederate).
+  if (checked.launch.nodeRank == 0) worker::preflightCheckpoints(checked);
+  return launch::launchLocalWorkers(checked);
+}
+
+}  // namespace balancenet::cli

@@ -1,0 +1,16 @@
+// LocalLauncher: starts this machine's workers, forwards their output, and supervises them.
+#pragma once
+#include "balancenet/job/JobConfig.h"
+
+namespace balancenet::launch {
+
+// Like torchrun's agent: serves the rendezvous store (node 0), starts nprocPerNode copies of this
+// program as workers (RANK, WORLD_SIZE, ... in their environment), prefixes each output line with
+// "[rank r]", and when one worker fails stops the others and names it. Ctrl-C (exit 130) or SIGTERM
+// (exit 143) stops everyone.
+// With --comm ps, node 0 also starts the --ps parameter servers ("[server k]"), supervised the same way.
+// `config` was checked by the command before (cli/LaunchChecks.h): a launcher only launches.
+// Returns the process exit code.
+int launchLocalWorkers(const job::JobConfig& config);
+
+}  // namespace balancenet::launch

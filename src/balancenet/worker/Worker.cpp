@@ -1,0 +1,253 @@
+// Wiring of one worker: this is where strategies (allocator, gradient sync, batch norm) are chosen.
+#include "balancenet/worker/Worker.h"
+
+#include <ATen/Parallel.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/comm/GroupPrefixes.h"
+#include "balancenet/comm/HostAddress.h"
+#include "balancenet/comm/Rendezvous.h"
+#include "balancenet/comm/SyncBatchNorm.h"
+#include "balancenet/core/MemoryReuse.h"
+#include "balancenet/data/MnistDataset.h"
+#include "balancenet/elastic/ElasticAgent.h"
+#include "balancenet/elastic/FaultInjection.h"
+#include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/job/JobRendezvous.h"
+#include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/monitor/NodeMonitor.h"
+#include "balancenet/orchestrator/Orchestrator.h"
+#include "balancenet/orchestrator/ProbePeers.h"
+#include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/trainer/RunLoop.h"
+#include "balancenet/worker/Checkpointing.h"
+#include "balancenet/worker/FederateProcess.h"
+#include "balancenet/worker/SyncFactory.h"
+#include "balancenet/worker/WorkerSetup.h"
+#include "balancenet/worker/WorkerThreads.h"
+
+namespace balancenet::worker {
+using job::JobConfig;
+using job::rendezvousOptions;
+namespace {
+
+// The first row of splits.csv: the initial split for the launched group; for a later one, the
+// membership change, at the step it goes on from, after the rows already there.
+orchestrator::OrchestratorOptions splitLogStart(const elastic::Generation& g, int workersBefore) {
+  orchestrator::OrchestratorOptions o;
+  if (g.number == 0) return o;
+  o.continueLog = true;
+  o.firstStep = g.committed[g.sourceRank()];
+  const int workers = static_cast<int>(g.members.size());
+  o.firstNote = workersBefore > 0 ? fmt::format("membership change: {} -> {} workers", workersBefore, workers)
+                                  : fmt::format("membership change: {} workers", workers);
+  return o;
+}
+
+// The job's configuration as one generation of it sees it: after a membership change the global batch
+// is split equally over the new world (the orchestrator re-balances from there), and the emulated
+// node speeds stay with the workers they were given to, whatever their new rank.
+JobConfig forMembers(const JobConfig& c, const std::vector<int>& members) {
+  bool launched = static_cast<int>(members.size()) == c.split.worldSize();
+  for (size_t r = 0; launched && r < members.size(); ++r) launched = members[r] == static_cast<int>(r);
+  if (launched) return c;
+  JobConfig g = c;
+  g.split = Split::equal(c.trainer.globalBatch, static_cast<int>(members.size()));
+  g.emulation.slowdown = c.emulation.slowdown.forNodes(members);
+  g.emulation.nodeSpeed = c.emulation.nodeSpeed.forNodes(members);
+  g.emulation.netDelayMs = emulation::FactorSchedule::pick(c.emulation.netDelayMs, members);
+  g.emulation.netBandwidthMbps = emulation::FactorSchedule::pick(c.emulation.netBandwidthMbps, members);
+  return g;
+}
+
+// Everything that hangs on one process group; built at start and again after a membership change.
+// The SyncBatchNorm layers and the allocator the trainer and the checkpoint writer use are the group's:
+// nothing outside keeps a pointer to a group that a re-form drops.
+class WorkerGroup : public elastic::GroupParts {
+ public:
+  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model)
+      : config_(c), rv_(rv), model_(model), gemmFlops_(metrics::measureGemmFlops()) {}
+  ~WorkerGroup() override { release(); }
+
+  void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
+    const JobConfig c = forMembers(config_, generation.members);
+    comm_ = std::move(comm);
+    comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
+    // Live node metrics on their own thread and their own group, so training never waits for them.
+    monitor::NodeMonitor::Options monitorOptions;
+    monitorOptions.probeSelection =
+        orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
+    monitor_ =
+        std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
+    auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
+      const auto snap = monitor->snapshot();
+      return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
+                                      snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
+                                      snap.latencyPeers};
+    };
+    allocator_ = makeAllocator(c, *comm_, model_.info, sampler, splitLogStart(generation, workers_));
+    installLinkEmulation(*comm_, c.emulation);
+    sync_ = makeGradientSync(*comm_, *model_.net, c);
+    workers_ = static_cast<int>(generation.members.size());
+  }
+
+  void release() override {
+    if (monitor_) monitor_->stop();
+    sync_.reset();  // its autograd hooks go with it
+    allocator_.reset();
+    monitor_.reset();
+    comm::useGroupForSyncBatchNorm(*model_.net, nullptr);
+    comm_.reset();
+  }
+
+  void rebuild(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm,
+               const elastic::Generation& generation) override {
+    release();
+    build(std::move(comm), generation);
+    trainer.rewire(*comm_, *sync_, *allocator_);
+  }
+
+  comm::Communicator& comm() { return *comm_; }
+  comm::GradientSync& sync() { return *sync_; }
+  orchestrator::Allocator& allocator() { return *allocator_; }
+  void stopMonitor() { monitor_->stop(); }
+
+ private:
+  const JobConfig& config_;
+  const comm::RendezvousOptions& rv_;
+  models::BuiltModel& model_;
+  const double gemmFlops_;
+  int workers_ = 0;  // in the group built last; 0: none yet
+  std::unique_ptr<comm::Communicator> comm_;
+  std::unique_ptr<monitor::NodeMonitor> monitor_;
+  std::unique_ptr<orchestrator::Allocator> allocator_;
+  std::unique_ptr<comm::GradientSync> sync_;
+};
+
+elastic::ElasticOptions elasticOptions(const JobConfig& c) {
+  const auto& r = c.resilience;
+  elastic::ElasticOptions o;
+  o.elastic = r.elastic;
+  o.minNodes = r.minNodes;
+  o.maxNodes = r.maxNodes;
+  o.globalBatch = c.trainer.globalBatch;
+  o.peerTimeout = r.peerTimeout;
+  o.joinTimeout = c.launch.rendezvousTimeout;
+  o.host = comm::hostAddress(rendezvousOptions(c));
+  return o;
+}
+
+// This worker's way into the job: the group and the state it starts from (empty: the job's own start).
+struct JobEntry {
+  c10::intrusive_ptr<c10d::Store> store;
+  int member = 0;
+  std::unique_ptr<comm::Communicator> comm;  // null for a joiner until it is admitted
+  std::string joinState;
+};
+
+// The launched workers meet in generation 0; a joiner only connects to the store and waits there.
+JobEntry connectToJob(const JobConfig& c, const comm::RendezvousOptions& rv) {
+  JobEntry entry;
+  if (c.worker->joining) {
+    entry.store = comm::connectJobStore(rv);
+  } else {
+    entry.comm = comm::rendezvous(rv);
+    entry.store = entry.comm->sharedStore();
+  }
+  entry.member = c.worker->rank >= 0 ? c.worker->rank : elastic::Membership(entry.store, rv.opTimeout()).newMemberId();
+  return entry;
+}
+
+// Generation 0 for a launched worker; a joiner waits for its admission. False: the job finished first.
+bool takeOurPlace(const JobConfig& c, elastic::ElasticAgent& agent, JobEntry& entry) {
+  if (!c.worker->joining) {
+    agent.startLaunched(c.worker->worldSize);
+    return true;
+  }
+  spdlog::info("rank {} asks to join the job", entry.member);
+  entry.comm = agent.join(entry.joinState);
+  if (!entry.comm) spdlog::info("rank {}: the job finished before this worker could join", entry.member);
+  return entry.comm != nullptr;
+}
+
+void explainGradientSync(const JobConfig& c, WorkerGroup& group) {
+  if (group.comm().rank() != 0 || !c.comm.explain) return;
+  auto text = group.sync().explain();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  spdlog::info("gradient synchronisation:\n{}", text);
+}
+
+// The trainer and the step boundaries the run loop calls, which must outlive it.
+struct WiredTrainer {
+  std::unique_ptr<trainer::StepBoundary> fault;
+  std::unique_ptr<trainer::Trainer> trainer;
+  std::vector<trainer::StepBoundary*> boundaries;
+  trainer::TrainerOptions options;  // the run loop's too
+};
+
+// Wires the trainer to the group and starts it from its state: a checkpoint (--resume), the state a
+// joiner received, or the launched model. Boundaries run in this order after each step: the checkpoint
+// (collective), membership (it may re-form the group, so nothing collective follows it), a fault.
+WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const TrainingData& data, WorkerGroup& group,
+                         elastic::ElasticAgent& agent, WorkerCheckpoints& checkpoints, const JobEntry& entry,
+                         const metrics::GemmPeak& peak) {
+  const bool joining = c.worker->joining;
+  WiredTrainer wired;
+  // A restarted worker must not repeat its first incarnation's injected fault.
+  if (!joining) wired.fault = elastic::faultFromEnvironment(entry.member);
+  auto& options = wired.options;
+  options = c.trainer;
+  options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
+  options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
+  trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator()};
+  checkpoints.addTo(wired.boundaries);
+  wired.boundaries.push_back(&agent);
+  if (wired.fault) wired.boundaries.push_back(wired.fault.get());
+  wired.trainer = std::make_unique<trainer::Trainer>(options, parts);
+  if (joining)
+    wired.trainer->restoreState(trainer::fromBytes(entry.joinState));
+  else
+    checkpoints.resumeIfAsked(*wired.trainer);
+  agent.attach(*wired.trainer, group);
+  return wired;
+}
+
+}  // namespace
+
+int runWorker(const JobConfig& c) {
+  if (c.federated) return runFederatedProcess(c);
+  if (c.pipeline.enabled()) return runPipelineWorker(c);
+  applyWorkerThreads(c);
+  const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
+  if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
+  const comm::RendezvousOptions rv = rendezvousOptions(c);
+
+  JobEntry entry = connectToJob(c, rv);
+  elastic::ElasticAgent agent(elasticOptions(c), entry.store, entry.member,
+                              [&rv](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int size) {
+                                return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface,
+                                                       rv.glooThreads);
+                              });
+  if (!takeOurPlace(c, agent, entry)) return 0;
+
+  const TrainingData data = loadTrainingData(c);
+  auto model = buildWorkerModel(c, /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);
+  WorkerGroup group(c, rv, model);
+  group.build(std::move(entry.comm), agent.generation());
+  explainGradientSync(c, group);
+
+  WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
+  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
+  const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
+  agent.finish();
+
+  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->world().rank(), summary);
+  group.stopMonitor();
+  group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
+  return 0;
+}
+
+}  // namespace balancenet::worker

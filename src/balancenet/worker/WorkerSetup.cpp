@@ -1,0 +1,73 @@
+// Data, model, allocator and outputs of a worker.
+#include "balancenet/worker/WorkerSetup.h"
+
+#include <spdlog/spdlog.h>
+
+#include "balancenet/comm/FactorLinear.h"
+#include "balancenet/comm/SyncBatchNorm.h"
+#include "balancenet/models/StateDictExport.h"
+#include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/worker/SyncFactory.h"
+
+namespace balancenet::worker {
+using job::JobConfig;
+
+TrainingData loadTrainingData(const JobConfig& c) {
+  TrainingData d{data::loadMnist(c.dataDir, /*train=*/true), data::loadMnist(c.dataDir, /*train=*/false)};
+  data::requireModelImageSize(d.train, c.dataDir);
+  data::requireModelImageSize(d.test, c.dataDir);
+  return d;
+}
+
+models::BuiltModel buildWorkerModel(const JobConfig& c, bool announce) {
+  models::ModelOptions options = c.model;
+  // The layers' group is seated by WorkerGroup, which seats the new one after a membership change.
+  if (c.syncBatchNorm)
+    options.batchNorm = [](int64_t channels) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, nullptr)); };
+  if (capturesFactors(c.comm)) options.linear = comm::factorLinearFactory();
+  at::manual_seed(c.trainer.seed);
+  auto model = models::buildModel(options);
+  if (announce)
+    spdlog::info("model {} (width {}): {} parameters, {:.2f} MFLOPs/sample; {} workers, split {}", c.model.name,
+                 c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, c.worker->worldSize,
+                 c.split.str());
+  return model;
+}
+
+std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
+                                                       const models::ModelInfo& model,
+                                                       orchestrator::NodeSampler sampler,
+                                                       orchestrator::OrchestratorOptions options) {
+  // The orchestrator's periodic gather is a barrier, which SSP exists to avoid: a fixed split instead.
+  if (c.comm.staleness > 0) return std::make_unique<orchestrator::StaticAllocator>(c.split);
+  orchestrator::PolicyOptions policy;
+  policy.name = c.orchestration.policy;
+  policy.seed = c.trainer.seed;
+  policy.staticSplit = c.split;
+  policy.bnoNormalize = c.orchestration.bnoNormalize;
+  options.rebalanceEvery = c.orchestration.rebalanceEvery;
+  options.probePeers = c.orchestration.probePeers;
+  options.rebalanceBudget = c.orchestration.rebalanceBudget;
+  options.globalBatch = c.trainer.globalBatch;
+  options.flopsPerSample = static_cast<double>(model.flopsPerSample);
+  options.memoryPerSampleBytes = static_cast<double>(model.memoryPerSampleBytes);
+  options.runDir = c.trainer.runDir;
+  return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,
+                                                      std::move(sampler), options);
+}
+
+void writeModelOutputs(const JobConfig& c, models::Network& net, const std::vector<at::Tensor>& parameters, int rank,
+                       const metrics::RunSummary& summary) {
+  if (rank != 0) return;
+  if (!c.exportPath.empty()) {
+    models::exportStateDict(net, c.exportPath);
+    spdlog::info("state_dict written to {} (Python: model.load_state_dict(torch.load(path)))", c.exportPath);
+  }
+  if (!c.saveParams.empty()) models::saveParameters(parameters, c.saveParams);
+  if (!summary.evals.empty())
+    spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
+                 summary.steps, summary.samplesPerSecond);
+}
+
+}  // namespace balancenet::worker

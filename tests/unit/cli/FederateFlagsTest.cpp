@@ -1,0 +1,74 @@
+// parseFederateCommandLine: the federate flags become a validated JobConfig, or one UsageError line naming the flag.
+#include "balancenet/cli/FederateCommand.h"
+
+#include <gtest/gtest.h>
+
+#include "LauncherViewTest.h"
+#include "testing/UsageErrors.h"
+
+namespace balancenet::cli {
+namespace {
+
+using balancenet::testing::usageErrorOf;
+
+class FederateFlagsTest : public LauncherViewTest {};
+
+void expectFederateRefused(const std::vector<std::string>& args, const std::string& fragment) {
+  const auto message = usageErrorOf([&] { parseFederateCommandLine(args); });
+  EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
+}
+
+TEST_F(FederateFlagsTest, DefaultsAreEightClientsAndOneServerProcess) {
+  const auto c = parseFederateCommandLine({});
+  ASSERT_TRUE(c.federated.has_value());
+  EXPECT_EQ(c.federated->clients, 8);
+  EXPECT_EQ(c.launch.worldSize(), 9) << "rank 0 is the server";
+  EXPECT_EQ(c.model.name, "cnn");
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"balancenet", "federate"}));
+}
+
+TEST_F(FederateFlagsTest, ValuesReachTheOptions) {
+  const auto c = parseFederateCommandLine({"--clients", "3", "--strategy", "fednova", "--alpha", "iid", "--local-steps",
+                                           "5:9", "--fraction", "0.5", "--deadline-s", "2.5", "--node-speed",
+                                           "100,50,25", "--peer-timeout", "4", "--max-restarts", "2"});
+  const auto& o = *c.federated;
+  EXPECT_EQ(c.launch.worldSize(), 4);
+  EXPECT_EQ(o.strategy, "fednova");
+  EXPECT_EQ(o.alpha, federated::kIid);
+  EXPECT_EQ(o.localSteps.low, 5);
+  EXPECT_EQ(o.localSteps.high, 9);
+  EXPECT_DOUBLE_EQ(o.fraction, 0.5);
+  EXPECT_DOUBLE_EQ(o.deadlineS, 2.5);
+  EXPECT_DOUBLE_EQ(c.emulation.nodeSpeed.at(0, 2), 25);
+  EXPECT_EQ(c.resilience.peerTimeout.count(), 4000);
+  EXPECT_EQ(c.resilience.maxRestarts, 2);
+  EXPECT_EQ(parseFederateCommandLine({"--local-steps", "7"}).federated->localSteps.high, 7);
+}
+
+TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
+  expectFederateRefused({"--strategy", "fedsgd"}, "unknown --strategy 'fedsgd'");
+  expectFederateRefused({"--fraction", "0"}, "--fraction must be in (0, 1]");
+  expectFederateRefused({"--fraction", "1.5"}, "--fraction");
+  expectFederateRefused({"--alpha", "-1"}, "--alpha");
+  expectFederateRefused({"--alpha", "lots"}, "--alpha");
+  for (const std::string steps : {"0", "9:3", "x", "3:", "2:4:6", "-1"})
+    expectFederateRefused({"--local-steps", steps}, "--local-steps must be");
+  expectFederateRefused({"--clients", "3", "--node-speed", "100,50"}, "--node-speed");
+  expectFederateRefused({"--clients", "0"}, "--clients must be at least 1");
+  expectFederateRefused({"--rounds", "0"}, "--rounds");
+  expectFederateRefused({"--local-batch", "0"}, "--local-batch");
+  expectFederateRefused({"--buffer", "0"}, "--buffer");
+  expectFederateRefused({"--lr", "0"}, "--lr must be positive");
+  expectFederateRefused({"--deadline-s", "-1"}, "--deadline-s");
+  expectFederateRefused({"--workers", "3"}, "--workers");  // not offered: --clients sets the processes
+  expectFederateRefused({"--resume"}, "--resume needs --checkpoint-dir");
+  expectFederateRefused({"--clients", "2", "--net-delay-ms", "1,1"}, "--net-delay-ms");
+  expectFederateRefused({"--sync-bn"}, "--sync-bn");
+  expectFederateRefused({"--clients", "3", "--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500"},
+                        "must be --clients 3 + 1");
+  expectFederateRefused({"--model", "nosuch"}, "unknown --model");
+}
+
+}  // namespace
+}  // namespace balancenet::cli

@@ -1,0 +1,128 @@
+// checkPlacement: --partition against the model's blocks and --memory-limit-mb against each worker's estimate,
+// refused in one line before any worker starts; the suggested --pipeline-stages is one the check accepts.
+#include "balancenet/cli/PlacementCheck.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "LauncherViewTest.h"
+#include "balancenet/cli/TrainFlags.h"
+#include "testing/UsageErrors.h"
+
+namespace balancenet::cli {
+namespace {
+
+using balancenet::testing::usageErrorOf;
+
+class PlacementCheck : public LauncherViewTest {
+ protected:
+  // The placement check's refusal of a command line that validation accepts, "<no UsageError>" if none.
+  static std::string refusal(const std::vector<std::string>& args) {
+    const auto config = parseTrainCommandLine(args);
+    return usageErrorOf([&] { checkPlacement(config); });
+  }
+};
+
+constexpr const char* kAccepted = "<no UsageError>";
+
+TEST_F(PlacementCheck, PartitionIsCheckedAgainstTheModelsBlocks) {
+  EXPECT_EQ(refusal({"--model", "mlp", "--nodes", "2", "--pipeline-stages", "2"}), kAccepted);
+  const auto beyond = refusal({"--model", "mlp", "--nodes", "2", "--pipeline-stages", "2", "--partition", "0,1-99"});
+  EXPECT_NE(beyond.find("--partition"), std::string::npos) << beyond;
+  EXPECT_EQ(beyond.find('\n'), std::string::npos) << beyond;
+  const auto gap = refusal(
+      {"--model", "vgg16", "--width", "0.25", "--nodes", "2", "--pipeline-stages", "2", "--partition", "0-3,5-99"});
+  EXPECT_NE(gap.find("--partition"), std::string::npos) << gap;
+  // More stages than the model has blocks: the uniform cut names the model's block count.
+  const auto tooMany = refusal({"--model", "mlp", "--nodes", "64", "--pipeline-stages", "64", "--global-batch", "64"});
+  EXPECT_NE(tooMany.find("block"), std::string::npos) << tooMany;
+}
+
+TEST_F(PlacementCheck, NoLimitMeansNoMemoryRefusal) {
+  EXPECT_EQ(refusal({"--model", "vgg16", "--width", "0.25", "--nodes", "2", "--global-batch", "4096"}), kAccepted);
+  EXPECT_EQ(refusal({"--model", "mlp", "--memory-limit-mb", "100000"}), kAccepted);
+}
+
+// The suggested K, parsed from "try --pipeline-stages K", or 0.
+int suggestedStages(const std::string& message) {
+  std::smatch m;
+  static const std::regex kHint("try --pipeline-stages (\\d+)");
+  return std::regex_search(message, m, kHint) ? std::stoi(m[1]) : 0;
+}
+
+TEST_F(PlacementCheck, DataParallelismOverTheLimitSuggestsTheSmallestStagesThatFit) {
+  const std::vector<std::string> job{"--model", "vgg16", "--width", "0.25", "--nodes", "8", "--global-batch", "512"};
+  auto with = [&](const std::string& limitMb, std::vector<std::string> more = {}) {
+    auto args = job;
+    args.insert(args.end(), {"--memory-limit-mb", limitMb});
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  // Nothing fits 0.01 MB: one line, the whole model on the worker with the largest share, no hint.
+  const auto nothing = refusal(with("0.01", {"--split", "8,8,8,8,8,8,8,456"}));
+  EXPECT_NE(nothing.find("node 7 (the whole model)"), std::string::npos) << nothing;
+  EXPECT_NE(nothing.find("--memory-limit-mb 0.01"), std::string::npos) << nothing;
+  EXPECT_EQ(suggestedStages(nothing), 0) << nothing;
+  // Lower the limit until data parallelism is refused with a hint; the hint must then be accepted, and the
+  // smaller powers of two refused.
+  bool hinted = false;
+  for (double limit = 64; limit > 0.05 && !hinted; limit /= 2) {
+    const auto message = refusal(with(std::to_string(limit)));
+    if (message == kAccepted) continue;
+    EXPECT_NE(message.find("(the whole model)"), std::string::npos) << message;
+    const int k = suggestedStages(message);
+    if (k == 0) break;
+    hinted = true;
+    EXPECT_EQ(refusal(with(std::to_string(limit), {"--pipeline-stages", std::to_string(k)})), kAccepted) << message;
+    for (int smaller = 2; smaller < k; smaller *= 2)
+      EXPECT_NE(refusal(with(std::to_string(limit), {"--pipeline-stages", std::to_string(smaller)})), kAccepted)
+          << "--pipeline-stages " << smaller << " fits too, but " << message;
+  }
+  EXPECT_TRUE(hinted) << "no limit between 64 MB and 0.05 MB refused data parallelism with a hint";
+}
+
+TEST_F(PlacementCheck, PipelineOverTheLimitNamesTheStageAndItsBlocks) {
+  const auto message = refusal(
+      {"--model", "vgg16", "--width", "0.25", "--nodes", "4", "--pipeline-stages", "2", "--memory-limit-mb", "0.01"});
+  EXPECT_TRUE(std::regex_search(message, std::regex("node [01] \\(stage [01], blocks \\d+-\\d+\\)"))) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// One capped worker: each worker is checked against its own cap, so data parallelism is refused naming that
+// worker; with --partition auto the planner decides, refusing only when no placement of the shape fits.
+TEST_F(PlacementCheck, EachWorkerHasItsOwnCapAndAutoAsksThePlanner) {
+  const std::vector<std::string> job{"--model", "vgg16",       "--width", "0.25",    "--global-batch",
+                                     "64",      "--optimizer", "adam",    "--nodes", "4"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), job.begin(), job.end());
+    return more;
+  };
+  const auto dp = refusal(with({"--memory-limit-mb", "0,0,0,20"}));
+  EXPECT_NE(dp.find("node 3 (the whole model)"), std::string::npos) << dp;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,0,0,20", "--pipeline-stages", "2", "--partition", "auto"})),
+            kAccepted);
+  const auto none = refusal(with({"--memory-limit-mb", "0.01", "--pipeline-stages", "2", "--partition", "auto"}));
+  EXPECT_NE(none, kAccepted);
+  EXPECT_EQ(none.find('\n'), std::string::npos) << none;
+}
+
+// 1F1B holds at most S - s micro-batches at stage s, GPipe all M: some limit admits the one and not the other.
+TEST_F(PlacementCheck, GPipeHoldsMoreActivationsThan1F1B) {
+  const std::vector<std::string> job{"--model",           "vgg16", "--width",         "0.25", "--nodes",        "2",
+                                     "--pipeline-stages", "2",     "--micro-batches", "16",   "--global-batch", "512"};
+  auto refusedWith = [&](const std::string& schedule, double limit) {
+    auto args = job;
+    args.insert(args.end(), {"--schedule", schedule, "--memory-limit-mb", std::to_string(limit)});
+    return refusal(args) != kAccepted;
+  };
+  bool separated = false;
+  for (double limit = 256; limit > 0.05 && !separated; limit /= 1.5) {
+    EXPECT_FALSE(refusedWith("1f1b", limit) && !refusedWith("gpipe", limit)) << limit;
+    separated = !refusedWith("1f1b", limit) && refusedWith("gpipe", limit);
+  }
+  EXPECT_TRUE(separated);
+}
+
+}  // namespace
+}  // namespace balancenet::cli

@@ -1,0 +1,318 @@
+// parseTrainCommandLine: the train flags become a validated JobConfig, or one UsageError line naming the flag.
+#include "balancenet/cli/TrainFlags.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "LauncherViewTest.h"
+#include "balancenet/core/EnvironmentVariables.h"
+#include "testing/UsageErrors.h"
+
+namespace balancenet::cli {
+using job::kAutoStages;
+namespace {
+
+using balancenet::testing::usageErrorOf;
+
+class TrainFlags : public LauncherViewTest {};
+
+void expectRefused(const std::vector<std::string>& args, const std::string& fragment) {
+  const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
+  EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
+}
+
+TEST_F(TrainFlags, DefaultsAreOneWorkerAllReduceAndTheBalancedPolicy) {
+  const auto c = parseTrainCommandLine({});
+  EXPECT_EQ(c.launch.worldSize(), 1);
+  EXPECT_EQ(c.comm.mode, comm::CommMode::AllReduce);
+  EXPECT_EQ(c.orchestration.policy, "balanced");
+  EXPECT_EQ(c.split.batches, std::vector<int64_t>{c.trainer.globalBatch});
+  EXPECT_FALSE(c.worker.has_value());
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"balancenet", "train"}));
+}
+
+TEST_F(TrainFlags, WorkerFlagsAndTheirOlderNodeSpellingsAreTheSame) {
+  EXPECT_EQ(parseTrainCommandLine({"--workers", "3"}).launch.nprocPerNode, 3);
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "3"}).launch.nprocPerNode, 3);
+  const auto elastic = parseTrainCommandLine({"--workers", "3", "--elastic", "--min-nodes", "2", "--max-workers", "5"});
+  EXPECT_EQ(elastic.resilience.minNodes, 2);
+  EXPECT_EQ(elastic.resilience.maxNodes, 5);
+  const auto hosts = parseTrainCommandLine({"--hosts", "2", "--host-rank", "1", "--master-port", "29500"});
+  EXPECT_EQ(hosts.launch.nnodes, 2);
+  EXPECT_EQ(hosts.launch.nodeRank, 1);
+}
+
+TEST_F(TrainFlags, ExplicitZeroWorkersIsRefusedNotTheDefault) {
+  expectRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
+  expectRefused({"--nodes", "0"}, "--workers must be at least 1, got 0");
+  expectRefused({"--nodes", "-2"}, "--workers must be at least 1, got -2");
+}
+
+TEST_F(TrainFlags, SlowdownBelowOneIsRefused) {
+  expectRefused({"--workers", "2", "--slowdown", "0.5,1"}, "--slowdown factors must be at least 1");
+  expectRefused({"--workers", "2", "--slowdown", "1,1", "--slowdown-schedule", "10=1,0.5"},
+                "--slowdown factors must be at least 1");
+  EXPECT_FALSE(parseTrainCommandLine({"--workers", "2", "--slowdown", "1,4"}).emulation.slowdown.empty());
+}
+
+TEST_F(TrainFlags, OptimiserAndScheduleValuesOutOfRangeAreRefused) {
+  expectRefused({"--lr-min", "-0.1"}, "--lr-min must be in [0, --lr 0.05], got -0.1");
+  expectRefused({"--lr", "0.1", "--lr-min", "0.2"}, "--lr-min must be in [0, --lr 0.1], got 0.2");
+  expectRefused({"--lr-gamma", "0"}, "--lr-gamma must be in (0, 1], got 0");
+  expectRefused({"--lr-gamma", "1.5"}, "--lr-gamma must be in (0, 1], got 1.5");
+  expectRefused({"--lr-step-every", "0"}, "--lr-step-every must be at least 1, got 0");
+  expectRefused({"--momentum", "1"}, "--momentum must be in [0, 1), got 1");
+  expectRefused({"--momentum", "-0.5"}, "--momentum must be in [0, 1), got -0.5");
+  expectRefused({"--weight-decay", "-1e-4"}, "--weight-decay must not be negative, got -0.0001");
+  const auto ok =
+      parseTrainCommandLine({"--lr-min", "0.01", "--lr-gamma", "1", "--momentum", "0", "--weight-decay", "0"});
+  EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
+}
+
+// 0 is what --help documents as the default (the rendezvous timeout); only a negative value is refused,
+// with a message that says so (it used to say "must be positive" while accepting 0).
+TEST_F(TrainFlags, StallTimeoutZeroMeansTheRendezvousTimeout) {
+  expectRefused({"--stall-timeout", "-1"}, "--stall-timeout must not be negative (0: --rendezvous-timeout), got -1");
+  const auto c = parseTrainCommandLine({"--stall-timeout", "0", "--rendezvous-timeout", "7"});
+  EXPECT_EQ(c.resilience.stallTimeout, std::chrono::milliseconds(7000));
+  EXPECT_EQ(parseTrainCommandLine({"--stall-timeout", "2.5"}).resilience.stallTimeout, std::chrono::milliseconds(2500));
+}
+
+TEST_F(TrainFlags, CommModesComeFromTheRegistry) {
+  for (const auto& entry : comm::commModes()) {
+    std::vector<std::string> args{"--comm", entry.name};
+    if (entry.mode == comm::CommMode::ParameterServers) args.insert(args.end(), {"--ps", "1"});
+    EXPECT_EQ(parseTrainCommandLine(args).comm.mode, entry.mode) << entry.name;
+    EXPECT_EQ(comm::commModeNamed(entry.name), entry.mode);
+    EXPECT_STREQ(comm::commModeName(entry.mode), entry.name);
+  }
+  expectRefused({"--comm", "pigeon"}, "unknown --comm 'pigeon'; choose one of: allreduce, flat, sfb, hybrid, ps");
+  expectRefused({"--comm", "sfb", "--elastic"}, "--elastic works with --comm allreduce or flat, not --comm sfb");
+}
+
+TEST_F(TrainFlags, ParseErrorsAreUsageErrors) {
+  expectRefused({"--bogus-flag", "3"}, "--bogus-flag");
+  expectRefused({"--steps", "ten"}, "--steps");
+}
+
+TEST_F(TrainFlags, ScaleFlagsReachTheOrchestrationOptions) {
+  const auto c = parseTrainCommandLine({"--workers", "4", "--probe-peers", "2", "--rebalance-budget", "0.01"});
+  EXPECT_EQ(c.orchestration.probePeers, 2);
+  EXPECT_DOUBLE_EQ(c.orchestration.rebalanceBudget, 0.01);
+  EXPECT_EQ(parseTrainCommandLine({}).orchestration.probePeers, 0);  // all pairs, a fixed period: as before
+  EXPECT_DOUBLE_EQ(parseTrainCommandLine({}).orchestration.rebalanceBudget, 0.0);
+  expectRefused({"--probe-peers", "-1"}, "--probe-peers");
+  expectRefused({"--rebalance-budget", "2"}, "--rebalance-budget");
+}
+
+TEST_F(TrainFlags, WorkerIdentityComesFromTheEnvironment) {
+  ::setenv(kRankVar, "1", 1);
+  ::setenv(kWorldSizeVar, "2", 1);
+  ::setenv(kMasterPortVar, "29500", 1);
+  const auto c = parseTrainCommandLine({"--threads", "2"});
+  ASSERT_TRUE(c.worker.has_value());
+  EXPECT_EQ(c.worker->rank, 1);
+  EXPECT_EQ(c.split.worldSize(), 2);
+  EXPECT_EQ(c.threads, 2);
+}
+
+// Pipeline parallelism: --pipeline-stages S makes world / S pipelines (columns); --split is per pipeline.
+TEST_F(TrainFlags, PipelineDefaultsAreDataParallelism) {
+  const auto c = parseTrainCommandLine({"--nodes", "4"});
+  EXPECT_EQ(c.pipeline.stages, 1);
+  EXPECT_FALSE(c.pipeline.enabled());
+  EXPECT_EQ(c.pipeline.microBatches, 4);
+  EXPECT_EQ(c.pipeline.schedule, "1f1b");
+  EXPECT_EQ(c.pipeline.partition, "uniform");
+  EXPECT_TRUE(c.memoryLimitMb.empty());
+  EXPECT_EQ(c.split.worldSize(), 4);
+}
+
+TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
+  const auto c = parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "64"});
+  EXPECT_TRUE(c.pipeline.enabled());
+  EXPECT_EQ(c.pipeline.stages, 4);
+  EXPECT_EQ(c.pipeline.microBatches, 16);                      // 4 x stages
+  EXPECT_EQ(c.split.batches, (std::vector<int64_t>{32, 32}));  // equal over the 2 pipelines
+
+  const auto given =
+      parseTrainCommandLine({"--nodes", "6", "--pipeline-stages", "3", "--micro-batches", "5", "--schedule", "gpipe",
+                             "--partition", "0-1,2-3,4-7", "--global-batch", "30", "--split", "20,10",
+                             "--memory-limit-mb", "512.5", "--slowdown", "1,1,1,2,2,2"});
+  EXPECT_EQ(given.pipeline.microBatches, 5);
+  EXPECT_EQ(given.pipeline.schedule, "gpipe");
+  EXPECT_EQ(given.pipeline.partition, "0-1,2-3,4-7");
+  EXPECT_EQ(given.split.batches, (std::vector<int64_t>{20, 10}));
+  EXPECT_EQ(given.orchestration.policy, "static");
+  EXPECT_EQ(given.memoryLimitMb, std::vector<double>(6, 512.5));  // one value: every worker's cap
+  EXPECT_DOUBLE_EQ(given.emulation.slowdown.at(0, 5), 2);         // emulation stays one value per worker
+
+  // A pipeline of all the workers: one column takes the whole batch; every policy is allowed.
+  const auto one = parseTrainCommandLine({"--nodes", "2", "--pipeline-stages", "2", "--policy", "proportional",
+                                          "--export", "m.pt", "--save-params", "p.pt", "--partition", "0,1-5"});
+  EXPECT_EQ(one.split.batches, std::vector<int64_t>{one.trainer.globalBatch});
+  EXPECT_EQ(one.orchestration.policy, "proportional");
+}
+
+TEST_F(TrainFlags, WorldMustBeAMultipleOfTheStages) {
+  expectRefused({"--nodes", "6", "--pipeline-stages", "4"}, "--nodes 6 is not a multiple of --pipeline-stages 4");
+  expectRefused({"--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500", "--pipeline-stages", "4"},
+                "--nnodes 2 x --nproc-per-node 3 = 6 workers is not a multiple of --pipeline-stages 4");
+  expectRefused({"--pipeline-stages", "0"}, "--pipeline-stages must be at least 1 (1: data parallelism), got 0");
+  expectRefused({"--pipeline-stages", "-2"}, "--pipeline-stages must be at least 1");
+}
+
+TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  expectRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
+  expectRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
+  // Each micro-batch of a step has its own message tags (ScheduleRunner::tagFor): 2^24 at most, up front.
+  expectRefused(with({"--micro-batches", "16777217"}), "--micro-batches must be at most 16777216, got 16777217");
+  EXPECT_EQ(parseTrainCommandLine(with({"--micro-batches", "2000"})).pipeline.microBatches, 2000);
+  expectRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
+  expectRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
+  expectRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");
+  EXPECT_EQ(parseTrainCommandLine(with({"--partition", "0-4, 5-9"})).pipeline.partition, "0-4, 5-9");
+  for (const std::string bad : {"even", "0-4;5-9", "0-4,", "0..4,5-9", "a-4,5-9", "0-4,5-"})
+    expectRefused(with({"--partition", bad}),
+                  "--partition '" + bad + "' is none of uniform, flops, auto or inclusive block ranges");
+  expectRefused(with({"--memory-limit-mb", "-1"}), "--memory-limit-mb must be a finite number, at least 0");
+  expectRefused(with({"--memory-limit-mb", "inf"}), "--memory-limit-mb");
+  expectRefused(with({"--memory-limit-mb", "nan"}), "--memory-limit-mb");
+}
+
+// --partition auto plans the cut (and moves it: --keep-partition only for auto); flops cuts by equal FLOPs;
+// neither means anything with one stage.
+TEST_F(TrainFlags, PlannedPartitionsAndTheirCompanions) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  const auto planned = parseTrainCommandLine(with({"--partition", "auto", "--explain-partition", "--keep-partition"}));
+  EXPECT_TRUE(planned.pipeline.planned());
+  EXPECT_TRUE(planned.pipeline.explainPartition);
+  EXPECT_TRUE(planned.pipeline.keepPartition);
+  EXPECT_FALSE(parseTrainCommandLine(with({"--partition", "flops"})).pipeline.planned());
+  expectRefused(with({"--keep-partition"}), "--keep-partition is for --partition auto");
+  expectRefused(with({"--partition", "flops", "--keep-partition"}), "--keep-partition is for --partition auto");
+  expectRefused({"--nodes", "4", "--partition", "auto"}, "--partition auto needs --pipeline-stages S > 1 (or auto)");
+  expectRefused({"--nodes", "4", "--partition", "flops"}, "--partition flops needs --pipeline-stages S > 1");
+  expectRefused({"--nodes", "4", "--explain-partition"}, "--explain-partition needs --pipeline-stages S > 1");
+}
+
+// --pipeline-stages auto: the launcher chooses S on this host, so what needs S, or several hosts, is refused.
+TEST_F(TrainFlags, AutoStagesLeaveTheShapeToTheLauncher) {
+  const auto c = parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "auto"});
+  EXPECT_EQ(c.pipeline.stages, kAutoStages);
+  EXPECT_EQ(c.pipeline.microBatches, 0);  // each shape's default, 4 x its stages
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "auto", "--micro-batches", "6"})
+                .pipeline.microBatches,
+            6);
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--split", "1,1,1,125"},
+                "--split needs a known number of pipelines");
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "0-3,4-7"},
+                "--partition '0-3,4-7' needs a number of stages");
+  expectRefused({"--nnodes", "2", "--master-port", "29500", "--pipeline-stages", "auto"},
+                "a job over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
+  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--elastic"},
+                "--elastic is not supported with --pipeline-stages auto yet");
+  expectRefused({"--pipeline-stages", "two"}, "--pipeline-stages must be a number of stages or auto, got 'two'");
+}
+
+// --memory-limit-mb: one cap for every worker, or one per worker (a memory-capped node).
+TEST_F(TrainFlags, MemoryLimitsArePerWorker) {
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,200"}).memoryLimitMb,
+            (std::vector<double>{0, 0, 0, 200}));
+  const auto c = parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,200"});
+  EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(3), 200);
+  EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(0), 0);
+  EXPECT_TRUE(parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,0"}).memoryLimitMb.empty());
+  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,200"},
+                "--memory-limit-mb has 2 values but the job has 4 workers");
+  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,-1,0,0"}, "got '-1'");
+}
+
+TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
+  const std::vector<std::string> pipe{"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "64"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pipe.begin(), pipe.end());
+    return more;
+  };
+  expectRefused(with({"--split", "8,8,8,8,8,8,8,8"}),
+                "--split has 8 entries but the job has 2 pipelines (8 workers / --pipeline-stages 4): one per "
+                "pipeline");
+  expectRefused(with({"--split", "40,20"}), "--split sums to 60 but --global-batch is 64");
+  expectRefused({"--nodes", "8", "--pipeline-stages", "2", "--global-batch", "3"},
+                "--global-batch 3 is smaller than the 4 pipelines (8 workers / --pipeline-stages 2)");
+  // Each pipeline, not each worker, needs a sample: 8 workers in 2 pipelines train on a batch of 2.
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "2"}).split.batches,
+            (std::vector<int64_t>{1, 1}));
+  // The emulation flags stay one value per launched worker.
+  expectRefused(with({"--slowdown", "1,4"}), "--slowdown has 2 values but the job has 8 workers");
+}
+
+// Pipeline stages checkpoint and resume; their --max-restarts restarts the whole job, so it needs checkpoints.
+TEST_F(TrainFlags, PipelinesCheckpointAndRestartTheWholeJobFromACheckpoint) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = pipe;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  EXPECT_EQ(parseTrainCommandLine(with({"--checkpoint-dir", "ck", "--resume"})).checkpoint.dir, "ck");
+  EXPECT_EQ(parseTrainCommandLine(with({"--checkpoint-dir", "ck", "--max-restarts", "2"})).resilience.maxRestarts, 2);
+  expectRefused(with({"--max-restarts", "1"}),
+                "--max-restarts with --pipeline-stages restarts the whole job from its newest checkpoint: give "
+                "--checkpoint-dir");
+  expectRefused({"--nodes", "2", "--max-restarts", "1"},
+                "--max-restarts needs --elastic (a fixed job cannot take a worker back), or --pipeline-stages with "
+                "--checkpoint-dir (the whole job restarts)");
+}
+
+TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
+  const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
+  const std::vector<std::vector<std::string>> refused{
+      {"--comm", "flat"},
+      {"--comm", "sfb"},
+      {"--comm", "hybrid"},
+      {"--comm", "ps", "--ps", "1"},
+      {"--staleness", "0"},
+      {"--sync-bn"},
+      {"--elastic"},
+      {"--elastic", "--join"},
+      {"--elastic", "--max-restarts", "1"},
+      {"--node-speed", "100,100,100,25"},
+  };
+  for (const auto& flags : refused) {
+    auto args = pipe;
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
+    EXPECT_NE(message.find("is not supported with --pipeline-stages 2 yet"), std::string::npos)
+        << flags.front() << " got: " << message;
+    EXPECT_NE(message.find(flags.front()), std::string::npos) << message;
+  }
+  expectRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "hybrid"},
+                "--comm hybrid is not supported with --pipeline-stages 2 yet");
+  // The same flags with --pipeline-stages 1 are data parallelism, as before.
+  EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "1", "--comm", "flat"}).comm.mode,
+            comm::CommMode::Flat);
+}
+
+TEST_F(TrainFlags, WorkersOfAPipelineJobSeeTheWorldFromTheEnvironment) {
+  ::setenv(kRankVar, "3", 1);
+  ::setenv(kWorldSizeVar, "4", 1);
+  ::setenv(kMasterPortVar, "29500", 1);
+  const auto c = parseTrainCommandLine({"--pipeline-stages", "2", "--threads", "1"});
+  EXPECT_EQ(c.split.worldSize(), 2);
+  expectRefused({"--pipeline-stages", "3"}, "WORLD_SIZE 4 is not a multiple of --pipeline-stages 3");
+}
+
+}  // namespace
+}  // namespace balancenet::cli
