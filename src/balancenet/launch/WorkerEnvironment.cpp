@@ -1,11 +1,9 @@
 // Parsing torchrun-style environment variables, with one-line errors for malformed values; and writing them.
 #include "balancenet/launch/WorkerEnvironment.h"
 
-#include <charconv>
+#include <cctype>
 #include <cstdlib>
 #include <string>
-
-#include <cctype>
 
 #include <fmt/format.h>
 
