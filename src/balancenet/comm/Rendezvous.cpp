@@ -144,8 +144,7 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {
   auto job = forAttempt(admitted, o.attempt);
   claimRank(*job, place, o.rank);
   waitForAllRanks(*job, o.rank, o.worldSize, o.timeout);
-  return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface,
-                        o.glooThreads);
+  return joinGroupUnder(kJobGroupPrefix, job, o.rank, o.worldSize, o.opTimeout(), o.glooHost(), o.iface, o.glooThreads);
 }
 
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
