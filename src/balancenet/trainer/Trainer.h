@@ -53,7 +53,6 @@ class Trainer : public StepEngine {
   // layers.csv and the timeline.
   void writeOutputs(const std::string& runDir) override;
 
-  orchestrator::Allocator& allocator() const { return parts_->allocator; }
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
