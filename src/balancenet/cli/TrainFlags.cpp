@@ -281,7 +281,10 @@ void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 }  // namespace
 
 void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
-  app.add_option("--threads", c.threads, "Intra-op threads per worker (default: cores / local workers)");
+  app.add_option("--threads", c.threads,
+                 "Intra-op and BLAS threads per worker (default: the cores this host allows, its affinity mask and "
+                 "cgroup CPU quota, over its local workers, at least 1)")
+      ->default_str("");  // the 1 it holds before validation is no default: the host decides
   app.add_option("--run-dir", c.trainer.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
   app.add_option("--progress-seconds", raw.progressSeconds,
                  "Seconds between progress lines (default: 2 on a terminal, 10 otherwise; 0: none)");
