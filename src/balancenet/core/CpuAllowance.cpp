@@ -21,14 +21,16 @@ std::string CpuAllowance::describe() const {
                      quota->source, affinityCores);
 }
 
-CpuAllowance readCpuAllowance(const CgroupPaths& paths) {
-  CpuAllowance allowance;
+int affinityCores() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    allowance.affinityCores = std::max(1, CPU_COUNT(&set));
-  else
-    allowance.affinityCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+CpuAllowance readCpuAllowance(const CgroupPaths& paths) {
+  CpuAllowance allowance;
+  allowance.affinityCores = affinityCores();
   allowance.quota = readCpuQuota(paths);
   return allowance;
 }

@@ -20,6 +20,9 @@ struct CpuAllowance {
 
 CpuAllowance readCpuAllowance(const CgroupPaths& paths = {});
 
+// The CPUs in this process's affinity mask (sched_getaffinity), or the machine's cores where it cannot be read.
+int affinityCores();
+
 // max(1, floor(allowedCores / localWorkers)): a worker's share of what the host allows it, never 0.
 int threadsPerWorker(double allowedCores, int localWorkers);
 

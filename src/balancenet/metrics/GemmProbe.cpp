@@ -1,8 +1,6 @@
 // GemmProbe: at::mm into a preallocated output, so the timing is the kernel and not the allocator.
 #include "balancenet/metrics/GemmProbe.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/IntraOpThreads.h"
 
 namespace balancenet::metrics {
@@ -52,12 +51,6 @@ Timing timeProducts(double seconds) {
   return t;
 }
 
-int usableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
-
 }  // namespace
 
 double measureGemmFlops(double seconds) {
@@ -68,7 +61,7 @@ double measureGemmFlops(double seconds) {
 GemmPeak measureGemmPeak(double secondsEach) {
   const int entry = at::get_num_threads();
   GemmPeak peak;
-  peak.threads = usableCores();
+  peak.threads = affinityCores();
   setIntraOpThreads(1);
   peak.oneThread = kFlopsPerProduct / timeProducts(secondsEach).bestSeconds;
   setIntraOpThreads(peak.threads);
