@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/pipeline/BlockMessage.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "balancenet/pipeline/TensorListMessage.h"
 #include "balancenet/trainer/OptimizerState.h"
@@ -29,22 +30,13 @@ int checkpointTag(size_t block) {
   return static_cast<int>(tag);
 }
 
-// blockMessage's layout: parameters, buffers, a long tensor of each parameter's count of state tensors, then
-// those state tensors. Appends the block's part of the whole-model state.
-void appendBlock(const std::vector<at::Tensor>& message, size_t parameters, size_t buffers,
+// Appends block `block`'s message (BlockMessage.h) to the whole-model state.
+void appendBlock(const std::vector<at::Tensor>& message, size_t parameters, size_t buffers, size_t block,
                  trainer::TrainingState& state, std::vector<std::vector<at::Tensor>>& optimizer) {
-  const size_t tensors = parameters + buffers;
-  if (message.size() < tensors + 1 || message[tensors].numel() != static_cast<int64_t>(parameters))
-    throw InternalError(fmt::format("a block's checkpoint message has {} tensors for {}", message.size(), tensors));
-  for (size_t i = 0; i < parameters; ++i) state.parameters.push_back(message[i].detach().clone());
-  for (size_t i = parameters; i < tensors; ++i) state.buffers.push_back(message[i].detach().clone());
-  const int64_t* counts = message[tensors].data_ptr<int64_t>();
-  size_t next = tensors + 1;
-  for (size_t i = 0; i < parameters; ++i) {
-    if (next + counts[i] > message.size()) throw InternalError("a block's optimiser state is cut short");
-    optimizer.emplace_back(message.begin() + next, message.begin() + next + counts[i]);
-    next += counts[i];
-  }
+  auto parts = splitBlockMessage(message, parameters, buffers, block);
+  for (const auto& t : parts.parameters) state.parameters.push_back(t.detach().clone());
+  for (const auto& t : parts.buffers) state.buffers.push_back(t.detach().clone());
+  for (auto& s : parts.states) optimizer.push_back(std::move(s));
 }
 
 }  // namespace
@@ -79,7 +71,7 @@ trainer::EngineCheckpoint PipelineTrainer::checkpointState() {
         const auto block = parts_.net.blockRange(b, b + 1);
         const auto message =
             stage == kept ? blockMessage(b) : recvTensorList(g.world, g.topology.rankOf(stage, 0), checkpointTag(b));
-        appendBlock(message, block->parameters().size(), block->buffers().size(), s, optimizer);
+        appendBlock(message, block->parameters().size(), block->buffers().size(), b, s, optimizer);
       }
     }
     s.optimizer = trainer::parameterStatesToBytes(optimizer);

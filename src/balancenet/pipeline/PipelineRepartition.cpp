@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/pipeline/BlockMessage.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "balancenet/pipeline/TensorListMessage.h"
 #include "balancenet/trainer/OptimizerFactory.h"
@@ -48,8 +49,7 @@ using StateByParameter = std::unordered_map<const void*, std::vector<at::Tensor>
 
 }  // namespace
 
-// A block's message: its parameters, its buffers, a long tensor with each parameter's count of state tensors,
-// then those state tensors in parameter order. The receiver knows the first two counts from its own network.
+// A block's message, in BlockMessage.h's layout.
 std::vector<at::Tensor> PipelineTrainer::blockMessage(size_t block) {
   const auto mine = tensorsOf(parts_.net, block);
   std::vector<at::Tensor> message = mine.parameters;
@@ -71,28 +71,20 @@ std::vector<at::Tensor> PipelineTrainer::blockMessage(size_t block) {
 void PipelineTrainer::receiveBlock(size_t block, int src, StateByParameter& state) {
   auto& g = parts_.groups;
   const auto mine = tensorsOf(parts_.net, block);
-  const auto message = recvTensorList(g.world, src, moveTag(block, g.replica(), g.topology.replicas));
+  const auto arrived = splitBlockMessage(recvTensorList(g.world, src, moveTag(block, g.replica(), g.topology.replicas)),
+                                         mine.parameters.size(), mine.buffers.size(), block);
   const size_t p = mine.parameters.size(), tensors = p + mine.buffers.size();
-  if (message.size() < tensors + 1 || message[tensors].numel() != static_cast<int64_t>(p))
-    throw InternalError(
-        fmt::format("block {} arrived with {} tensors, not its own {}", block, message.size(), tensors));
   at::NoGradGuard noGrad;
   for (size_t i = 0; i < tensors; ++i) {
     at::Tensor t = i < p ? mine.parameters[i] : mine.buffers[i - p];
+    const at::Tensor& value = i < p ? arrived.parameters[i] : arrived.buffers[i - p];
     const auto freed = freedShapes_.find(t.unsafeGetTensorImpl());
-    if (freed == freedShapes_.end() || !message[i].sizes().equals(freed->second) ||
-        message[i].scalar_type() != t.scalar_type())
+    if (freed == freedShapes_.end() || !value.sizes().equals(freed->second) || value.scalar_type() != t.scalar_type())
       throw InternalError(fmt::format("block {}'s tensor {} arrived at a rank that holds it, or unlike it", block, i));
-    t.set_data(message[i]);
+    t.set_data(value);
     freedShapes_.erase(freed);
   }
-  const int64_t* counts = message[tensors].data_ptr<int64_t>();
-  size_t next = tensors + 1;
-  for (size_t i = 0; i < p; ++i) {
-    if (next + counts[i] > message.size()) throw InternalError(fmt::format("block {}'s state is cut short", block));
-    state[mine.parameters[i].unsafeGetTensorImpl()].assign(message.begin() + next, message.begin() + next + counts[i]);
-    next += counts[i];
-  }
+  for (size_t i = 0; i < p; ++i) state[mine.parameters[i].unsafeGetTensorImpl()] = arrived.states[i];
 }
 
 // The protocol: for each block whose stage changes, replica j of its old stage sends it to replica j of its new
