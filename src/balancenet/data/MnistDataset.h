@@ -6,10 +6,10 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/data/DataOptions.h"
+
 namespace balancenet::data {
 
-// Where Debian's dataset-fashion-mnist package installs the four .gz files.
-inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
 // Fashion-MNIST pixel statistics after scaling to [0,1].
 inline constexpr double kPixelMean = 0.2860;
 inline constexpr double kPixelStd = 0.3530;

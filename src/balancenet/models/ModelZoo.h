@@ -13,6 +13,15 @@ namespace balancenet::models {
 
 struct ModelOptions {
   std::string name;
+  // What the data gives (data::DatasetSpec): the per-sample input, {C,H,W} for images or {T} for token
+  // windows, and the width of the output: classes (logits per sample), the vocabulary (logits per token)
+  // or the regression targets.
+  std::vector<int64_t> inputShape = {1, 28, 28};
+  int64_t outputs = 10;
+  // gpt: transformer blocks, attention heads and embedding width (its context is inputShape[0]).
+  int64_t layers = 6;
+  int64_t heads = 6;
+  int64_t embed = 384;
   // Scales channels and hidden sizes: round(base * width), at least 1. The 10 logits never scale.
   double width = 1.0;
   // < 0: the model's own default; 0 disables dropout (tests need deterministic models); otherwise

@@ -1,0 +1,64 @@
+// Dataset: the augmentation seed, the default training batch and index subsets shared by every format.
+#include "balancenet/data/Dataset.h"
+
+#include <ATen/ATen.h>
+
+#include <utility>
+
+#include "balancenet/core/PortableRandom.h"
+
+namespace balancenet::data {
+
+uint64_t augmentSeed(uint64_t runSeed, int64_t epoch, int64_t index) {
+  // splitmix64 over (seed, epoch, index) in turn: any change in one gives an unrelated seed.
+  return splitmix64(splitmix64(runSeed ^ splitmix64(static_cast<uint64_t>(epoch))) ^ static_cast<uint64_t>(index));
+}
+
+Batch Dataset::trainingBatch(const std::vector<Draw>& draws) const {
+  std::vector<int64_t> indices;
+  indices.reserve(draws.size());
+  for (const Draw& d : draws) indices.push_back(d.index);
+  return batch(indices);
+}
+
+namespace {
+
+class Subset final : public Dataset {
+ public:
+  Subset(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices)
+      : base_(std::move(base)), indices_(std::move(indices)) {}
+  const DatasetSpec& spec() const override { return base_->spec(); }
+  int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
+  Batch batch(const std::vector<int64_t>& indices) const override { return base_->batch(map(indices)); }
+  Batch trainingBatch(const std::vector<Draw>& draws) const override {
+    std::vector<Draw> mapped = draws;
+    for (Draw& d : mapped) d.index = indices_.at(static_cast<size_t>(d.index));
+    return base_->trainingBatch(mapped);
+  }
+  std::vector<int64_t> classLabels() const override {
+    const std::vector<int64_t> all = base_->classLabels();
+    if (all.empty()) return {};
+    std::vector<int64_t> out;
+    out.reserve(indices_.size());
+    for (int64_t i : indices_) out.push_back(all[static_cast<size_t>(i)]);
+    return out;
+  }
+
+ private:
+  std::vector<int64_t> map(const std::vector<int64_t>& indices) const {
+    std::vector<int64_t> out;
+    out.reserve(indices.size());
+    for (int64_t i : indices) out.push_back(indices_.at(static_cast<size_t>(i)));
+    return out;
+  }
+  std::shared_ptr<const Dataset> base_;
+  std::vector<int64_t> indices_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Dataset> subsetOf(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices) {
+  return std::make_shared<Subset>(std::move(base), std::move(indices));
+}
+
+}  // namespace balancenet::data
