@@ -18,13 +18,14 @@ struct DataOptions {
   // the training set once and cached in cacheDir (or not cached when cacheDir is empty).
   std::vector<double> normalizeMean, normalizeStd;
   std::string cacheDir;
-  int64_t imageSize = 0;   // imagefolder: every image resized to imageSize x imageSize (0: 32)
+  int64_t imageSize = 0;     // imagefolder: every image resized to imageSize x imageSize (0: 32)
   bool augmentCrop = false;  // random crop of the padded image (padding cropPadding), training only
   bool augmentFlip = false;  // random horizontal flip, training only
   int64_t cropPadding = 4;
-  double valFraction = 0.1;  // held-out share where a source has no test split (imagefolder without val/, npy, tokens, text)
-  int64_t context = 0;       // tokens/text: window length T (required there)
-  int loaderThreads = 1;     // decoding threads (imagefolder)
+  double valFraction =
+      0.1;              // held-out share where a source has no test split (imagefolder without val/, npy, tokens, text)
+  int64_t context = 0;  // tokens/text: window length T (required there)
+  int loaderThreads = 1;           // decoding threads (imagefolder)
   bool regressionTargets = false;  // npy: float targets (--loss mse) instead of int64 classes
 };
 
