@@ -5,14 +5,8 @@
 
 #include <utility>
 
-#include "balancenet/core/PortableRandom.h"
 
 namespace balancenet::data {
-
-uint64_t augmentSeed(uint64_t runSeed, int64_t epoch, int64_t index) {
-  // splitmix64 over (seed, epoch, index) in turn: any change in one gives an unrelated seed.
-  return splitmix64(splitmix64(runSeed ^ splitmix64(static_cast<uint64_t>(epoch))) ^ static_cast<uint64_t>(index));
-}
 
 Batch Dataset::trainingBatch(const std::vector<Draw>& draws) const {
   std::vector<int64_t> indices;

@@ -7,6 +7,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "balancenet/data/Draw.h"
+
 namespace balancenet::data {
 
 // What a sample's target is; the loss and the metrics follow from it (objective/Objective.h).
@@ -31,15 +33,6 @@ struct Batch {
   at::Tensor inputs;
   at::Tensor targets;
 };
-
-// A training draw: which sample and the seed of its augmentation. The seed is a function of the run's
-// seed, the epoch and the sample only (augmentSeed below), so whatever the split, the same position of
-// the global stream trains the same augmented sample.
-struct Draw {
-  int64_t index = 0;
-  uint64_t augmentSeed = 0;
-};
-uint64_t augmentSeed(uint64_t runSeed, int64_t epoch, int64_t index);
 
 class Dataset {
  public:

@@ -59,4 +59,19 @@ std::vector<int64_t> GlobalPermutationSampler::rankIndices(int64_t stepBegin, co
   return indicesAt(stepBegin + split.offsetOf(rank), split.batches[static_cast<size_t>(rank)]);
 }
 
+std::vector<Draw> GlobalPermutationSampler::drawsAt(int64_t begin, int64_t count) {
+  const std::vector<int64_t> indices = indicesAt(begin, count);
+  std::vector<Draw> out(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i)
+    out[i] = {indices[i], augmentSeed(seed_, epochOf(begin + static_cast<int64_t>(i)), indices[i])};
+  return out;
+}
+
+std::vector<Draw> GlobalPermutationSampler::rankDraws(int64_t stepBegin, const Split& split, int rank) {
+  if (rank < 0 || rank >= split.worldSize())
+    throw std::out_of_range("GlobalPermutationSampler::rankDraws: rank " + std::to_string(rank) +
+                            " outside a split of " + std::to_string(split.worldSize()) + " ranks");
+  return drawsAt(stepBegin + split.offsetOf(rank), split.batches[static_cast<size_t>(rank)]);
+}
+
 }  // namespace balancenet::data

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "balancenet/core/Split.h"
+#include "balancenet/data/Draw.h"
 
 namespace balancenet::data {
 
@@ -22,6 +23,10 @@ class GlobalPermutationSampler {
   std::vector<int64_t> indicesAt(int64_t begin, int64_t count);
   // Rank `rank`'s share of the step whose global batch starts at stream position stepBegin.
   std::vector<int64_t> rankIndices(int64_t stepBegin, const Split& split, int rank);
+  // The same positions as draws: each index with its augmentation seed, augmentSeed(seed, epoch, index),
+  // so a sample's augmentation depends on where it lies in the stream, never on which rank trains it.
+  std::vector<Draw> drawsAt(int64_t begin, int64_t count);
+  std::vector<Draw> rankDraws(int64_t stepBegin, const Split& split, int rank);
   int64_t epochOf(int64_t position) const { return position / size_; }
   int64_t datasetSize() const { return size_; }
 
