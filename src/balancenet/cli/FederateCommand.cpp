@@ -207,8 +207,9 @@ int runFederate(FederateFlags& flags, int argc, char** argv) {
   validateFederateFlags(flags);
   settleLoggingAndOutputs(config, flags.raw);
   if (config.worker) return worker::runWorker(config);
-  if (config.launch.nodeRank == 0) preflightFederatedCheckpoints(config);
-  return launch::launchLocalWorkers(checkBeforeLaunch(config));
+  const JobConfig checked = checkBeforeLaunch(config);  // the model sized for the data from here on
+  if (checked.launch.nodeRank == 0) preflightFederatedCheckpoints(checked);
+  return launch::launchLocalWorkers(checked);
 }
 
 }  // namespace balancenet::cli

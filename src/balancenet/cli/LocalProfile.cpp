@@ -43,8 +43,9 @@ pipeline::PlanInput profileLocally(const LocalJob& job) {
   built.net->train();
   const int64_t perMicroBatch = static_cast<int64_t>(job.nodes) * kDefaultMicroBatchesPerStage;
   const int64_t microBatch = std::max<int64_t>(1, (job.globalBatch + perMicroBatch - 1) / perMicroBatch);
-  const auto images =
-      at::rand({microBatch, models::Network::kInputChannels, models::Network::kInputSize, models::Network::kInputSize});
+  // Random pixels (a probe of zeros could take faster paths than real data); token ids as the data gives them.
+  const at::Tensor probe = job.model.probeBatch(microBatch);
+  const auto images = job.model.tokenInput ? probe : at::rand_like(probe);
   const auto times = pipeline::profileBlocks(*built.net, images);
   pipeline::PlanInput input;
   input.blocks = built.net->blocks();

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/DataFlags.h"
 #include "balancenet/cli/YamlConfig.h"
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/data/MnistDataset.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
 namespace balancenet::cli {
@@ -124,16 +124,19 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 
 void addModelFlags(CLI::App& app, JobConfig& c) {
   app.add_option("--model", c.model.name,
-                 "cnn, mlp, alexnet, vgg16, resnet18, resnet50 (see 'balancenet models'), or a TorchScript file "
-                 "(*.pt, from torch.jit.script/trace) mapping [N,1,28,28] images to [N,10] logits")
+                 "cnn, mlp, alexnet, vgg16, resnet18, resnet50, gpt (see 'balancenet models'), or a TorchScript file "
+                 "(*.pt, from torch.jit.script/trace) mapping the data's samples (e.g. [N,1,28,28] images, [N,T] "
+                 "int64 tokens) to [N,classes] logits ([N,T,vocabulary] for tokens)")
       ->capture_default_str();
   app.add_option("--width", c.model.width, "Scale channels and hidden sizes (big models on few cores)")
       ->capture_default_str();
   app.add_option("--dropout", c.model.dropout, "Dropout probability; <0 keeps the model's default, 0 disables");
   app.add_flag("--sync-bn", c.syncBatchNorm,
                "BatchNorm statistics over the whole global batch (exact for unequal splits)");
-  app.add_option("--data-dir", c.dataDir, "Any MNIST-format directory (IDX files, plain or .gz)")
-      ->capture_default_str();
+  app.add_option("--layers", c.model.layers, "gpt: transformer blocks")->capture_default_str();
+  app.add_option("--heads", c.model.heads, "gpt: attention heads (--embed a multiple of it)")->capture_default_str();
+  app.add_option("--embed", c.model.embed, "gpt: embedding width")->capture_default_str();
+  addDataFlags(app, c);
 }
 
 namespace {
@@ -294,8 +297,8 @@ void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 
 JobConfig defaultJobConfig() {
   JobConfig config;
-  config.dataDir = data::kDefaultDataDir;
   config.model.name = "cnn";
+  config.data.cacheDir = data::defaultCacheDir();
   config.trainer.lr.baseLr = 0.05;
   return config;
 }

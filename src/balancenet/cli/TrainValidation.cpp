@@ -130,12 +130,12 @@ void validateLaunch(JobConfig& c, const RawFlags& raw) {
   l.rendezvousTimeout = fromSeconds(raw.rendezvousTimeoutS);
 }
 
-// --model, --width, --dropout.
+// --model, --width, --dropout, and the data's flags.
 void validateModel(const JobConfig& c) {
   auto names = models::modelNames();
   if (models::isScriptedModelPath(c.model.name)) {
     require(!c.syncBatchNorm, "--sync-bn needs a zoo model: a TorchScript model's BatchNorm layers cannot be replaced");
-    models::ScriptedNetwork check(c.model.name);  // a bad file is one error here, not one per worker
+    // A bad file is one error before launch (LaunchChecks), where the data's samples probe it.
   } else if (std::find(names.begin(), names.end(), c.model.name) == names.end()) {
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {} (or a TorchScript file, *.pt)", c.model.name,
                                  fmt::join(names, ", ")));

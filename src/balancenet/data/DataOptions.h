@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/data/Dataset.h"
-
 namespace balancenet::data {
 
 // Where Debian's dataset-fashion-mnist package installs the four .gz files: the embedded default.
@@ -17,7 +15,7 @@ struct DataOptions {
   // Per-channel mean and std of the [0,1]-scaled pixels (one value: every channel). Empty: computed from
   // the training set once and cached in cacheDir (or not cached when cacheDir is empty).
   std::vector<double> normalizeMean, normalizeStd;
-  std::string cacheDir;
+  std::string cacheDir;      // defaultCacheDir() from the command line
   int64_t imageSize = 0;     // imagefolder: every image resized to imageSize x imageSize (0: 32)
   bool augmentCrop = false;  // random crop of the padded image (padding cropPadding), training only
   bool augmentFlip = false;  // random horizontal flip, training only
@@ -25,16 +23,12 @@ struct DataOptions {
   double valFraction =
       0.1;              // held-out share where a source has no test split (imagefolder without val/, npy, tokens, text)
   int64_t context = 0;  // tokens/text: window length T (required there)
-  int loaderThreads = 1;           // decoding threads (imagefolder)
+  int loaderThreads = 0;           // decoding threads (imagefolder); 0: the worker's --threads
   bool regressionTargets = false;  // npy: float targets (--loss mse) instead of int64 classes
 };
 
-// Opens the source's training and held-out sets. Throws UsageError with one line naming the file for
-// any defect found before training: unknown format, missing file, empty class folder, undecodable image,
-// label out of range, token id >= vocabulary, X and Y of different lengths, a context longer than the file.
-DatasetPair openDataset(const DataOptions& options);
-
-// The formats openDataset knows, for --help: "idx, imagefolder, cifar10, npy, tokens, text".
-std::vector<std::string> formatNames();
+// $XDG_CACHE_HOME/balancenet, else $HOME/.cache/balancenet, else empty (no cache): statistics computed
+// once per dataset, not once per run.
+std::string defaultCacheDir();
 
 }  // namespace balancenet::data

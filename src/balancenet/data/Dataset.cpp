@@ -3,8 +3,9 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <numeric>
 #include <utility>
-
 
 namespace balancenet::data {
 
@@ -13,6 +14,12 @@ Batch Dataset::trainingBatch(const std::vector<Draw>& draws) const {
   indices.reserve(draws.size());
   for (const Draw& d : draws) indices.push_back(d.index);
   return batch(indices);
+}
+
+std::vector<int64_t> indexRange(int64_t begin, int64_t end) {
+  std::vector<int64_t> out(static_cast<size_t>(std::max<int64_t>(0, end - begin)));
+  std::iota(out.begin(), out.end(), begin);
+  return out;
 }
 
 namespace {

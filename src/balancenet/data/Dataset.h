@@ -56,6 +56,9 @@ struct DatasetPair {
   std::shared_ptr<const Dataset> test;
 };
 
+// The indices begin, begin + 1, ..., end - 1 (evaluation reads sets in order).
+std::vector<int64_t> indexRange(int64_t begin, int64_t end);
+
 // The samples of `base` at `indices`, renumbered 0..n-1 (federated client shards).
 std::shared_ptr<const Dataset> subsetOf(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices);
 

@@ -72,9 +72,13 @@ ChannelStats resolveNormalization(const DataOptions& options, int64_t channels, 
     if (auto cached = readCache(path, cacheKey, channels)) return *cached;
   ChannelStats s = compute();
   if (!path.empty()) {
-    ensureDirectory(options.cacheDir);
-    const nlohmann::json j = {{"key", cacheKey}, {"mean", s.mean}, {"std", s.std}};
-    writeFileAtomically(path, j.dump(2) + "\n");
+    try {
+      ensureDirectory(options.cacheDir);
+      const nlohmann::json j = {{"key", cacheKey}, {"mean", s.mean}, {"std", s.std}};
+      writeFileAtomically(path, j.dump(2) + "\n");
+    } catch (const std::exception&) {
+      // A read-only home only costs recomputing next time.
+    }
   }
   return s;
 }

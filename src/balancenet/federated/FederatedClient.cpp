@@ -6,26 +6,31 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/core/PortableRandom.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
+#include "balancenet/models/ModelForData.h"
 
 namespace balancenet::federated {
 
-std::vector<int64_t> labelVector(const data::MnistDataset& set) {
-  const auto labels = set.labels.to(at::kLong).contiguous();
-  return std::vector<int64_t>(labels.data_ptr<int64_t>(), labels.data_ptr<int64_t>() + labels.numel());
+ShardLabels shardLabels(const data::Dataset& train) {
+  ShardLabels out{train.classLabels(), train.spec().classes};
+  if (out.labels.empty()) out = {std::vector<int64_t>(static_cast<size_t>(train.size()), 0), 1};
+  return out;
+}
+
+std::vector<std::vector<int64_t>> datasetShards(const data::Dataset& train, int clients, double alpha, uint64_t seed) {
+  const ShardLabels l = shardLabels(train);
+  return dirichletShards(l.labels, clients, alpha, seed, l.classes);
 }
 
 namespace {
 
 // The same partition the server computes, from the same labels and seed; every other sample is dropped.
 ClientShard loadShard(const ProcessSettings& s, int client) {
-  const auto train = data::loadMnist(s.dataDir, /*train=*/true);
-  data::requireModelImageSize(train, s.dataDir);
-  const auto shards =
-      dirichletShards(labelVector(train), s.options.clients, s.options.alpha, s.options.seed, data::kNumClasses);
+  const auto train = data::openDataset(s.data).train;
+  const auto shards = datasetShards(*train, s.options.clients, s.options.alpha, s.options.seed);
   return takeShard(train, shards.at(client));
 }
 
@@ -41,7 +46,10 @@ ClientPace paceAt(const ProcessSettings& s, int64_t round, int client) {
 
 int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
   const ClientShard shard = loadShard(s, client);
-  auto built = models::buildModel(s.model);  // the architecture; the weights come with every task
+  const objective::Objective objective(shard.data->spec(), s.objective);
+  models::ModelOptions modelOptions = s.model;
+  models::fitModelToData(modelOptions, shard.data->spec());
+  auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
   auto& net = *built.net;
   const int64_t modelSize = flatWeights(net).numel();
   auto channel = ClientChannel::connectClient(store, client, s.channel);
@@ -54,7 +62,8 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
     at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
     LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(), task.header.batch);
-    const LocalWork work = trainLocally(net, shard, task.header, batches, paceAt(s, task.header.round, client));
+    const LocalWork work =
+        trainLocally(net, shard, objective, task.header, batches, paceAt(s, task.header.round, client));
     MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;
     reply.doneSteps = work.doneSteps;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/federated/FederatedProcess.h"
 
 namespace c10d {
@@ -18,7 +18,15 @@ namespace balancenet::federated {
 // Client `client` (0-based) of the job at `store`. Returns the exit code (0 after the server's stop).
 int runFederatedClient(const ProcessSettings& settings, int client, const c10::intrusive_ptr<c10d::Store>& store);
 
-// The labels of a dataset as a vector (what dirichletShards partitions).
-std::vector<int64_t> labelVector(const data::MnistDataset& set);
+// The clients' shards of a training set: a Dirichlet split of each class where samples have classes,
+// else (token windows, regression) of the whole set as one class, so alpha still skews shard sizes.
+std::vector<std::vector<int64_t>> datasetShards(const data::Dataset& train, int clients, double alpha, uint64_t seed);
+
+// What partition.csv counts: each sample's class (0 for all where there are none) and the class count.
+struct ShardLabels {
+  std::vector<int64_t> labels;
+  int64_t classes = 1;
+};
+ShardLabels shardLabels(const data::Dataset& train);
 
 }  // namespace balancenet::federated

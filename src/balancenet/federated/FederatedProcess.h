@@ -5,18 +5,21 @@
 #include <optional>
 #include <string>
 
+#include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/federated/ClientChannel.h"
 #include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/objective/ObjectiveOptions.h"
 
 namespace balancenet::federated {
 
 struct ProcessSettings {
   FederatedOptions options;
   models::ModelOptions model;
-  std::string dataDir;
+  data::DataOptions data;
+  objective::ObjectiveOptions objective;
   ChannelOptions channel;
   // Clients: --node-speed (Paced) or --slowdown (Relative), one value per client, by round; none: full speed.
   std::optional<emulation::PaceMode> paceMode;

@@ -24,7 +24,7 @@
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/Resume.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -32,6 +32,7 @@
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
 #include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/RunOutputs.h"
@@ -79,17 +80,20 @@ class Server {
  private:
   // The model (from the seed), the test set, the shards (partition.csv) and, with --resume, the saved state.
   void setUp() {
+    const data::DatasetPair sets = data::openDataset(s_.data);
+    models::ModelOptions modelOptions = s_.model;
+    models::fitModelToData(modelOptions, sets.train->spec());
     at::manual_seed(o_.seed);
-    auto built = models::buildModel(s_.model);
+    auto built = models::buildModel(modelOptions);
     net_ = built.net;
-    evalNet_ = models::buildModel(s_.model).net;
+    evalNet_ = models::buildModel(modelOptions).net;
     global_ = flatWeights(*net_);
     modelBytes_ = global_.numel() * static_cast<int64_t>(sizeof(float)) + kHeaderSlots * 8;
-    test_ = data::loadMnist(s_.dataDir, /*train=*/false);
-    const auto train = data::loadMnist(s_.dataDir, /*train=*/true);
-    const auto labels = labelVector(train);
-    const auto shards = dirichletShards(labels, o_.clients, o_.alpha, o_.seed, data::kNumClasses);
-    writePartitionCsv(s_.runDir + "/partition.csv", labelCounts(shards, labels, data::kNumClasses));
+    test_ = sets.test;
+    objective_.emplace(sets.train->spec(), s_.objective);
+    const ShardLabels labels = shardLabels(*sets.train);
+    const auto shards = dirichletShards(labels.labels, o_.clients, o_.alpha, o_.seed, labels.classes);
+    writePartitionCsv(s_.runDir + "/partition.csv", labelCounts(shards, labels.labels, labels.classes));
     states_.resize(o_.clients);
     channels_.resize(o_.clients);
     for (int c = 0; c < o_.clients; ++c) {
@@ -380,7 +384,7 @@ class Server {
     finishEvaluation();
     evaluating_ = std::async(std::launch::async, [this, weights = global_.clone()] {
       loadFlatWeights(*evalNet_, weights);
-      return trainer::countTestSamples(*evalNet_, test_, 0, test_.size()).localPoint(0);
+      return trainer::countTestSamples(*evalNet_, *test_, *objective_, 0, test_->size()).localPoint(0);
     });
     evaluatedRecord_ = records_.size() - 1;
   }
@@ -463,7 +467,8 @@ class Server {
   std::shared_ptr<models::Network> net_, evalNet_;
   at::Tensor global_;
   int64_t modelBytes_ = 0;  // one message's bytes: header and flat model
-  data::MnistDataset test_;
+  std::shared_ptr<const data::Dataset> test_;
+  std::optional<objective::Objective> objective_;
   std::vector<ClientState> states_;
   std::vector<std::unique_ptr<ClientChannel>> channels_;  // null: dead (until a new generation arrives)
   std::map<int, int64_t> generations_;

@@ -12,8 +12,8 @@
 
 namespace balancenet::federated {
 
-ClientShard takeShard(const data::MnistDataset& train, const std::vector<int64_t>& indices) {
-  return {train.imagesAt(indices).clone(), train.labelsAt(indices).clone()};
+ClientShard takeShard(std::shared_ptr<const data::Dataset> train, const std::vector<int64_t>& indices) {
+  return {data::subsetOf(std::move(train), indices)};
 }
 
 LocalBatches::LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch)
@@ -40,14 +40,12 @@ std::vector<int64_t> LocalBatches::next() {
 namespace {
 
 // One SGD step on one batch; returns its real compute time in ms.
-double sgdStep(models::Network& net, const ClientShard& shard, const std::vector<int64_t>& batch, double lr, double mu,
-               const std::vector<at::Tensor>& start) {
+double sgdStep(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
+               const std::vector<int64_t>& batch, double lr, double mu, const std::vector<at::Tensor>& start) {
   Stopwatch watch;
-  const auto idx = at::tensor(batch, at::kLong);
-  const auto x = shard.images.index_select(0, idx);
-  const auto y = shard.labels.index_select(0, idx);
+  const data::Batch b = shard.data->batch(batch);
   net.zero_grad();
-  auto loss = at::cross_entropy_loss(net.forward(x), y);
+  auto loss = objective.trainingLossSum(net.forward(b.inputs), b.targets) / static_cast<double>(batch.size());
   loss.backward();
   at::NoGradGuard noGrad;
   auto params = net.parameters();
@@ -63,8 +61,8 @@ double sgdStep(models::Network& net, const ClientShard& shard, const std::vector
 
 }  // namespace
 
-LocalWork trainLocally(models::Network& net, const ClientShard& shard, const MessageHeader& task, LocalBatches& batches,
-                       const ClientPace& pace) {
+LocalWork trainLocally(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
+                       const MessageHeader& task, LocalBatches& batches, const ClientPace& pace) {
   net.train();
   std::vector<at::Tensor> start;
   if (task.mu > 0)
@@ -84,7 +82,7 @@ LocalWork trainLocally(models::Network& net, const ClientShard& shard, const Mes
       }
     }
     Stopwatch stepWatch;
-    const double computeMs = sgdStep(net, shard, batch, task.lr, task.mu, start);
+    const double computeMs = sgdStep(net, shard, objective, batch, task.lr, task.mu, start);
     if (pace.mode) {
       const double sleepMs = emulation::paceSleepMs(*pace.mode, pace.factor, computeMs, samples);
       if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(sleepMs));

@@ -8,20 +8,20 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/federated/UpdateMessage.h"
 #include "balancenet/models/Network.h"
+#include "balancenet/objective/Objective.h"
 
 namespace balancenet::federated {
 
-// A client's shard of the training set, copied out of it (the rest can be dropped).
+// A client's shard of the training set: the samples at its indices, renumbered from 0.
 struct ClientShard {
-  at::Tensor images;  // [n,1,28,28]
-  at::Tensor labels;  // [n]
-  int64_t size() const { return labels.size(0); }
+  std::shared_ptr<const data::Dataset> data;
+  int64_t size() const { return data->size(); }
 };
-ClientShard takeShard(const data::MnistDataset& train, const std::vector<int64_t>& indices);
+ClientShard takeShard(std::shared_ptr<const data::Dataset> train, const std::vector<int64_t>& indices);
 
 // The local batches of one (round, client): a permutation of the shard drawn from seededGenerator(seed,
 // round * clients + client), taken in order, drawn again (same generator) when used up. A function of
@@ -52,11 +52,11 @@ struct LocalWork {
   bool stoppedEarly = false;  // the deadline came first
 };
 
-// Runs `task.localSteps` steps of SGD with step size task.lr on the mean cross-entropy of each batch, plus
+// Runs `task.localSteps` steps of SGD with step size task.lr on the mean loss of each batch, plus
 // FedProx's proximal term (task.mu / 2) ||w - w_start||^2 over the parameters when mu > 0. With a deadline,
 // it stops before a step that would end after it (the step's expected length: the last step's, at least
 // the pace), so what it sends arrives by then.
-LocalWork trainLocally(models::Network& net, const ClientShard& shard, const MessageHeader& task, LocalBatches& batches,
-                       const ClientPace& pace);
+LocalWork trainLocally(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
+                       const MessageHeader& task, LocalBatches& batches, const ClientPace& pace);
 
 }  // namespace balancenet::federated

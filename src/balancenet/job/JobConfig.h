@@ -9,9 +9,11 @@
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/comm/OffloadPlan.h"
 #include "balancenet/core/Split.h"
+#include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/objective/ObjectiveOptions.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::job {
@@ -114,7 +116,8 @@ struct JobConfig {
   std::optional<WorkerIdentity> worker;
   std::optional<int> server;  // set when this process is parameter server k (started by the launcher)
   models::ModelOptions model;
-  std::string dataDir;
+  data::DataOptions data;
+  objective::ObjectiveOptions objective;
   bool syncBatchNorm = false;
   // The initial allocation: one share per worker in data parallelism; with --pipeline-stages S > 1, one per
   // pipeline (column, see pipeline/Topology.h), worldSize / S long, every stage of column j processing share j.

@@ -23,15 +23,18 @@ AlexNet::AlexNet(const ModelOptions& options, ShapeTracker& tracker) {
       .relu()
       .conv(options.scaled(256), 3, 1, 1)
       .relu()
-      .maxPool(3, 2)
-      .flatten()
+      .maxPool(3, 2);
+  // Larger images (CIFAR's 32 ends at 3x3 too; 224 at 27x27) are pooled to 3x3, as torchvision's AlexNet
+  // pools to 6x6: the classifier keeps its size whatever the input.
+  if (tracker.height() > 3 || tracker.width() > 3) b.adaptiveAvgPool(3);
+  b.flatten()
       .dropout(p)
       .linear(options.scaled(1024))
       .relu()
       .dropout(p)
       .linear(options.scaled(1024))
       .relu()
-      .linear(kNumClasses);
+      .linear(options.outputs);
   setLayers(b);
 }
 

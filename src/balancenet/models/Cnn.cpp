@@ -18,7 +18,7 @@ Cnn::Cnn(const ModelOptions& options, ShapeTracker& tracker) {
       .linear(options.scaled(128))
       .relu()
       .dropout(options.dropoutOr(0.5))
-      .linear(kNumClasses);
+      .linear(options.outputs);
   setLayers(b);
 }
 

@@ -104,9 +104,16 @@ LayerBuilder& LayerBuilder::relu() {
   return *this;
 }
 
-LayerBuilder& LayerBuilder::maxPool(int64_t kernel, int64_t stride) {
-  tracker_.pool(kernel, stride);
-  layers_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(kernel).stride(stride)));
+LayerBuilder& LayerBuilder::maxPool(int64_t kernel, int64_t stride, int64_t pad) {
+  tracker_.pool(kernel, stride, pad);
+  layers_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(kernel).stride(stride).padding(pad)));
+  record();
+  return *this;
+}
+
+LayerBuilder& LayerBuilder::adaptiveAvgPool(int64_t side) {
+  tracker_.adaptivePool(side);
+  layers_->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions(side)));
   record();
   return *this;
 }

@@ -38,7 +38,8 @@ class LayerBuilder {
   LayerBuilder& convBnRelu(int64_t outChannels, int64_t kernel, int64_t stride = 1, int64_t pad = 0);
   LayerBuilder& batchNorm();  // over the current channels, through the factory
   LayerBuilder& relu();
-  LayerBuilder& maxPool(int64_t kernel, int64_t stride);
+  LayerBuilder& maxPool(int64_t kernel, int64_t stride, int64_t pad = 0);
+  LayerBuilder& adaptiveAvgPool(int64_t side);  // to side x side, whatever the input
   LayerBuilder& zeroPad(int64_t pad);
   LayerBuilder& globalAvgPool();
   LayerBuilder& flatten();

@@ -15,7 +15,7 @@ Mlp::Mlp(const ModelOptions& options, ShapeTracker& tracker) {
       .linear(options.scaled(128))
       .relu()
       .dropout(p)
-      .linear(kNumClasses);
+      .linear(options.outputs);
   setLayers(b);
 }
 

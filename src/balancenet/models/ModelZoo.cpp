@@ -24,8 +24,12 @@ namespace {
 
 using Constructor = std::function<std::shared_ptr<Network>(const ModelOptions&, ShapeTracker&)>;
 
+// What a model can take: images [C,H,W] (conv models), any float features (mlp flattens them), tokens.
+enum class Takes { Images, Features, Tokens };
+
 struct Entry {
   std::string name;
+  Takes takes;
   Constructor make;
 };
 
@@ -39,12 +43,12 @@ Constructor constructor(Extra... extra) {
 // The one list of models: names, help text and construction all come from here.
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
-      {"cnn", constructor<Cnn>()},
-      {"mlp", constructor<Mlp>()},
-      {"alexnet", constructor<AlexNet>()},
-      {"vgg16", constructor<Vgg16>()},
-      {"resnet18", constructor<ResNet>(ResNetLayout::resnet18())},
-      {"resnet50", constructor<ResNet>(ResNetLayout::resnet50())},
+      {"cnn", Takes::Images, constructor<Cnn>()},
+      {"mlp", Takes::Features, constructor<Mlp>()},
+      {"alexnet", Takes::Images, constructor<AlexNet>()},
+      {"vgg16", Takes::Images, constructor<Vgg16>()},
+      {"resnet18", Takes::Images, constructor<ResNet>(ResNetLayout::resnet18())},
+      {"resnet50", Takes::Images, constructor<ResNet>(ResNetLayout::resnet50())},
   };
   return entries;
 }
@@ -57,6 +61,37 @@ void validate(const ModelOptions& options) {
   if (!(options.dropout < 1)) throw UsageError(fmt::format("--dropout must be below 1, got {}", options.dropout));
 }
 
+std::string shapeText(const ModelOptions& options) {
+  return fmt::format("[{}]{}", fmt::join(options.inputShape, ","), options.tokenInput ? " token windows" : "");
+}
+
+// The data's samples must be what the model takes: one line naming both, before anything is built.
+void requireInputFits(const Entry& entry, const ModelOptions& options) {
+  if (options.inputShape.empty() || options.outputs < 1)
+    throw UsageError(fmt::format("--model {}: the data gives samples {} and {} outputs", entry.name, shapeText(options),
+                                 options.outputs));
+  if (entry.takes == Takes::Tokens && !options.tokenInput)
+    throw UsageError(fmt::format("--model {} takes token windows; the data gives samples {} (use tokens: or text:)",
+                                 entry.name, shapeText(options)));
+  if (entry.takes != Takes::Tokens && options.tokenInput)
+    throw UsageError(fmt::format("--model {} takes {}; the data gives {} (use --model gpt)", entry.name,
+                                 entry.takes == Takes::Images ? "images" : "features", shapeText(options)));
+  if (entry.takes == Takes::Images && options.inputShape.size() != 3)
+    throw UsageError(
+        fmt::format("--model {} takes images [C,H,W]; the data gives samples {} (use --model mlp, or "
+                    "save them as [N,C,H,W])",
+                    entry.name, shapeText(options)));
+}
+
+// The tracker's start: an image as it is, [H,W] as one channel, anything else as flat features.
+ShapeTracker trackerFor(const std::vector<int64_t>& shape) {
+  if (shape.size() == 3) return ShapeTracker(shape[0], shape[1], shape[2]);
+  if (shape.size() == 2) return ShapeTracker(1, shape[0], shape[1]);
+  int64_t features = 1;
+  for (int64_t d : shape) features *= d;
+  return ShapeTracker(features, 1, 1);
+}
+
 int64_t parameterCount(const Network& net) {
   int64_t total = 0;
   for (const at::Tensor& p : net.parameters()) total += p.numel();
@@ -67,6 +102,20 @@ int64_t parameterCount(const Network& net) {
 
 int64_t ModelOptions::scaled(int64_t base) const {
   return std::max<int64_t>(1, std::llround(static_cast<double>(base) * width));
+}
+
+std::vector<int64_t> ModelOptions::outputShape() const {
+  if (tokenInput) return {inputShape.at(0), outputs};
+  return {outputs};
+}
+
+at::Tensor ModelOptions::probeBatch(int64_t n) const {
+  std::vector<int64_t> shape{n};
+  shape.insert(shape.end(), inputShape.begin(), inputShape.end());
+  if (!tokenInput) return at::zeros(shape);
+  int64_t elements = 1;
+  for (int64_t d : shape) elements *= d;
+  return at::arange(elements, at::kLong).remainder_(std::max<int64_t>(outputs, 1)).reshape(shape);
 }
 
 double ModelOptions::dropoutOr(double modelDefault) const { return dropout < 0 ? modelDefault : dropout; }
@@ -84,7 +133,7 @@ namespace {
 // nodes, so a constant factor cancels). Memory per sample is unknown: no memory cap.
 BuiltModel buildScripted(const ModelOptions& options) {
   BuiltModel built;
-  built.net = std::make_shared<ScriptedNetwork>(options.name);
+  built.net = std::make_shared<ScriptedNetwork>(options.name, options);
   built.info.name = options.name;
   built.info.parameters = parameterCount(*built.net);
   built.info.flopsPerSample = 2 * built.info.parameters;
@@ -102,6 +151,7 @@ BuiltModel buildModel(const ModelOptions& options) {
   if (entry == registry().end())
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", options.name, joinedNames()));
   validate(options);
+  requireInputFits(*entry, options);
 
   // hasBatchNorm is observed rather than declared: counting factory calls cannot disagree with the model.
   int64_t batchNormLayers = 0;
@@ -111,12 +161,16 @@ BuiltModel buildModel(const ModelOptions& options) {
     return LayerBuilder::makeBatchNorm(factory, channels);
   };
 
-  ShapeTracker tracker(Network::kInputChannels, Network::kInputSize, Network::kInputSize);
+  ShapeTracker tracker = trackerFor(options.inputShape);
   BuiltModel built;
-  built.net = entry->make(counted, tracker);
-  if (!tracker.flattened() || tracker.channels() != Network::kNumClasses)
+  try {
+    built.net = entry->make(counted, tracker);
+  } catch (const std::logic_error& e) {  // a layer that does not fit: the images are too small for it
+    throw UsageError(fmt::format("--model {} does not fit samples {}: {}", options.name, shapeText(options), e.what()));
+  }
+  if (!tracker.flattened() || tracker.channels() != options.outputs)
     throw std::logic_error(
-        fmt::format("model '{}' ends in {} instead of {} logits", options.name, tracker.str(), Network::kNumClasses));
+        fmt::format("model '{}' ends in {} instead of {} outputs", options.name, tracker.str(), options.outputs));
   built.info.name = options.name;
   built.info.parameters = parameterCount(*built.net);
   built.info.flopsPerSample = tracker.flops();

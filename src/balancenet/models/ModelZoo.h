@@ -17,6 +17,7 @@ struct ModelOptions {
   // windows, and the width of the output: classes (logits per sample), the vocabulary (logits per token)
   // or the regression targets.
   std::vector<int64_t> inputShape = {1, 28, 28};
+  bool tokenInput = false;  // int64 token ids [N,T] (inputShape {T}), else float32 [N, inputShape...]
   int64_t outputs = 10;
   // gpt: transformer blocks, attention heads and embedding width (its context is inputShape[0]).
   int64_t layers = 6;
@@ -33,6 +34,10 @@ struct ModelOptions {
   LinearFactory linear;
 
   int64_t scaled(int64_t base) const;
+  // One sample's output: {outputs}, or {T, outputs} (logits per token) for token inputs.
+  std::vector<int64_t> outputShape() const;
+  // n samples shaped as the data gives them: zeros (float), or token ids ramping 0, 1, ... mod outputs.
+  at::Tensor probeBatch(int64_t n) const;
   double dropoutOr(double modelDefault) const;
 };
 

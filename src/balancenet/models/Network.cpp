@@ -25,8 +25,9 @@ std::vector<BlockInfo> Network::blocks() const {
   whole.name = "model";
   whole.kind = "whole";
   for (const auto& p : parameters()) whole.parameters += p.numel();
-  whole.outputShape = {kNumClasses};
-  whole.outputElementsPerSample = kNumClasses;
+  whole.outputShape = wholeOutputShape_;
+  whole.outputElementsPerSample = 1;
+  for (int64_t d : wholeOutputShape_) whole.outputElementsPerSample *= d;
   return {whole};
 }
 

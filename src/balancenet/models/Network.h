@@ -13,11 +13,6 @@ namespace balancenet::models {
 
 class Network : public torch::nn::Module {
  public:
-  // Every model is built for Fashion-MNIST: input [N,1,28,28] (float), output logits [N,10].
-  static constexpr int64_t kInputChannels = 1;
-  static constexpr int64_t kInputSize = 28;
-  static constexpr int64_t kNumClasses = 10;
-
   virtual at::Tensor forward(const at::Tensor& x) = 0;
 
   // The ordered blocks whose forwards, chained, are forward(): every zoo model has at least 2. This
@@ -28,6 +23,8 @@ class Network : public torch::nn::Module {
   virtual std::shared_ptr<BlockRange> blockRange(size_t first, size_t end);
 
  protected:
+  // One sample's output, for the default blocks(): {classes}, or {T, vocabulary} for token models.
+  std::vector<int64_t> wholeOutputShape_{10};
   // Throws InternalError unless [first, end) is a non-empty span of `blockCount` blocks.
   static void requireSpan(size_t first, size_t end, size_t blockCount);
 };

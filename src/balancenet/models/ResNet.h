@@ -1,4 +1,4 @@
-// ResNet: CIFAR-style ResNet-18 and ResNet-50 for 28x28 inputs.
+// ResNet: ResNet-18 and ResNet-50 with the CIFAR stem for small images and the ImageNet stem for large ones.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -8,6 +8,9 @@
 #include "balancenet/models/ShapeTracker.h"
 
 namespace balancenet::models {
+
+// Inputs at least this many pixels on their shorter side get the ImageNet stem, smaller ones the CIFAR stem.
+inline constexpr int64_t kImageNetStemFrom = 64;
 
 enum class ResNetBlock { Basic, Bottleneck };
 

@@ -103,7 +103,7 @@ bool isScriptedModelPath(const std::string& name) {
   return name.size() > 3 && (name.compare(name.size() - 3, 3, ".pt") == 0 || name.find('/') != std::string::npos);
 }
 
-ScriptedNetwork::ScriptedNetwork(const std::string& path) {
+ScriptedNetwork::ScriptedNetwork(const std::string& path, const ModelOptions& options) {
   try {
     module_ = std::make_unique<torch::jit::Module>(torch::jit::load(path));
   } catch (const std::exception& e) {
@@ -119,25 +119,34 @@ ScriptedNetwork::ScriptedNetwork(const std::string& path) {
     auto& holder = owner.empty() ? static_cast<torch::nn::Module&>(*this) : holderFor(*this, owner);
     holder.register_buffer(leaf, b.value);
   }
-  // The contract of every model: [N,1,28,28] in, [N,10] out. Checked once, in eval mode, without autograd.
-  // The blocks probe the same way: zeros, and a deterministic ramp (a random batch would move the seed
-  // training draws from) that zeros alone could not tell apart from, e.g., a forward ending in relu.
-  const at::Tensor zeros = at::zeros({2, kInputChannels, kInputSize, kInputSize});
-  const at::Tensor ramp = at::linspace(-1, 1, zeros.numel()).reshape(zeros.sizes());
+  // The contract of every model: the data's samples in, options.outputShape() per sample out. Checked
+  // once, in eval mode, without autograd. The blocks probe the same way: zeros, and a deterministic ramp
+  // (a random batch would move the seed training draws from) that zeros alone could not tell apart from,
+  // e.g., a forward ending in relu. Token models get token ids.
+  const at::Tensor zeros =
+      options.tokenInput ? at::zeros({2, options.inputShape.at(0)}, at::kLong) : options.probeBatch(2);
+  const at::Tensor ramp =
+      options.tokenInput ? options.probeBatch(2) : at::linspace(-1, 1, zeros.numel()).reshape(zeros.sizes());
+  std::vector<int64_t> expected{2};
+  wholeOutputShape_ = options.outputShape();
+  expected.insert(expected.end(), wholeOutputShape_.begin(), wholeOutputShape_.end());
+  const std::string given =
+      fmt::format("[{}]{}", fmt::join(zeros.sizes().vec(), ","), options.tokenInput ? " token" : "");
   at::Tensor out;
   try {
     torch::NoGradGuard noGrad;
     module_->eval();
     out = module_->forward({zeros}).toTensor();
-    if (out.dim() == 2 && out.size(0) == 2 && out.size(1) == kNumClasses)
+    if (out.sizes().vec() == expected)
       blocks_ = sequentialBlocks(*module_, {zeros, ramp}, {out, module_->forward({ramp}).toTensor()});
     module_->train();
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("--model {}: forward on a [2,1,28,28] batch failed: {}", path, firstLine(e.what())));
+    throw UsageError(fmt::format("--model {}: forward on a {} batch (the data's samples) failed: {}", path, given,
+                                 firstLine(e.what())));
   }
-  if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != kNumClasses)
-    throw UsageError(fmt::format("--model {}: maps [2,1,28,28] to [{}] instead of [2,{}] logits", path,
-                                 fmt::join(out.sizes().vec(), ","), kNumClasses));
+  if (out.sizes().vec() != expected)
+    throw UsageError(fmt::format("--model {}: maps a {} batch to [{}] instead of [{}]", path, given,
+                                 fmt::join(out.sizes().vec(), ","), fmt::join(expected, ",")));
 }
 
 ScriptedNetwork::~ScriptedNetwork() = default;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/Network.h"
 
 namespace torch::jit {
@@ -24,8 +25,9 @@ namespace balancenet::models {
 // module is one block (Network's fallback).
 class ScriptedNetwork : public Network {
  public:
-  // Throws UsageError when the file is missing, is not TorchScript, or does not map [N,1,28,28] to [N,10].
-  explicit ScriptedNetwork(const std::string& path);
+  // Throws UsageError when the file is missing, is not TorchScript, or does not map the data's samples
+  // (options.probeBatch) to options.outputShape() per sample.
+  ScriptedNetwork(const std::string& path, const ModelOptions& options);
   ~ScriptedNetwork() override;
   at::Tensor forward(const at::Tensor& x) override;
   void train(bool on = true) override;

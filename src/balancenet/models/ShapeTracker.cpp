@@ -64,10 +64,13 @@ void ShapeTracker::pad(int64_t pad) {
   activations_ += features();
 }
 
-void ShapeTracker::globalPool() {
-  requireSpatial("global pool");
-  height_ = 1;
-  width_ = 1;
+void ShapeTracker::globalPool() { adaptivePool(1); }
+
+void ShapeTracker::adaptivePool(int64_t side) {
+  requireSpatial("adaptive pool");
+  if (side < 1) throw std::logic_error("ShapeTracker: adaptive pool to a side below 1");
+  height_ = side;
+  width_ = side;
 }
 
 void ShapeTracker::flatten() {

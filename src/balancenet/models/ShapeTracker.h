@@ -35,6 +35,7 @@ class ShapeTracker {
   void pool(int64_t kernel, int64_t stride, int64_t pad = 0);  // max or average, 0 FLOPs
   void pad(int64_t pad);                                       // zero padding on every side
   void globalPool();                                           // adaptive pool to 1x1
+  void adaptivePool(int64_t side);                             // adaptive pool to side x side
   void flatten();
   void linear(int64_t outFeatures);
 

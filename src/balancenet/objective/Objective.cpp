@@ -21,8 +21,8 @@ Objective::Objective(const data::DatasetSpec& spec, ObjectiveOptions options)
   const bool regression = spec.target == data::TargetKind::Regression;
   kind_ = options.loss == LossKind::Auto ? (regression ? LossKind::Mse : LossKind::CrossEntropy) : options.loss;
   if (kind_ == LossKind::Mse && !regression)
-    throw UsageError(fmt::format("--loss mse: {} has class targets; mse needs float targets (npy with --targets float)",
-                                 spec.source));
+    throw UsageError(fmt::format(
+        "--loss mse: {} has class targets; mse needs float targets (an npy Y saved as float32)", spec.source));
   if (kind_ == LossKind::CrossEntropy && regression)
     throw UsageError(fmt::format("--loss cross-entropy: {} has float targets; use --loss mse", spec.source));
   if (!(labelSmoothing_ >= 0 && labelSmoothing_ < 1))

@@ -5,18 +5,9 @@
 #include <ATen/core/Tensor.h>
 
 #include "balancenet/data/Dataset.h"
+#include "balancenet/objective/ObjectiveOptions.h"
 
 namespace balancenet::objective {
-
-enum class LossKind { Auto, CrossEntropy, Mse };
-
-struct ObjectiveOptions {
-  LossKind loss = LossKind::Auto;  // Auto: cross-entropy for class and token targets, mse for regression
-  double labelSmoothing = 0;       // cross-entropy only, training only; in [0, 1)
-};
-
-// LossKind from --loss's spelling (auto, cross-entropy, mse); UsageError otherwise.
-LossKind parseLossKind(const std::string& name);
 
 // Exactness rests on one convention: a sample's loss is a mean over its own elements (its tokens, its
 // regression outputs) and a batch's loss is the SUM over its samples, so (sum over every rank's share) /

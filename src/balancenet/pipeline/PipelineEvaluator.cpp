@@ -14,8 +14,8 @@ constexpr int kEvalTagBase = 1 << 28;
 }  // namespace
 
 metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& groups,
-                                    const std::vector<int64_t>& inputShape, const data::MnistDataset& test,
-                                    int64_t step, int64_t chunk) {
+                                    const std::vector<int64_t>& inputShape, const data::Dataset& test,
+                                    const objective::Objective& objective, int64_t step, int64_t chunk) {
   const int64_t n = test.size(), columns = groups.topology.replicas, j = groups.replica();
   const int64_t begin = n * j / columns, end = n * (j + 1) / columns;
   const bool wasTraining = stage.is_training();
@@ -27,8 +27,11 @@ metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& g
     for (int64_t b = begin; b < end; b += chunk, ++tag) {
       const int64_t len = std::min(chunk, end - b);
       at::Tensor x;
+      // Only the ends read samples: the first stage its inputs, the last its targets.
+      const data::Batch batch =
+          groups.firstStage() || groups.lastStage() ? test.batch(data::indexRange(b, b + len)) : data::Batch{};
       if (groups.firstStage()) {
-        x = test.images.narrow(0, b, len);
+        x = batch.inputs;
       } else {
         std::vector<int64_t> shape{len};
         shape.insert(shape.end(), inputShape.begin(), inputShape.end());
@@ -40,7 +43,7 @@ metrics::EvalPoint evaluatePipeline(models::BlockRange& stage, PipelineGroups& g
         groups.world.send(y, groups.nextRank(), tag);
         continue;
       }
-      totals.add(y, test.labels.narrow(0, b, len));
+      totals.add(objective, y, batch.targets);
     }
   }
   stage.train(wasTraining);

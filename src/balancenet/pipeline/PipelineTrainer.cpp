@@ -175,9 +175,10 @@ metrics::StepRecord PipelineTrainer::step() {
   input.globalBatch = static_cast<double>(split.total());
   input.slowdown = options_.slowdown ? options_.slowdown(step_) : 1.0;
   if (g.firstStage() || g.lastStage()) {
-    const auto indices = sampler_.rankIndices(position_, split, j);
-    if (g.firstStage()) input.images = parts_.train.imagesAt(indices);
-    if (g.lastStage()) input.labels = parts_.train.labelsAt(indices);
+    const data::Batch batch = parts_.train.trainingBatch(sampler_.rankDraws(position_, split, j));
+    input.inputs = batch.inputs;
+    input.targets = batch.targets;
+    input.objective = &parts_.objective;
   }
   optimizer_->zero_grad();
   Stopwatch spanWatch;
@@ -245,7 +246,7 @@ metrics::EvalPoint PipelineTrainer::evaluate() {
   auto& g = parts_.groups;
   // BatchNorm running statistics are per replica: evaluate replica 0's, as data parallelism does rank 0's.
   if (!buffers_.empty() && g.topology.replicas > 1) g.stage->broadcast(buffers_, 0);
-  return evaluatePipeline(*stage_, g, stageInputShape(), *parts_.test, step_);
+  return evaluatePipeline(*stage_, g, stageInputShape(), *parts_.test, parts_.objective, step_);
 }
 
 void PipelineTrainer::describe(metrics::RunSummary& summary) {

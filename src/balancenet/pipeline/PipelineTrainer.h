@@ -11,9 +11,10 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "balancenet/data/Dataset.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
-#include "balancenet/data/MnistDataset.h"
 #include "balancenet/models/Network.h"
+#include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/pipeline/Partition.h"
 #include "balancenet/pipeline/PartitionController.h"
@@ -45,8 +46,9 @@ struct PipelineTrainerOptions {
 
 struct PipelineParts {
   models::Network& net;  // the whole model as built (same seed on every rank); this rank keeps its stage
-  const data::MnistDataset& train;
-  const data::MnistDataset* test;  // null: no evaluation
+  const data::Dataset& train;
+  const data::Dataset* test;  // null: no evaluation
+  const objective::Objective& objective;
   PipelineGroups& groups;
   // The split over the columns (one share per replica); used on stage 0, whose group it decides over,
   // and null elsewhere. The trainer broadcasts the decision down each column.

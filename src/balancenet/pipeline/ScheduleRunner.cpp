@@ -78,7 +78,7 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
     if (a.kind == Action::Forward) {
       at::Tensor x;
       if (first) {
-        x = input.images.narrow(0, offsets[m], input.microSizes[m]);
+        x = input.inputs.narrow(0, offsets[m], input.microSizes[m]);
       } else {
         x = at::empty(batchShape(input.microSizes[m], inputShape_), at::kFloat);
         receive(x, groups_.previousRank(), tagFor(input.step, m, Action::Forward));
@@ -90,8 +90,8 @@ StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std
         Timeline::Span span(timeline, fmt::format("F{}", m), "pipeline");
         auto y = stage_.forward(x);
         if (last) {
-          auto target = input.labels.narrow(0, offsets[m], input.microSizes[m]);
-          y = at::cross_entropy_loss(y, target, {}, at::Reduction::Sum) / input.globalBatch;
+          auto target = input.targets.narrow(0, offsets[m], input.microSizes[m]);
+          y = input.objective->trainingLossSum(y, target) / input.globalBatch;
           out.lossSum += y.item<double>();
         }
         outputs[m] = y;

@@ -9,6 +9,7 @@
 
 #include "balancenet/core/Timeline.h"
 #include "balancenet/models/Blocks.h"
+#include "balancenet/objective/Objective.h"
 #include "balancenet/pipeline/PipelineGroups.h"
 #include "balancenet/pipeline/Schedule.h"
 
@@ -34,11 +35,12 @@ struct ActionSpan {
 
 struct StepInput {
   int64_t step = 0;
-  std::vector<int64_t> microSizes;  // this column's micro-batches, in order
-  at::Tensor images;                // first stage: the column's samples of the step; else undefined
-  at::Tensor labels;                // last stage: their labels; else undefined
-  double globalBatch = 1;           // B: every loss is divided by it, so gradients add up to the batch's
-  double slowdown = 1;              // emulated: each compute lasts this many times its real time
+  std::vector<int64_t> microSizes;                  // this column's micro-batches, in order
+  at::Tensor inputs;                                // first stage: the column's samples of the step; else undefined
+  at::Tensor targets;                               // last stage: their targets; else undefined
+  const objective::Objective* objective = nullptr;  // last stage: the loss of the targets
+  double globalBatch = 1;  // B: every loss is divided by it, so gradients add up to the batch's
+  double slowdown = 1;     // emulated: each compute lasts this many times its real time
 };
 
 class ScheduleRunner {

@@ -7,10 +7,10 @@
 
 namespace balancenet::trainer {
 
-void EvalTotals::add(const at::Tensor& logits, const at::Tensor& labels) {
-  lossSum_ += at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum).item<double>();
-  correct_ += logits.argmax(1).eq(labels).sum().item<double>();
-  counted_ += static_cast<double>(labels.size(0));
+void EvalTotals::add(const objective::Objective& objective, const at::Tensor& outputs, const at::Tensor& targets) {
+  lossSum_ += objective.lossSum(outputs, targets).item<double>();
+  correct_ += objective.correctSum(outputs, targets);
+  counted_ += static_cast<double>(targets.size(0));
 }
 
 metrics::EvalPoint EvalTotals::point(comm::Communicator& comm, int64_t step) const {
@@ -25,8 +25,8 @@ metrics::EvalPoint EvalTotals::localPoint(int64_t step) const {
   return {step, correct_ / count, lossSum_ / count};
 }
 
-EvalTotals countTestSamples(models::Network& net, const data::MnistDataset& test, int64_t begin, int64_t end,
-                            int64_t batchSize) {
+EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
+                            int64_t begin, int64_t end, int64_t batchSize) {
   const bool wasTraining = net.is_training();
   net.eval();
   EvalTotals totals;
@@ -34,21 +34,20 @@ EvalTotals countTestSamples(models::Network& net, const data::MnistDataset& test
     at::NoGradGuard noGrad;
     for (int64_t b = begin; b < end; b += batchSize) {
       const int64_t len = std::min(batchSize, end - b);
-      auto x = test.images.narrow(0, b, len);
-      auto y = test.labels.narrow(0, b, len);
-      totals.add(net.forward(x), y);
+      const data::Batch batch = test.batch(data::indexRange(b, b + len));
+      totals.add(objective, net.forward(batch.inputs), batch.targets);
     }
   }
   net.train(wasTraining);
   return totals;
 }
 
-metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
-                            int64_t step, int64_t batchSize) {
+metrics::EvalPoint evaluate(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
+                            comm::Communicator& comm, int64_t step, int64_t batchSize) {
   const int64_t n = test.size();
   const int64_t begin = n * comm.rank() / comm.size();
   const int64_t end = n * (comm.rank() + 1) / comm.size();
-  return countTestSamples(net, test, begin, end, batchSize).point(comm, step);
+  return countTestSamples(net, test, objective, begin, end, batchSize).point(comm, step);
 }
 
 }  // namespace balancenet::trainer

@@ -1,9 +1,10 @@
-// Evaluator: test accuracy with every rank evaluating one shard of the test set.
+// Evaluator: test loss and accuracy with every rank evaluating one shard of the test set.
 #pragma once
 #include "balancenet/comm/Communicator.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/models/Network.h"
+#include "balancenet/objective/Objective.h"
 
 namespace balancenet::trainer {
 
@@ -11,7 +12,7 @@ namespace balancenet::trainer {
 // parallel and the pipeline evaluator both count through it.
 class EvalTotals {
  public:
-  void add(const at::Tensor& logits, const at::Tensor& labels);
+  void add(const objective::Objective& objective, const at::Tensor& outputs, const at::Tensor& targets);
   // Collective over `comm`: every rank returns the same point (accuracy and mean loss over all counted).
   metrics::EvalPoint point(comm::Communicator& comm, int64_t step) const;
   // What this process alone counted (no collective): one process that evaluates the whole set.
@@ -22,12 +23,12 @@ class EvalTotals {
 };
 
 // Counts test samples [begin, end) in batches: the model in eval mode without gradients, its mode restored.
-EvalTotals countTestSamples(models::Network& net, const data::MnistDataset& test, int64_t begin, int64_t end,
-                            int64_t batchSize = 1000);
+EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
+                            int64_t begin, int64_t end, int64_t batchSize = 1000);
 
 // Rank r evaluates the r-th contiguous shard; correct counts and loss sums are all-reduced, so the
 // result covers the whole test set exactly once and is identical on every rank.
-metrics::EvalPoint evaluate(models::Network& net, const data::MnistDataset& test, comm::Communicator& comm,
-                            int64_t step, int64_t batchSize = 1000);
+metrics::EvalPoint evaluate(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
+                            comm::Communicator& comm, int64_t step, int64_t batchSize = 1000);
 
 }  // namespace balancenet::trainer

@@ -36,7 +36,7 @@ std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 
 void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator) {
   TrainerParts parts = *parts_;
-  parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, comm, sync, allocator});
+  parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, parts.objective, comm, sync, allocator});
 }
 
 TrainingState Trainer::captureState() const {
@@ -94,9 +94,7 @@ metrics::StepRecord Trainer::step() {
   const double lr = options_.lr.at(step_);
   setLearningRate(*optimizer_, lr);
 
-  const auto indices = sampler_.rankIndices(position_, split, rank);
-  auto x = parts_->train.imagesAt(indices);
-  auto y = parts_->train.labelsAt(indices);
+  const data::Batch batch = parts_->train.trainingBatch(sampler_.rankDraws(position_, split, rank));
 
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
   parts_->sync.beginStep(context);
@@ -104,8 +102,8 @@ metrics::StepRecord Trainer::step() {
   at::Tensor localLoss;
   {
     Timeline::Span span(timeline_.get(), "forward", "compute");
-    auto logits = parts_->net.forward(x);
-    localLoss = at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum) / static_cast<double>(globalBatch);
+    auto outputs = parts_->net.forward(batch.inputs);
+    localLoss = parts_->objective.trainingLossSum(outputs, batch.targets) / static_cast<double>(globalBatch);
   }
   {
     Timeline::Span span(timeline_.get(), "backward", "compute");
@@ -158,7 +156,7 @@ metrics::EvalPoint Trainer::evaluate() {
   // BatchNorm running statistics are per rank unless synchronised: evaluate rank 0's, as DDP does.
   auto buffers = parts_->net.buffers();
   if (!buffers.empty()) parts_->comm.broadcast(buffers, 0);
-  return trainer::evaluate(parts_->net, *parts_->test, parts_->comm, step_);
+  return trainer::evaluate(parts_->net, *parts_->test, parts_->objective, parts_->comm, step_);
 }
 
 EngineCheckpoint Trainer::checkpointState() {

@@ -11,9 +11,10 @@
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/core/Timeline.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
-#include "balancenet/data/MnistDataset.h"
 #include "balancenet/models/Network.h"
+#include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/trainer/StepEngine.h"
 #include "balancenet/trainer/TrainerOptions.h"
@@ -24,8 +25,9 @@ namespace balancenet::trainer {
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
 struct TrainerParts {
   models::Network& net;
-  const data::MnistDataset& train;
-  const data::MnistDataset* test;  // null: no evaluation
+  const data::Dataset& train;
+  const data::Dataset* test;  // null: no evaluation
+  const objective::Objective& objective;
   comm::Communicator& comm;
   comm::GradientSync& sync;
   orchestrator::Allocator& allocator;

@@ -40,7 +40,8 @@ federated::ProcessSettings processSettings(const JobConfig& c, const comm::Rende
   federated::ProcessSettings s;
   s.options = *c.federated;
   s.model = c.model;
-  s.dataDir = c.dataDir;
+  s.data = c.data;
+  s.objective = c.objective;
   s.channel.host = rv.glooHost();
   s.channel.iface = rv.iface;
   if (!c.emulation.nodeSpeed.empty()) {

@@ -63,8 +63,8 @@ int runPipelineWorker(const JobConfig& config) {
   installLinkEmulation(*world, config.emulation);
 
   const TrainingData data = loadTrainingData(config);
-  auto model = buildWorkerModel(config, /*announce=*/world->rank() == 0);
-  const auto placed = placeStages(config, *world, *model.net, data.train);
+  auto model = buildWorkerModel(config, data.train->spec(), /*announce=*/world->rank() == 0);
+  const auto placed = placeStages(config, *world, *model.net, *data.train);
   JobConfig c = config;
   c.split = Split{placed.placement.shares};  // the allocator starts from the plan's shares
   const auto topology = placed.placement.topology();
@@ -116,7 +116,7 @@ int runPipelineWorker(const JobConfig& config) {
     options.slowdown = [&c, rank = world->rank()](int64_t step) { return c.emulation.slowdown.at(step, rank); };
   // The checkpoint's identity is the whole model's: taken before the trainer frees the other stages.
   WorkerCheckpoints checkpoints(c, *world, *model.net);
-  pipeline::PipelineParts parts{*model.net, data.train, &data.test, groups, allocator.get()};
+  pipeline::PipelineParts parts{*model.net, *data.train, data.test.get(), data.objective, groups, allocator.get()};
   parts.controller = repartitioner.get();
   pipeline::PipelineTrainer trainer(options, parts);
   checkpoints.resumeIfAsked(trainer);

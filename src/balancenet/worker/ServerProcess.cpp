@@ -6,7 +6,9 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/MemoryReuse.h"
+#include "balancenet/data/OpenDataset.h"
 #include "balancenet/job/JobRendezvous.h"
+#include "balancenet/models/ModelForData.h"
 #include "balancenet/ps/ParameterServer.h"
 #include "balancenet/ps/PsGroup.h"
 
@@ -21,7 +23,9 @@ int runParameterServer(const JobConfig& c) {
   keepFreedMemory();     // every push allocates and frees a shard-sized buffer
 
   // Only the shapes matter: the values come from worker 0 after the trainer's start-up broadcast.
-  auto model = models::buildModel(c.model);
+  models::ModelOptions modelOptions = c.model;
+  models::fitModelToData(modelOptions, data::openDataset(c.data).train->spec());
+  auto model = models::buildModel(modelOptions);
   int64_t total = 0;
   for (const auto& p : model.net->parameters()) total += p.numel();
   ps::ServerOptions options;

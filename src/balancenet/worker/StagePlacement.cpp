@@ -18,11 +18,12 @@ constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
 // Every rank's block costs on a micro-batch of real images, its slowdown at step 0 and its cap, and the links.
 pipeline::PlanInput measure(const JobConfig& c, comm::Communicator& world, models::Network& net,
-                            const data::MnistDataset& train, const std::vector<models::BlockInfo>& blocks) {
+                            const data::Dataset& train, const std::vector<models::BlockInfo>& blocks) {
   const int64_t columns = world.size() / c.pipeline.stages;
   const int64_t perStep = columns * microBatchesOf(c);
   const int64_t microBatch = (c.trainer.globalBatch + perStep - 1) / perStep;
-  const auto images = train.images.slice(0, 0, std::min<int64_t>(std::max<int64_t>(1, microBatch), train.size()));
+  const int64_t rows = std::min<int64_t>(std::max<int64_t>(1, microBatch), train.size());
+  const auto images = train.batch(data::indexRange(0, rows)).inputs;
   // In turns: workers sharing a machine would otherwise time each other's load, and unequally (over a
   // second the scheduler does not share two cores fairly among four processes: equal workers profiled at
   // once differed by 2.7x in bench/partition_scenarios.sh P3). The live re-partition rescales each node's
@@ -113,7 +114,7 @@ pipeline::PlanInput jobPlanInput(const JobConfig& c, const std::vector<models::B
 }
 
 StagePlacement placeStages(const JobConfig& c, comm::Communicator& world, models::Network& net,
-                           const data::MnistDataset& train) {
+                           const data::Dataset& train) {
   const auto blocks = net.blocks();
   StagePlacement result;
   if (c.pipeline.planned() || c.pipeline.explainPartition) result.profile = measure(c, world, net, train, blocks);

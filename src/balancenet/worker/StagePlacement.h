@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/pipeline/planner/Planner.h"
@@ -26,7 +26,7 @@ struct StagePlacement {
 // gathered; with auto rank 0 plans and broadcasts the placement (its UsageError when nothing fits reaches
 // the other ranks as a UsageError too, so no rank waits for ever).
 StagePlacement placeStages(const job::JobConfig& c, comm::Communicator& world, models::Network& net,
-                           const data::MnistDataset& train);
+                           const data::Dataset& train);
 
 // M, the micro-batches per pipeline per step: --micro-batches, or its default, 4 x stages.
 int microBatchesOf(const job::JobConfig& c);

@@ -202,7 +202,8 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
-  trainer::TrainerParts parts{*model.net, data.train, &data.test, group.comm(), group.sync(), group.allocator()};
+  trainer::TrainerParts parts{*model.net,   *data.train,  data.test.get(),  data.objective,
+                              group.comm(), group.sync(), group.allocator()};
   checkpoints.addTo(wired.boundaries);
   wired.boundaries.push_back(&agent);
   if (wired.fault) wired.boundaries.push_back(wired.fault.get());
@@ -234,7 +235,7 @@ int runWorker(const JobConfig& c) {
   if (!takeOurPlace(c, agent, entry)) return 0;
 
   const TrainingData data = loadTrainingData(c);
-  auto model = buildWorkerModel(c, /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);
+  auto model = buildWorkerModel(c, data.train->spec(), /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);
   WorkerGroup group(c, rv, model);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);

@@ -5,6 +5,8 @@
 
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/SyncBatchNorm.h"
+#include "balancenet/data/OpenDataset.h"
+#include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
@@ -14,14 +16,16 @@ namespace balancenet::worker {
 using job::JobConfig;
 
 TrainingData loadTrainingData(const JobConfig& c) {
-  TrainingData d{data::loadMnist(c.dataDir, /*train=*/true), data::loadMnist(c.dataDir, /*train=*/false)};
-  data::requireModelImageSize(d.train, c.dataDir);
-  data::requireModelImageSize(d.test, c.dataDir);
-  return d;
+  data::DataOptions options = c.data;
+  if (options.loaderThreads <= 0) options.loaderThreads = c.threads;
+  data::DatasetPair sets = data::openDataset(options);
+  objective::Objective objective(sets.train->spec(), c.objective);
+  return {std::move(sets.train), std::move(sets.test), std::move(objective)};
 }
 
-models::BuiltModel buildWorkerModel(const JobConfig& c, bool announce) {
+models::BuiltModel buildWorkerModel(const JobConfig& c, const data::DatasetSpec& spec, bool announce) {
   models::ModelOptions options = c.model;
+  models::fitModelToData(options, spec);
   // The layers' group is seated by WorkerGroup, which seats the new one after a membership change.
   if (c.syncBatchNorm)
     options.batchNorm = [](int64_t channels) { return torch::nn::AnyModule(comm::SyncBatchNorm2d(channels, nullptr)); };

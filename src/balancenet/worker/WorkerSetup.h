@@ -4,24 +4,27 @@
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/orchestrator/Orchestrator.h"
 
 namespace balancenet::worker {
 
 struct TrainingData {
-  data::MnistDataset train, test;
+  std::shared_ptr<const data::Dataset> train, test;
+  objective::Objective objective;  // the loss and metrics the targets call for
 };
 
-// The training and test sets of --data, checked against the models' image size.
+// The training and held-out sets of --data, and the objective of their targets.
 TrainingData loadTrainingData(const job::JobConfig& c);
 
-// The model every rank builds from the same seed. `announce`: the first launched worker says what it built.
-models::BuiltModel buildWorkerModel(const job::JobConfig& c, bool announce);
+// The model every rank builds from the same seed, sized for the data's samples and targets. `announce`:
+// the first launched worker says what it built.
+models::BuiltModel buildWorkerModel(const job::JobConfig& c, const data::DatasetSpec& spec, bool announce);
 
 // The policy's orchestrator over `comm` (the split is over its ranks), or a fixed split where the
 // orchestrator's periodic gather cannot be afforded (SSP).

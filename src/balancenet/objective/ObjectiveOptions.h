@@ -1,0 +1,17 @@
+// ObjectiveOptions: the --loss and --label-smoothing choices (no torch: the job's configuration holds them).
+#pragma once
+#include <string>
+
+namespace balancenet::objective {
+
+enum class LossKind { Auto, CrossEntropy, Mse };
+
+struct ObjectiveOptions {
+  LossKind loss = LossKind::Auto;  // Auto: cross-entropy for class and token targets, mse for regression
+  double labelSmoothing = 0;       // cross-entropy only, training only; in [0, 1)
+};
+
+// LossKind from --loss's spelling (auto, cross-entropy, mse); UsageError otherwise.
+LossKind parseLossKind(const std::string& name);
+
+}  // namespace balancenet::objective
