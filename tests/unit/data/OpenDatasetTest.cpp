@@ -68,6 +68,7 @@ TEST(OpenDataset, BadSources) {
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("tokens:")); }), "--data tokens:: no path after 'tokens:'");
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("text:" + dir.file("none.txt"))); }),
             dir.file("none.txt") + ": no such file");
+  EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("tokens:" + dir.path())); }), dir.path() + ": not a regular file");
 }
 
 }  // namespace
