@@ -2,27 +2,15 @@
 #include "balancenet/data/MnistDataset.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
-#include "balancenet/data/IdxFile.h"
+#include "balancenet/data/IdxSplit.h"
 
 namespace balancenet::data {
 
 namespace {
-
-// Plain first: if someone unpacked the files, reading them skips decompression.
-std::string findFile(const std::string& dir, const std::string& base) {
-  namespace fs = std::filesystem;
-  for (const char* suffix : {"", ".gz"}) {
-    fs::path candidate = fs::path(dir) / (base + suffix);
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  throw UsageError(fmt::format("--data-dir {}: no {}(.gz) found", dir, base));
-}
 
 at::Tensor indexTensor(const std::vector<int64_t>& idx) {
   return at::tensor(at::ArrayRef<int64_t>(idx), at::TensorOptions().dtype(at::kLong));
@@ -39,22 +27,11 @@ at::Tensor MnistDataset::labelsAt(const std::vector<int64_t>& idx) const {
 }
 
 MnistDataset loadMnist(const std::string& dir, bool train) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError(fmt::format("--data-dir {}: no such directory{}", dir,
-                                 dir == kDefaultDataDir ? " (install the Debian package dataset-fashion-mnist)" : ""));
-  const std::string prefix = train ? "train" : "t10k";
-  const std::string imagePath = findFile(dir, prefix + "-images-idx3-ubyte");
-  const std::string labelPath = findFile(dir, prefix + "-labels-idx1-ubyte");
-
-  IdxArray images = readIdx(imagePath, 3);
-  IdxArray labels = readIdx(labelPath, 1);
+  IdxSplit split = readIdxSplit(dir, train, "--data-dir " + dir);
+  IdxArray& images = split.images;
+  IdxArray& labels = split.labels;
   const int64_t n = images.dims[0];
-  if (labels.dims[0] != n)
-    throw UsageError(fmt::format("--data-dir {}: {} has {} images but {} has {} labels", dir,
-                                 fs::path(imagePath).filename().string(), n, fs::path(labelPath).filename().string(),
-                                 labels.dims[0]));
+  const std::string& labelPath = split.labelPath;
   auto bad = std::find_if(labels.data.begin(), labels.data.end(), [](uint8_t l) { return l >= kNumClasses; });
   if (bad != labels.data.end())
     throw UsageError(fmt::format("{}: label {} of sample {} is out of range 0..{}", labelPath, int{*bad},
