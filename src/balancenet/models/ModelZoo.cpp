@@ -12,6 +12,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/models/AlexNet.h"
 #include "balancenet/models/Cnn.h"
+#include "balancenet/models/Gpt.h"
 #include "balancenet/models/LayerBuilder.h"
 #include "balancenet/models/Mlp.h"
 #include "balancenet/models/ResNet.h"
@@ -45,6 +46,7 @@ const std::vector<Entry>& registry() {
       {"vgg16", constructor<Vgg16>()},
       {"resnet18", constructor<ResNet>(ResNetLayout::resnet18())},
       {"resnet50", constructor<ResNet>(ResNetLayout::resnet50())},
+      {"gpt", nullptr},  // a token model: buildGpt() builds it, without the image ShapeTracker
   };
   return entries;
 }
@@ -102,6 +104,7 @@ BuiltModel buildModel(const ModelOptions& options) {
   if (entry == registry().end())
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", options.name, joinedNames()));
   validate(options);
+  if (options.name == "gpt") return buildGpt(options);
 
   // hasBatchNorm is observed rather than declared: counting factory calls cannot disagree with the model.
   int64_t batchNormLayers = 0;
