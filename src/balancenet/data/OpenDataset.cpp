@@ -1,4 +1,3 @@
-// OpenDataset: the format registry behind --data.
 // OpenDataset: --data FORMAT:PATH parsed and dispatched through one table of formats.
 #include <filesystem>
 

@@ -12,6 +12,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/models/AlexNet.h"
 #include "balancenet/models/Cnn.h"
+#include "balancenet/models/Gpt.h"
 #include "balancenet/models/LayerBuilder.h"
 #include "balancenet/models/Mlp.h"
 #include "balancenet/models/ResNet.h"
@@ -49,6 +50,7 @@ const std::vector<Entry>& registry() {
       {"vgg16", Takes::Images, constructor<Vgg16>()},
       {"resnet18", Takes::Images, constructor<ResNet>(ResNetLayout::resnet18())},
       {"resnet50", Takes::Images, constructor<ResNet>(ResNetLayout::resnet50())},
+      {"gpt", Takes::Tokens, nullptr},  // a token model: buildGpt() builds it, without the image ShapeTracker
   };
   return entries;
 }
@@ -152,6 +154,7 @@ BuiltModel buildModel(const ModelOptions& options) {
     throw UsageError(fmt::format("unknown --model '{}'; choose one of: {}", options.name, joinedNames()));
   validate(options);
   requireInputFits(*entry, options);
+  if (entry->takes == Takes::Tokens) return buildGpt(options);
 
   // hasBatchNorm is observed rather than declared: counting factory calls cannot disagree with the model.
   int64_t batchNormLayers = 0;

@@ -1,4 +1,4 @@
-// ModelZoo: builds the named models (cnn, mlp, alexnet, vgg16, resnet18, resnet50) with their size and cost.
+// ModelZoo: builds the named models (cnn, mlp, alexnet, vgg16, resnet18, resnet50, gpt) with their size and cost.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 // Tests of openDataset: FORMAT:PATH dispatch, a bare directory as idx, and the messages for bad sources.
-#include "balancenet/data/DataOptions.h"
+#include "balancenet/data/OpenDataset.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/Network.h"
 
 namespace balancenet::models::blocktest {
@@ -16,6 +17,24 @@ inline std::vector<std::string> blockNames(const std::vector<BlockInfo>& blocks)
   std::vector<std::string> names;
   for (const auto& b : blocks) names.push_back(b.name);
   return names;
+}
+
+// The blocks' FLOPs, memory and parameters add up to the model's, each block's output elements are its
+// shape's product and each costs some memory.
+inline void expectBlocksAddUpTo(const std::vector<BlockInfo>& blocks, const ModelInfo& info) {
+  int64_t flops = 0, memory = 0, parameters = 0;
+  for (const auto& b : blocks) {
+    int64_t elements = 1;
+    for (int64_t d : b.outputShape) elements *= d;
+    EXPECT_EQ(b.outputElementsPerSample, elements) << b.name;
+    EXPECT_GT(b.memoryPerSampleBytes, 0) << b.name;
+    flops += b.flopsPerSample;
+    memory += b.memoryPerSampleBytes;
+    parameters += b.parameters;
+  }
+  EXPECT_EQ(flops, info.flopsPerSample);
+  EXPECT_EQ(memory, info.memoryPerSampleBytes);
+  EXPECT_EQ(parameters, info.parameters);
 }
 
 // Cut points [0, c1, ..., n] of three ranges (n >= 3).
