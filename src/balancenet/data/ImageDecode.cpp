@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <jerror.h>  // after jpeglib.h, which it needs
+#include <jerror.h>  // JWRN_JPEG_EOF
 #include <jpeglib.h>
 #include <png.h>
 

@@ -2,6 +2,8 @@
 
 write_test_images.py decode DIR      one image per mode the decoder handles, and beside each NAME.ref:
                                      "H W C\n" then PIL's decoded pixels (uint8, HWC)
+write_test_images.py resize DIR      inputs NAME.in.ref and torch's resized NAME.ref (interpolate: bilinear
+                                     align_corners=False enlarging, area shrinking), rounded to uint8
 write_test_images.py folder DIR CLASSES PER_CLASS MODE [EXT]
                                      DIR/<class>/<i>.<ext> (ext png or jpg), 11x9 random MODE (L or RGB) images
 """
@@ -58,6 +60,23 @@ def decode_fixtures(out):
     write_ref(path + ".as_gray", np.array(Image.open(path).convert("L")))
 
 
+def resize_fixtures(out):
+    import torch
+    import torch.nn.functional as F
+    rng = np.random.default_rng(5)
+    cases = {"up": (5, 7, 3), "down": (40, 30, 1), "mixed": (40, 7, 3), "same_rows": (16, 50, 1)}
+    for name, (h, w, c) in cases.items():
+        pixels = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+        write_ref(os.path.join(out, name + ".in"), pixels)
+        x = torch.from_numpy(pixels).permute(2, 0, 1)[None].float()
+        # Separable: rows then columns, each axis by its own rule, as the C++ resize does.
+        x = F.interpolate(x, size=(16, w), mode="area" if h > 16 else "bilinear",
+                          **({} if h > 16 else {"align_corners": False}))
+        x = F.interpolate(x, size=(16, 16), mode="area" if w > 16 else "bilinear",
+                          **({} if w > 16 else {"align_corners": False}))
+        write_ref(os.path.join(out, name), x[0].permute(1, 2, 0).round().clamp(0, 255).byte().numpy())
+
+
 def folder(out, classes, per_class, mode, ext):
     rng = np.random.default_rng(11)
     for c in classes.split(","):
@@ -71,5 +90,7 @@ def folder(out, classes, per_class, mode, ext):
 if __name__ == "__main__":
     if sys.argv[1] == "decode":
         decode_fixtures(sys.argv[2])
+    elif sys.argv[1] == "resize":
+        resize_fixtures(sys.argv[2])
     else:
         folder(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6] if len(sys.argv) > 6 else "png")
