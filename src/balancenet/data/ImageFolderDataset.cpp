@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -57,6 +58,8 @@ class ImageFolderDataset final : public Dataset {
  private:
   Image load(int64_t index) const;
   Image loadFile(int64_t index) const;
+  // Loads the images at `indices` on the loader threads, handing each to use(position, image).
+  void loadEach(const std::vector<int64_t>& indices, const std::function<void(int64_t, const Image&)>& use) const;
   Batch assemble(const std::vector<int64_t>& indices, const std::vector<AugmentDraw>& draws) const;
   bool knownBad(int64_t index) const;
   void markBad(int64_t index, const std::string& why) const;
@@ -94,7 +97,7 @@ void ImageFolderDataset::markBad(int64_t index, const std::string& why) const {
 // The file, or the first one after it in its class (cyclically) that decodes: which one depends only on
 // which files are bad, never on the threads or the order batches come in.
 Image ImageFolderDataset::load(int64_t index) const {
-  const int64_t label = files_[static_cast<size_t>(index)].label;
+  const int64_t label = files_.at(static_cast<size_t>(index)).label;
   const std::vector<int64_t>& members = byClass_[static_cast<size_t>(label)];
   const auto start = std::lower_bound(members.begin(), members.end(), index) - members.begin();
   for (size_t k = 0; k < members.size(); ++k) {
@@ -110,18 +113,22 @@ Image ImageFolderDataset::load(int64_t index) const {
                                settings_.classes[static_cast<size_t>(label)]));
 }
 
+void ImageFolderDataset::loadEach(const std::vector<int64_t>& indices,
+                                  const std::function<void(int64_t, const Image&)>& use) const {
+  forEachChunk(static_cast<int64_t>(indices.size()), settings_.threads, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) use(i, load(indices[static_cast<size_t>(i)]));
+  });
+}
+
 Batch ImageFolderDataset::assemble(const std::vector<int64_t>& indices, const std::vector<AugmentDraw>& draws) const {
   const auto n = static_cast<int64_t>(indices.size());
   const int64_t c = settings_.channels, s = settings_.size;
   at::Tensor inputs = at::empty({n, c, s, s}, at::TensorOptions().dtype(at::kFloat));
   float* out = inputs.data_ptr<float>();
-  forEachChunk(n, settings_.threads, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const Image image = load(indices[static_cast<size_t>(i)]);
-      const bool augmented = !draws.empty();
-      writeNormalized(image, augmented ? draws[static_cast<size_t>(i)] : AugmentDraw{},
-                      augmented ? settings_.padding : 0, stats_.mean, stats_.std, out + i * c * s * s);
-    }
+  const bool augmented = !draws.empty();
+  loadEach(indices, [&](int64_t i, const Image& image) {
+    writeNormalized(image, augmented ? draws[static_cast<size_t>(i)] : AugmentDraw{}, augmented ? settings_.padding : 0,
+                    stats_.mean, stats_.std, out + i * c * s * s);
   });
   std::vector<int64_t> labels;
   labels.reserve(indices.size());
@@ -152,13 +159,9 @@ at::Tensor ImageFolderDataset::pixels(const std::vector<int64_t>& indices) const
   const int64_t c = settings_.channels, s = settings_.size;
   at::Tensor out = at::empty({n, c, s, s}, at::TensorOptions().dtype(at::kByte));
   uint8_t* base = out.data_ptr<uint8_t>();
-  forEachChunk(n, settings_.threads, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const Image image = load(indices[static_cast<size_t>(i)]);
-      for (int64_t p = 0; p < s * s; ++p)  // HWC to CHW
-        for (int64_t ch = 0; ch < c; ++ch)
-          base[(i * c + ch) * s * s + p] = image.pixels[static_cast<size_t>(p * c + ch)];
-    }
+  loadEach(indices, [&](int64_t i, const Image& image) {
+    for (int64_t p = 0; p < s * s; ++p)  // HWC to CHW
+      for (int64_t ch = 0; ch < c; ++ch) base[(i * c + ch) * s * s + p] = image.pixels[static_cast<size_t>(p * c + ch)];
   });
   return out;
 }
