@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # alternatives), as for any program. ninja-build: a faster build than make's.
 PACKAGES=(build-essential cmake ccache pkg-config ninja-build libopenblas0-pthread
           libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-          zlib1g-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
+          zlib1g-dev libjpeg62-turbo-dev libpng-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
           dataset-fashion-mnist gnuplot-nox)
 # Callers add packages they alone need (the test suite: python3-torch, to check that PyTorch reads
 # --export, and chromium, to open the report page).

@@ -8,6 +8,7 @@
 #include "balancenet/data/Cifar10Dataset.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/data/IdxDataset.h"
+#include "balancenet/data/ImageFolderDataset.h"
 #include "balancenet/data/NpyDataset.h"
 #include "balancenet/data/TokenDataset.h"
 
@@ -23,7 +24,7 @@ struct Format {
 // In the order --help lists them.
 constexpr Format kFormats[] = {
     {"idx", openIdx},
-    // {"imagefolder", openImageFolder},  (data/ImageFolderDataset.h, added on merge)
+    {"imagefolder", openImageFolder},
     {"cifar10", openCifar10},
     {"npy", openNpy},
     {"tokens", openTokens},

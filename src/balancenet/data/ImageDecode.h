@@ -1,0 +1,39 @@
+// ImageDecode: JPEG (libjpeg-turbo) and PNG (libpng) files to 8-bit gray or RGB pixels, the format told
+// by the file's magic bytes, not its name.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace balancenet::data {
+
+enum class ImageFormat { Unknown, Jpeg, Png };
+
+// Pixels row-major, channels interleaved (HWC): channels is 1 (gray) or 3 (RGB).
+struct Image {
+  int64_t height = 0, width = 0, channels = 0;
+  std::vector<uint8_t> pixels;
+};
+
+// What the first bytes of a file say, without decoding it.
+struct ImageHeader {
+  ImageFormat format = ImageFormat::Unknown;
+  int64_t height = 0, width = 0;
+  int64_t channels = 0;  // of the decoded image: 1 (gray, gray+alpha) or 3 (RGB, RGBA, palette)
+};
+
+ImageFormat detectImageFormat(const uint8_t* bytes, size_t size);
+
+// Reads only the header (PNG: the IHDR chunk; JPEG: the markers up to the first scan). Throws UsageError
+// naming the file when it cannot be read, is neither JPEG nor PNG, or its header does not parse.
+ImageHeader readImageHeader(const std::string& path);
+
+// Decodes a whole file. Gray+alpha becomes gray and RGBA RGB (alpha dropped, not composited, as PIL's
+// convert does); palettes are expanded to RGB; 16-bit samples keep their high byte (PIL's reading of
+// 16-bit RGB). Throws UsageError naming the file for a corrupt or truncated image (never exits: libjpeg's
+// and libpng's error handlers are replaced by ones that return here) or a CMYK JPEG.
+Image decodeImage(const std::string& path);
+// The same from bytes in memory; `name` is what the messages call them.
+Image decodeImage(const std::vector<uint8_t>& bytes, const std::string& name);
+
+}  // namespace balancenet::data
