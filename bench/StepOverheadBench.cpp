@@ -23,7 +23,7 @@ using namespace balancenet;
 
 constexpr int64_t kBatch = 128;
 
-const data::MnistDataset& dataset() {
+const testing::ImageSet& dataset() {
   static auto d = testing::syntheticDataset(4096, 1);
   return d;
 }
@@ -72,7 +72,8 @@ void balancenetStep(benchmark::State& state, const std::string& name) {
   auto built = models::buildModel(model(name));
   orchestrator::StaticAllocator allocator(Split{{kBatch}});
   comm::FlatAllReduceSync sync(*comm);
-  trainer::Trainer t(options(), {*built.net, dataset(), nullptr, *comm, sync, allocator});
+  trainer::Trainer t(options(),
+                     {*built.net, dataset(), nullptr, testing::syntheticObjective(), *comm, sync, allocator});
   for (auto _ : state) benchmark::DoNotOptimize(t.step().loss);
   state.counters["samples/s"] = benchmark::Counter(double(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
 }

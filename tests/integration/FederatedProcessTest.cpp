@@ -14,7 +14,7 @@
 #include <signal.h>
 
 #include "BinaryFixture.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/federated/LabelPartition.h"
@@ -85,9 +85,10 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
                        "1", "--dropout", "0", "--lr", "0.1", "--seed", "7", "--save-params", dir_.file("fed.params")});
   ASSERT_EQ(r.exitCode, 0) << r.output;
 
-  const auto train = data::loadMnist(dataDir_, /*train=*/true);
-  const auto shards =
-      federated::dirichletShards(federated::labelVector(train), kClients, federated::kIid, kSeed, data::kNumClasses);
+  data::DataOptions dataOptions;
+  dataOptions.source = "idx:" + dataDir_;
+  const auto train = data::openDataset(dataOptions).train;  // normalised as the run's: the statistics are computed
+  const auto shards = federated::datasetShards(*train, kClients, federated::kIid, kSeed);
   models::ModelOptions options;
   options.name = "cnn";
   options.width = 0.5;
@@ -104,11 +105,10 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
     federated::loadFlatWeights(*model.net, start);
     const auto shard = federated::takeShard(train, shards[c]);
     const auto batch = federated::LocalBatches(kSeed, 0, kClients, c, shard.size(), 16).next();
-    const auto idx = at::tensor(batch, at::kLong);
     model.net->train();
     model.net->zero_grad();
-    at::cross_entropy_loss(model.net->forward(shard.images.index_select(0, idx)), shard.labels.index_select(0, idx))
-        .backward();
+    const data::Batch b = shard.data->batch(batch);
+    at::cross_entropy_loss(model.net->forward(b.inputs), b.targets).backward();
     const double weight = static_cast<double>(shards[c].size()) / total;
     for (size_t i = 0; i < params.size(); ++i) meanGrad[i] += weight * params[i].grad();
   }

@@ -20,7 +20,7 @@ namespace {
 trainer::TrainerOptions sgd(int64_t steps, int64_t globalBatch) { return testing::sgdRun(steps, globalBatch, 11); }
 
 std::vector<at::Tensor> train(const std::string& model, const Split& split, comm::BucketOptions buckets,
-                              const data::MnistDataset& data) {
+                              const testing::ImageSet& data) {
   testing::DistributedRun run;
   run.world = split.worldSize();
   run.allocator = [split] { return std::make_unique<orchestrator::StaticAllocator>(split); };

@@ -75,7 +75,7 @@ int64_t parameterCount(const models::ModelOptions& model) {
 }
 
 // The model's training-set loss with the given parameters (rank 0's start ones when empty).
-double trainingLoss(const models::ModelOptions& model, uint64_t seed, const data::MnistDataset& train,
+double trainingLoss(const models::ModelOptions& model, uint64_t seed, const testing::ImageSet& train,
                     const std::vector<at::Tensor>& params) {
   at::manual_seed(seed);
   auto built = models::buildModel(model);

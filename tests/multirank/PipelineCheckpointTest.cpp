@@ -30,7 +30,7 @@ constexpr int64_t kSteps = 6;
 
 // Rank 0's whole model (parameters, then buffers) after kSteps steps; with `stopAt` >= 0 the run stops after
 // that many steps, keeps its checkpoint state as bytes, and a new trainer on `cutAfter` goes on from them.
-std::vector<at::Tensor> train(const ResumeCase& c, const data::MnistDataset& data, int64_t stopAt) {
+std::vector<at::Tensor> train(const ResumeCase& c, const testing::ImageSet& data, int64_t stopAt) {
   const auto options = testing::comparisonOptions(c.optimizer, kSteps, c.split.total(), 1e-4);
   const int world = c.stages * c.split.worldSize();
   std::vector<at::Tensor> model;
@@ -45,7 +45,8 @@ std::vector<at::Tensor> train(const ResumeCase& c, const data::MnistDataset& dat
       o.microBatches = 3;
       o.partition = pipeline::Partition::parse(cut, built.net->blocks().size(), c.stages);
       return std::make_unique<pipeline::PipelineTrainer>(
-          o, pipeline::PipelineParts{*built.net, data, nullptr, groups, allocator.get()});
+          o,
+          pipeline::PipelineParts{*built.net, data, nullptr, testing::syntheticObjective(), groups, allocator.get()});
     };
     auto keepModel = [&](pipeline::PipelineTrainer& trainer, models::BuiltModel& built) {
       trainer.gatherModelToRankZero();

@@ -30,7 +30,7 @@ struct PipelineCase {
 // Trains `steps` steps as a pipeline of thread ranks; returns the whole model's parameters as rank 0
 // gathers them back from the stages.
 std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::TrainerOptions& options,
-                                         const data::MnistDataset& train) {
+                                         const testing::ImageSet& train) {
   const int replicas = c.splits[0].worldSize();
   std::vector<at::Tensor> gathered;
   testing::runRanks(c.stages * replicas, [&](comm::Communicator& world) {
@@ -44,7 +44,8 @@ std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::T
     o.schedule = c.schedule;
     o.microBatches = c.micros;
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), c.stages);
-    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get()});
+    pipeline::PipelineTrainer t(o,
+                                {*built.net, train, nullptr, testing::syntheticObjective(), groups, allocator.get()});
     for (int64_t s = 0; s < options.steps; ++s) {
       const auto record = t.step();
       EXPECT_EQ(record.stage, topology.stageOf(world.rank()));
@@ -139,7 +140,9 @@ TEST(PipelineEvaluation, MatchesTheWholeModelOnTheWholeTestSet) {
     const auto cut = pipeline::Partition::uniform(blocks.size(), 3).stages[groups.stageIndex()];
     auto stage = built.net->blockRange(cut.first, cut.end);
     const auto inputShape = cut.first == 0 ? std::vector<int64_t>{} : blocks[cut.first - 1].outputShape;
-    points[world.rank()] = pipeline::evaluatePipeline(*stage, groups, inputShape, test, 7, /*chunk=*/50);
+    points[world.rank()] =
+        pipeline::evaluatePipeline(*stage, groups, inputShape, test, testing::syntheticObjective(), 7,
+                                   /*chunk=*/50);
   });
   for (const auto& p : points) {
     EXPECT_EQ(p.step, 7);

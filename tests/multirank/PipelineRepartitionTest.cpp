@@ -74,7 +74,7 @@ struct MovedRun {
   std::vector<pipeline::StepTimes> controllerSaw;
 };
 
-MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& options, const data::MnistDataset& train) {
+MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& options, const testing::ImageSet& train) {
   const int world = c.stages * c.split.worldSize();
   MovedRun out;
   out.modelAfterStep.resize(options.steps);
@@ -95,7 +95,8 @@ MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& option
     o.partition = pipeline::Partition::uniform(blocks, c.stages);
     o.livePartition = c.live;
     o.partitionEvery = c.every;
-    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, groups, allocator.get(), controller.get()});
+    pipeline::PipelineTrainer t(
+        o, {*built.net, train, nullptr, testing::syntheticObjective(), groups, allocator.get(), controller.get()});
     auto moveIfScripted = [&](int64_t step) {
       const auto move = c.moves.find(step);
       if (!c.live && move != c.moves.end()) t.repartition(pipeline::Partition::parse(move->second, blocks, c.stages));
@@ -207,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 // The whole model's loss and accuracy on `test` with `values` (parameters, then buffers) in it.
-metrics::EvalPoint wholeModelOn(const data::MnistDataset& test, const std::vector<at::Tensor>& values, uint64_t seed) {
+metrics::EvalPoint wholeModelOn(const testing::ImageSet& test, const std::vector<at::Tensor>& values, uint64_t seed) {
   auto whole = testing::seededComparisonModel("cnn", seed);
   auto mine = whole.net->parameters();
   const auto buffers = whole.net->buffers();
@@ -247,7 +248,8 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
     o.trainer = options;
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), 2);
     o.livePartition = true;
-    pipeline::PipelineTrainer t(o, {*built.net, train, &test, groups, allocator.get(), controller.get()});
+    pipeline::PipelineTrainer t(
+        o, {*built.net, train, &test, testing::syntheticObjective(), groups, allocator.get(), controller.get()});
     summaries[comm.rank()] = trainer::RunLoop(o.trainer, {t}).run();
     if (controller) wroteTo = controller->wroteTo;
   });

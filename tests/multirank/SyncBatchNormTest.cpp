@@ -25,7 +25,7 @@ models::ModelOptions resnet() {
   return m;
 }
 
-std::vector<at::Tensor> runSplit(const Split& split, bool syncBn, const data::MnistDataset& train) {
+std::vector<at::Tensor> runSplit(const Split& split, bool syncBn, const testing::ImageSet& train) {
   return testing::distributedTraining(
       resnet(), smallRun(split.total()), train,
       {split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }, syncBn});

@@ -13,7 +13,8 @@
 namespace balancenet::testing {
 
 std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
-                                            const data::MnistDataset& train, const DistributedRun& run) {
+                                            const data::Dataset& train, const DistributedRun& run) {
+  const objective::Objective objective(train.spec(), run.loss);
   std::vector<std::vector<at::Tensor>> results(run.world), params(run.world);
   runRanks(
       run.world,
@@ -33,7 +34,7 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
         auto alloc = run.allocator();
         std::unique_ptr<comm::GradientSync> sync =
             run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
-        trainer::Trainer t(options, {*built.net, train, nullptr, comm, *sync, *alloc});
+        trainer::Trainer t(options, {*built.net, train, nullptr, objective, comm, *sync, *alloc});
         for (int64_t s = 0; s < options.steps; ++s) t.step();
         std::vector<at::Tensor> out;
         for (auto& p : built.net->parameters()) out.push_back(p.detach().clone());

@@ -7,8 +7,9 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "balancenet/comm/GradientSync.h"
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/objective/ObjectiveOptions.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/trainer/Trainer.h"
 
@@ -25,12 +26,13 @@ struct DistributedRun {
   // The store the ranks meet over (their group's sharedStore()); null: a fresh one. Given, other threads
   // (parameter servers) can form groups with the ranks over it.
   c10::intrusive_ptr<c10d::Store> store{};
+  objective::ObjectiveOptions loss{};  // of the dataset's targets
 };
 
 // Each rank seeds its own model differently (the start-up broadcast must make them equal), runs
 // options.steps steps, and the parameters then buffers of rank 0 are returned; the test fails if
 // ranks disagree on a parameter (buffers such as local BatchNorm statistics may differ).
 std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
-                                            const data::MnistDataset& train, const DistributedRun& run);
+                                            const data::Dataset& train, const DistributedRun& run);
 
 }  // namespace balancenet::testing

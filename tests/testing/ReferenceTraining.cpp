@@ -44,7 +44,8 @@ models::BuiltModel seededComparisonModel(const std::string& name, uint64_t seed)
 }
 
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
-                                          const data::MnistDataset& train) {
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
+  const objective::Objective objective(train.spec(), loss);
   at::manual_seed(options.seed);
   auto built = models::buildModel(model);
   auto& net = *built.net;
@@ -55,10 +56,11 @@ std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, con
   data::GlobalPermutationSampler sampler(train.size(), options.seed);
   for (int64_t step = 0; step < options.steps; ++step) {
     trainer::setLearningRate(*optimizer, options.lr.at(step));
-    auto idx = sampler.indicesAt(step * options.globalBatch, options.globalBatch);
+    const data::Batch batch = train.trainingBatch(sampler.drawsAt(step * options.globalBatch, options.globalBatch));
     optimizer->zero_grad();
-    auto loss = at::cross_entropy_loss(net.forward(train.imagesAt(idx)), train.labelsAt(idx));
-    loss.backward();
+    const auto mean =
+        objective.trainingLossSum(net.forward(batch.inputs), batch.targets) / static_cast<double>(options.globalBatch);
+    mean.backward();
     optimizer->step();
   }
   std::vector<at::Tensor> out;

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/data/MnistDataset.h"
+#include "balancenet/data/Dataset.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/trainer/Trainer.h"
 
@@ -11,9 +11,10 @@ namespace balancenet::testing {
 
 // Trains a fresh model (seeded with options.seed, as a rank 0 would build it) for options.steps steps
 // on whole global batches taken from the same global-permutation stream, with a mean loss: no
-// communicator, no split. Returns the parameters, then the buffers.
+// communicator, no split. Returns the parameters, then the buffers. The samples are the dataset's
+// training draws (augmented where it augments) and the loss the objective of its targets.
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
-                                          const data::MnistDataset& train);
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss = {});
 
 // The options golden comparisons train under: warm-up then cosine decay, momentum 0.9, no evaluation,
 // no output; a learning rate that suits the optimiser.

@@ -1,7 +1,10 @@
 // Synthetic MNIST-format data: class-dependent blobs so a model can learn something in a few steps.
 #include "testing/SyntheticData.h"
 
+#include <ATen/ATen.h>
+
 #include <random>
+#include <utility>
 
 #include "balancenet/data/IdxFile.h"
 
@@ -24,16 +27,45 @@ void fill(int64_t n, uint64_t seed, std::vector<uint8_t>& pixels, std::vector<ui
 
 }  // namespace
 
-data::MnistDataset syntheticDataset(int64_t n, uint64_t seed) {
+ImageSet::ImageSet(at::Tensor images_, at::Tensor labels_) : images(std::move(images_)), labels(std::move(labels_)) {
+  spec_.inputShape = {1, 28, 28};
+  spec_.target = data::TargetKind::Class;
+  spec_.classes = 10;
+  spec_.targetShape = {};
+  spec_.source = "synthetic";
+}
+
+at::Tensor ImageSet::imagesAt(const std::vector<int64_t>& idx) const {
+  return images.index_select(0, at::tensor(idx, at::kLong));
+}
+
+at::Tensor ImageSet::labelsAt(const std::vector<int64_t>& idx) const {
+  return labels.index_select(0, at::tensor(idx, at::kLong));
+}
+
+data::Batch ImageSet::batch(const std::vector<int64_t>& indices) const {
+  return {imagesAt(indices), labelsAt(indices)};
+}
+
+std::vector<int64_t> ImageSet::classLabels() const {
+  return std::vector<int64_t>(labels.data_ptr<int64_t>(), labels.data_ptr<int64_t>() + labels.numel());
+}
+
+const objective::Objective& syntheticObjective() {
+  static const objective::Objective objective(syntheticDataset(1, 0).spec(), {});
+  return objective;
+}
+
+ImageSet syntheticDataset(int64_t n, uint64_t seed) {
   std::vector<uint8_t> pixels, labels;
   fill(n, seed, pixels, labels);
-  data::MnistDataset d;
-  d.images =
+  // Fashion-MNIST's statistics, as the real data is normalised.
+  constexpr double kPixelMean = 0.2860, kPixelStd = 0.3530;
+  return ImageSet(
       (at::tensor(std::vector<int64_t>(pixels.begin(), pixels.end())).to(at::kFloat).view({n, 1, 28, 28}) / 255.0 -
-       data::kPixelMean) /
-      data::kPixelStd;
-  d.labels = at::tensor(std::vector<int64_t>(labels.begin(), labels.end()));
-  return d;
+       kPixelMean) /
+          kPixelStd,
+      at::tensor(std::vector<int64_t>(labels.begin(), labels.end())));
 }
 
 void writeSyntheticMnistDir(const std::string& dir, int64_t nTrain, int64_t nTest, bool gzip) {

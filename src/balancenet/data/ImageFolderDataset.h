@@ -4,6 +4,7 @@
 #include <string>
 
 #include "balancenet/data/DataOptions.h"
+#include "balancenet/data/Dataset.h"
 
 namespace balancenet::data {
 

@@ -39,7 +39,7 @@ TEST_P(EveryModelBlocks, AccountingAddsUpToModelInfo) {
     EXPECT_FALSE(b.kind.empty());
   }
   expectBlocksAddUpTo(blocks, m.info);
-  EXPECT_EQ(blocks.back().outputShape, (std::vector<int64_t>{Network::kNumClasses}));
+  EXPECT_EQ(blocks.back().outputShape, (std::vector<int64_t>{ModelOptions{}.outputs}));
 }
 
 TEST_P(EveryModelBlocks, ChainedRangesGiveTheSameOutputInTrainAndEvalMode) {

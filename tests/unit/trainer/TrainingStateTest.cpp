@@ -14,7 +14,7 @@
 namespace balancenet::trainer {
 namespace {
 
-const data::MnistDataset& dataset() {
+const testing::ImageSet& dataset() {
   static const auto d = testing::syntheticDataset(256, 3);
   return d;
 }
@@ -29,7 +29,7 @@ TrainingState train(int64_t steps, uint64_t modelSeed, const TrainingState* star
     orchestrator::StaticAllocator allocator(Split::equal(32, 1));
     comm::FlatAllReduceSync sync(comm);
     auto options = testing::sgdRun(steps, 32, 5);
-    Trainer trainer(options, {*built.net, dataset(), nullptr, comm, sync, allocator});
+    Trainer trainer(options, {*built.net, dataset(), nullptr, testing::syntheticObjective(), comm, sync, allocator});
     if (start) trainer.restoreState(*start);
     while (trainer.stepsDone() < steps) trainer.step();
     out = trainer.captureState();
