@@ -2,6 +2,8 @@
 // model factory, the sampler and the optimiser/schedule definitions it is compared under.
 #include "testing/ReferenceTraining.h"
 
+#include <torch/nn/utils/clip_grad.h>
+
 #include <ATen/ATen.h>
 
 #include <mutex>
@@ -61,6 +63,8 @@ std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, con
     const auto mean =
         objective.trainingLossSum(net.forward(batch.inputs), batch.targets) / static_cast<double>(options.globalBatch);
     mean.backward();
+    // libtorch's own clipping is the reference for --clip-grad-norm.
+    if (options.clipGradNorm > 0) torch::nn::utils::clip_grad_norm_(params, options.clipGradNorm);
     optimizer->step();
   }
   std::vector<at::Tensor> out;

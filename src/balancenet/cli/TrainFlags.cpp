@@ -247,11 +247,20 @@ void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 // The optimiser and the learning-rate schedule.
 void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
-  app.add_option("--optimizer", t.optimizer.name, "sgd or adam")->capture_default_str();
+  app.add_option("--optimizer", t.optimizer.name, "sgd, adam or adamw (Adam with decoupled --weight-decay)")
+      ->capture_default_str();
   app.add_option("--lr", t.lr.baseLr, "Learning rate")->capture_default_str();
   app.add_option("--momentum", t.optimizer.momentum, "SGD momentum, in [0, 1)")->capture_default_str();
   app.add_option("--weight-decay", t.optimizer.weightDecay, "L2 weight decay (>= 0)")->capture_default_str();
   app.add_flag("--nesterov", t.optimizer.nesterov, "Nesterov momentum (SGD)");
+  app.add_option("--clip-grad-norm", t.clipGradNorm,
+                 "Scale the gradient down to this global L2 norm when above it, computed over the exact global "
+                 "gradient (the same on every worker); 0: no clipping")
+      ->capture_default_str();
+  app.add_option("--accumulate", t.accumulate,
+                 "Split each worker's share of a step into K micro-steps whose gradients add up (less memory, "
+                 "the same gradient; BatchNorm sees the smaller batches)")
+      ->capture_default_str();
   app.add_option("--warmup-steps", t.lr.warmupSteps, "Linear learning-rate warm-up")->capture_default_str();
   app.add_option("--lr-decay", raw.lrDecay, "constant, cosine (to --lr-min at the last step) or step")
       ->capture_default_str();

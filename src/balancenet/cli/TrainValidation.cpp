@@ -298,8 +298,10 @@ void validateOptimisation(JobConfig& c, const RawFlags& raw) {
           fmt::format("--momentum must be in [0, 1), got {}", t.optimizer.momentum));
   require(t.optimizer.weightDecay >= 0,
           fmt::format("--weight-decay must not be negative, got {}", t.optimizer.weightDecay));
-  require(t.optimizer.name == "sgd" || t.optimizer.name == "adam",
-          fmt::format("--optimizer must be sgd or adam, got '{}'", t.optimizer.name));
+  require(t.optimizer.name == "sgd" || t.optimizer.name == "adam" || t.optimizer.name == "adamw",
+          fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", t.optimizer.name));
+  require(t.clipGradNorm >= 0, fmt::format("--clip-grad-norm must not be negative, got {}", t.clipGradNorm));
+  require(t.accumulate >= 1, fmt::format("--accumulate must be at least 1, got {}", t.accumulate));
   t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
   t.lr.totalSteps = t.steps;
 }
@@ -310,6 +312,17 @@ void validateCheckpoints(const JobConfig& c) {
   // The parameter servers own the weights and the optimiser state there; their shards are not saved.
   require(c.checkpoint.dir.empty() || c.comm.mode != comm::CommMode::ParameterServers,
           "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
+}
+
+// --clip-grad-norm and --accumulate with the ways of training that cannot honour them exactly.
+void validateGradientShaping(const JobConfig& c) {
+  const auto& t = c.trainer;
+  require(t.clipGradNorm == 0 || c.comm.mode != comm::CommMode::ParameterServers,
+          "--clip-grad-norm needs the whole gradient on the workers: not with --comm ps (the servers update)");
+  require(t.accumulate == 1 || !comm::capturesFactors(c.comm.mode),
+          "--accumulate needs whole gradients: not with --comm sfb or hybrid (factors of one micro-step each)");
+  require(t.accumulate == 1 || !c.pipeline.enabled(),
+          "--accumulate with --pipeline-stages: the stages already split each share into --micro-batches");
 }
 
 }  // namespace
@@ -337,6 +350,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validatePipeline(c, raw, world);
   validateResilience(c, raw);
   validateModel(c);
+  validateGradientShaping(c);
   validateAllocation(c, raw, world);
   validateEmulation(c, raw, world);
   validateParameterServers(c, raw);

@@ -16,10 +16,11 @@ std::string formatDuration(double seconds) {
 }
 
 std::string formatProgress(const Progress& p) {
-  const double rate = p.elapsedSeconds > 0 ? p.samplesDone / p.elapsedSeconds : 0;
+  const double rate =
+      p.elapsedSeconds > 0 ? static_cast<double>(p.samplesDone * p.unitsPerSample) / p.elapsedSeconds : 0;
   const double eta = p.step > 0 ? p.elapsedSeconds / p.step * (p.totalSteps - p.step) : NAN;
   const int pct = p.totalSteps > 0 ? static_cast<int>(100 * p.step / p.totalSteps) : 0;
-  std::string line = fmt::format("{} {}/{} ({}%)  {:.1f} samples/s", p.unit, p.step, p.totalSteps, pct, rate);
+  std::string line = fmt::format("{} {}/{} ({}%)  {:.1f} {}/s", p.unit, p.step, p.totalSteps, pct, rate, p.rateUnit);
   if (p.loss) line += fmt::format("  loss {:.4f}", *p.loss);
   if (p.testAccuracy) line += fmt::format("  test accuracy {:.2f}%", 100 * *p.testAccuracy);
   return line + "  ETA " + formatDuration(eta);

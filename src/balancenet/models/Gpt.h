@@ -66,6 +66,7 @@ class Gpt : public Network {
   // (one more, appended), so call it before an optimiser or a gradient sync takes the parameters, and
   // before taking block ranges (a range taken earlier keeps using the embedding's weight).
   void untieHead();
+  void separateSharedWeights() override { untieHead(); }
   bool tied() const { return parts_.lmHead == nullptr; }
   const GptConfig& config() const { return config_; }
 

@@ -70,8 +70,8 @@ std::string shapeText(const ModelOptions& options) {
 // The data's samples must be what the model takes: one line naming both, before anything is built.
 void requireInputFits(const Entry& entry, const ModelOptions& options) {
   if (options.inputShape.empty() || options.outputs < 1)
-    throw UsageError(fmt::format("--model {}: the data gives samples {} and {} outputs", entry.name, shapeText(options),
-                                 options.outputs));
+    throw UsageError(fmt::format("--model {}: the data gives samples {} and {} outputs (classes or vocabulary)",
+                                 entry.name, shapeText(options), options.outputs));
   if (entry.takes == Takes::Tokens && !options.tokenInput)
     throw UsageError(fmt::format("--model {} takes token windows; the data gives samples {} (use tokens: or text:)",
                                  entry.name, shapeText(options)));
@@ -126,6 +126,12 @@ std::vector<std::string> modelNames() {
   std::vector<std::string> names;
   for (const Entry& entry : registry()) names.push_back(entry.name);
   return names;
+}
+
+bool takesTokens(const std::string& name) {
+  for (const Entry& entry : registry())
+    if (entry.name == name) return entry.takes == Takes::Tokens;
+  return false;
 }
 
 namespace {

@@ -64,4 +64,7 @@ BuiltModel buildModel(const ModelOptions& options);
 // In the order of the --model help text.
 std::vector<std::string> modelNames();
 
+// Whether the zoo model `name` takes token windows (gpt) rather than images or features.
+bool takesTokens(const std::string& name);
+
 }  // namespace balancenet::models

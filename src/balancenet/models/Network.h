@@ -21,6 +21,9 @@ class Network : public torch::nn::Module {
   // Blocks [first, end) as one module sharing this network's tensors. Throws InternalError for an
   // empty or out-of-range span.
   virtual std::shared_ptr<BlockRange> blockRange(size_t first, size_t end);
+  // Pipeline stages own disjoint tensors: a network whose blocks share one (gpt's head tied to its
+  // embedding) gives each block its own copy here, equal at the time of the call. Default: nothing shared.
+  virtual void separateSharedWeights() {}
 
  protected:
   // One sample's output, for the default blocks(): {classes}, or {T, vocabulary} for token models.

@@ -60,6 +60,18 @@ double Objective::correctSum(const at::Tensor& outputs, const at::Tensor& target
   return perToken() ? hits.mean(-1).sum().item<double>() : hits.sum().item<double>();
 }
 
+metrics::MetricStyle Objective::metricStyle() const {
+  metrics::MetricStyle style;
+  style.accuracy = hasAccuracy();
+  if (perToken()) {
+    style.rateUnit = "tokens";
+    style.unitsPerSample = spec_.inputShape.at(0);
+    style.perplexity = true;
+    style.bitsPerByte = spec_.bytesAsTokens;
+  }
+  return style;
+}
+
 std::string Objective::describe() const {
   if (kind_ == LossKind::Mse) return "mean squared error";
   if (perToken()) return fmt::format("cross-entropy per token (vocabulary {})", spec_.classes);

@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "balancenet/data/Dataset.h"
+#include "balancenet/metrics/MetricStyle.h"
 #include "balancenet/objective/ObjectiveOptions.h"
 
 namespace balancenet::objective {
@@ -33,6 +34,9 @@ class Objective {
   const data::DatasetSpec& spec() const { return spec_; }
   // e.g. "cross-entropy over 10 classes", "cross-entropy per token (vocabulary 256)", "mse over 3 outputs".
   std::string describe() const;
+  // How the run reports: tokens/s and perplexity (bits per byte for text) for token targets, mse for
+  // regression, accuracy for classes.
+  metrics::MetricStyle metricStyle() const;
 
  private:
   at::Tensor sum(const at::Tensor& outputs, const at::Tensor& targets, double smoothing) const;

@@ -16,6 +16,7 @@
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/MicroBatches.h"
 #include "balancenet/pipeline/PipelineEvaluator.h"
+#include "balancenet/trainer/GradientClipping.h"
 #include "balancenet/trainer/OptimizerFactory.h"
 #include "balancenet/trainer/RunOutputs.h"
 
@@ -201,6 +202,13 @@ metrics::StepRecord PipelineTrainer::step() {
   }
   {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
+    if (options_.trainer.clipGradNorm > 0) {
+      // The global norm is over every stage's part; each stage's is held by its `replicas` copies alike.
+      auto squares = at::full({1}, trainer::squaredNorm(grads), at::kDouble);
+      g.world.allreduceSum(squares);
+      trainer::clipGradients(grads, options_.trainer.clipGradNorm,
+                             squares.item<double>() / static_cast<double>(g.topology.replicas));
+    }
     optimizer_->step();
   }
 

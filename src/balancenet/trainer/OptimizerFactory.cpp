@@ -1,7 +1,8 @@
-// SGD (momentum, weight decay, Nesterov) and Adam from torch::optim.
+// SGD (momentum, weight decay, Nesterov), Adam and AdamW from torch::optim.
 #include "balancenet/trainer/OptimizerFactory.h"
 
 #include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
 #include "balancenet/core/Error.h"
@@ -18,7 +19,11 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerOptions& o
     auto opts = torch::optim::AdamOptions(lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
     return std::make_unique<torch::optim::Adam>(parameters, opts);
   }
-  throw UsageError("--optimizer must be sgd or adam; got '" + o.name + "'");
+  if (o.name == "adamw") {  // decoupled weight decay (Loshchilov & Hutter), what transformers train with
+    auto opts = torch::optim::AdamWOptions(lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
+    return std::make_unique<torch::optim::AdamW>(parameters, opts);
+  }
+  throw UsageError("--optimizer must be sgd, adam or adamw; got '" + o.name + "'");
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <c10/util/string_utils.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
 #include "balancenet/core/Error.h"
@@ -25,12 +26,34 @@ bool holds(const torch::optim::Optimizer& optimizer, const at::Tensor& parameter
 // A copy: the state must not alias the tensors the optimiser goes on updating in place.
 at::Tensor copied(const at::Tensor& t) { return t.detach().clone(); }
 
+// Adam's and AdamW's states have the same fields: step, the two moments, the AMSGrad maximum.
+template <typename State>
+std::vector<at::Tensor> adamState(const torch::optim::OptimizerParamState& base) {
+  const auto& s = static_cast<const State&>(base);
+  std::vector<at::Tensor> state{at::scalar_tensor(s.step(), at::kLong), copied(s.exp_avg()), copied(s.exp_avg_sq())};
+  if (s.max_exp_avg_sq().defined()) state.push_back(copied(s.max_exp_avg_sq()));
+  return state;
+}
+
+template <typename State>
+std::unique_ptr<State> adamStateFrom(const std::vector<at::Tensor>& state) {
+  if (state.size() != 3 && state.size() != 4)
+    throw InternalError("setParameterState: Adam keeps 3 or 4 tensors per parameter");
+  auto s = std::make_unique<State>();
+  s->step(state[0].item<int64_t>());
+  s->exp_avg(copied(state[1]));
+  s->exp_avg_sq(copied(state[2]));
+  if (state.size() == 4) s->max_exp_avg_sq(copied(state[3]));
+  return s;
+}
+
 }  // namespace
 
 std::vector<at::Tensor> parameterState(torch::optim::Optimizer& optimizer, const at::Tensor& parameter) {
   const bool sgd = dynamic_cast<torch::optim::SGD*>(&optimizer) != nullptr;
   const bool adam = dynamic_cast<torch::optim::Adam*>(&optimizer) != nullptr;
-  if (!sgd && !adam) throw InternalError("parameterState: an optimiser that is neither SGD nor Adam");
+  const bool adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer) != nullptr;
+  if (!sgd && !adam && !adamw) throw InternalError("parameterState: an optimiser that is not SGD, Adam or AdamW");
   const auto found = optimizer.state().find(keyOf(parameter));
   if (found == optimizer.state().end()) return {};
   if (sgd) {
@@ -38,10 +61,8 @@ std::vector<at::Tensor> parameterState(torch::optim::Optimizer& optimizer, const
     if (!s.momentum_buffer().defined()) return {};
     return {copied(s.momentum_buffer())};
   }
-  const auto& s = static_cast<const torch::optim::AdamParamState&>(*found->second);
-  std::vector<at::Tensor> state{at::scalar_tensor(s.step(), at::kLong), copied(s.exp_avg()), copied(s.exp_avg_sq())};
-  if (s.max_exp_avg_sq().defined()) state.push_back(copied(s.max_exp_avg_sq()));
-  return state;
+  return adam ? adamState<torch::optim::AdamParamState>(*found->second)
+              : adamState<torch::optim::AdamWParamState>(*found->second);
 }
 
 void setParameterState(torch::optim::Optimizer& optimizer, const at::Tensor& parameter,
@@ -60,17 +81,14 @@ void setParameterState(torch::optim::Optimizer& optimizer, const at::Tensor& par
     return;
   }
   if (dynamic_cast<torch::optim::Adam*>(&optimizer)) {
-    if (state.size() != 3 && state.size() != 4)
-      throw InternalError("setParameterState: Adam keeps 3 or 4 tensors per parameter");
-    auto s = std::make_unique<torch::optim::AdamParamState>();
-    s->step(state[0].item<int64_t>());
-    s->exp_avg(copied(state[1]));
-    s->exp_avg_sq(copied(state[2]));
-    if (state.size() == 4) s->max_exp_avg_sq(copied(state[3]));
-    optimizer.state()[key] = std::move(s);
+    optimizer.state()[key] = adamStateFrom<torch::optim::AdamParamState>(state);
     return;
   }
-  throw InternalError("setParameterState: an optimiser that is neither SGD nor Adam");
+  if (dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
+    optimizer.state()[key] = adamStateFrom<torch::optim::AdamWParamState>(state);
+    return;
+  }
+  throw InternalError("setParameterState: an optimiser that is not SGD, Adam or AdamW");
 }
 
 }  // namespace balancenet::trainer

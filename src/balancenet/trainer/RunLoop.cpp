@@ -16,9 +16,14 @@ metrics::EvalPoint RunLoop::evaluateNow(double trainSeconds) {
   auto point = parts_.engine.evaluate();
   point.trainSeconds = trainSeconds;
   if (parts_.engine.world().rank() == 0)
-    spdlog::info("eval at step {}: test accuracy {:.2f}%  test loss {:.4f}", point.step, 100 * point.accuracy,
-                 point.loss);
+    spdlog::info("eval at step {}: {}", point.step, metrics::formatEval(point, options_.metricStyle));
   return point;
+}
+
+metrics::Progress RunLoop::progressOf(metrics::Progress p) const {
+  p.rateUnit = options_.metricStyle.rateUnit;
+  p.unitsPerSample = options_.metricStyle.unitsPerSample;
+  return p;
 }
 
 metrics::RunSummary RunLoop::run() {
@@ -44,8 +49,8 @@ metrics::RunSummary RunLoop::run() {
       // The last line waits for the run's outputs, which bring every worker's efficiency.
       if (engine.world().rank() == 0 && o.progressSeconds > 0 && engine.stepsDone() < o.steps &&
           sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
-        spdlog::info(metrics::formatProgress(
-            {engine.stepsDone(), o.steps, trainSeconds, engine.samplesDone() - samplesBefore, records.back().loss}));
+        spdlog::info(metrics::formatProgress(progressOf(
+            {engine.stepsDone(), o.steps, trainSeconds, engine.samplesDone() - samplesBefore, records.back().loss})));
         sinceProgress.restart();
       }
     } catch (const std::exception& failure) {
@@ -72,11 +77,13 @@ metrics::RunSummary RunLoop::run() {
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;
   summary.evals = evals;
+  metrics::addStyleFields(summary, o.metricStyle);
   engine.describe(summary);
   const auto efficiency = writeRunOutputs(engine.world(), records, summary, o.runDir, o.capacity);
   engine.writeOutputs(o.runDir);
   if (engine.world().rank() == 0 && o.progressSeconds > 0 && steps > 0) {
-    auto line = metrics::formatProgress({engine.stepsDone(), o.steps, trainSeconds, samples, summary.finalLoss});
+    auto line =
+        metrics::formatProgress(progressOf({engine.stepsDone(), o.steps, trainSeconds, samples, summary.finalLoss}));
     if (o.capacity.peak.oneThread > 0) line += "  " + metrics::formatEfficiency(efficiency);
     spdlog::info(line + engine.finalNote(summary));
   }

@@ -4,6 +4,7 @@
 #pragma once
 #include <vector>
 
+#include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/trainer/StepEngine.h"
 #include "balancenet/trainer/TrainerOptions.h"
@@ -25,6 +26,7 @@ class RunLoop {
 
  private:
   metrics::EvalPoint evaluateNow(double trainSeconds);
+  metrics::Progress progressOf(metrics::Progress p) const;  // in the run's rate unit
 
   TrainerOptions options_;
   RunParts parts_;

@@ -15,6 +15,8 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/trainer/Evaluator.h"
+#include "balancenet/trainer/GradientClipping.h"
+#include "balancenet/trainer/MicroSteps.h"
 #include "balancenet/trainer/RunOutputs.h"
 
 namespace balancenet::trainer {
@@ -97,18 +99,28 @@ metrics::StepRecord Trainer::step() {
   const data::Batch batch = parts_->train.trainingBatch(sampler_.rankDraws(position_, split, rank));
 
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
-  parts_->sync.beginStep(context);
+  // Strategies that overlap with backward are armed by beginStep and take each gradient as one backward
+  // delivers it; with micro-steps the gradient is complete only after the last, so they are armed after
+  // it and synchronise p.grad as a whole (no overlap).
+  const bool accumulating = options_.accumulate > 1;
+  if (!accumulating) parts_->sync.beginStep(context);
   optimizer_->zero_grad();
-  at::Tensor localLoss;
-  {
-    Timeline::Span span(timeline_.get(), "forward", "compute");
-    auto outputs = parts_->net.forward(batch.inputs);
-    localLoss = parts_->objective.trainingLossSum(outputs, batch.targets) / static_cast<double>(globalBatch);
+  at::Tensor localLoss = at::zeros({}, at::kFloat);
+  for (const MicroStep& m : microSteps(batch.inputs.size(0), options_.accumulate)) {
+    at::Tensor loss;
+    {
+      Timeline::Span span(timeline_.get(), "forward", "compute");
+      auto outputs = parts_->net.forward(batch.inputs.narrow(0, m.begin, m.size));
+      loss = parts_->objective.trainingLossSum(outputs, batch.targets.narrow(0, m.begin, m.size)) /
+             static_cast<double>(globalBatch);
+    }
+    {
+      Timeline::Span span(timeline_.get(), "backward", "compute");
+      loss.backward();
+    }
+    localLoss += loss.detach();
   }
-  {
-    Timeline::Span span(timeline_.get(), "backward", "compute");
-    localLoss.backward();
-  }
+  if (accumulating) parts_->sync.beginStep(context);
   context.computeMs = computeWatch.elapsedMs();
 
   std::vector<at::Tensor> grads;
@@ -124,6 +136,8 @@ metrics::StepRecord Trainer::step() {
   }
   if (!parts_->sync.updatesParameters()) {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
+    // Every rank holds the same global gradient here, so every rank clips it alike.
+    if (options_.clipGradNorm > 0) clipGradients(grads, options_.clipGradNorm);
     optimizer_->step();
   }
   logLayerTraffic(stats.layers);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "balancenet/metrics/Efficiency.h"
+#include "balancenet/metrics/MetricStyle.h"
 #include "balancenet/trainer/LrSchedule.h"
 #include "balancenet/trainer/OptimizerFactory.h"
 
@@ -16,7 +17,9 @@ struct TrainerOptions {
   uint64_t seed = 1;  // data order; the model's initial weights come from rank 0
   LrSchedule lr;
   OptimizerOptions optimizer;
-  int64_t evalEvery = 0;  // 0: evaluate only at the end
+  double clipGradNorm = 0;  // > 0: the synchronised gradient scaled down to this global L2 norm
+  int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated
+  int64_t evalEvery = 0;    // 0: evaluate only at the end
   bool evalAtEnd = true;
   double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never
   std::string runDir;                 // where steps.csv and summary.json go; empty: nowhere
@@ -24,5 +27,6 @@ struct TrainerOptions {
   std::string timelinePath;           // rank 0 writes every rank's Chrome trace here; empty: no timeline
   bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
   metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
+  metrics::MetricStyle metricStyle;   // samples/s or tokens/s; accuracy, perplexity or mse (Objective::metricStyle)
 };
 }  // namespace balancenet::trainer

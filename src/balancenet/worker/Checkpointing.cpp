@@ -34,6 +34,7 @@ void preflightCheckpoints(const JobConfig& c) {
   models::ModelOptions options = c.model;
   if (capturesFactors(c.comm)) options.linear = comm::factorLinearFactory();
   const auto built = models::buildModel(options);
+  if (c.pipeline.enabled()) built.net->separateSharedWeights();  // as PipelineWorker does
   checkpoint::findResumable(store, identityOf(c, *built.net), c.trainer.steps, warn);
 }
 

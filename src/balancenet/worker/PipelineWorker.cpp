@@ -64,6 +64,7 @@ int runPipelineWorker(const JobConfig& config) {
 
   const TrainingData data = loadTrainingData(config);
   auto model = buildWorkerModel(config, data.train->spec(), /*announce=*/world->rank() == 0);
+  model.net->separateSharedWeights();  // before anything takes the parameters: a stage owns its tensors
   const auto placed = placeStages(config, *world, *model.net, *data.train);
   JobConfig c = config;
   c.split = Split{placed.placement.shares};  // the allocator starts from the plan's shares
@@ -107,6 +108,7 @@ int runPipelineWorker(const JobConfig& config) {
   }
   pipeline::PipelineTrainerOptions options;
   options.trainer = c.trainer;
+  options.trainer.metricStyle = data.objective.metricStyle();
   options.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
   options.microBatches = microBatchesOf(c);
   options.partition = placed.placement.partition;
@@ -128,7 +130,7 @@ int runPipelineWorker(const JobConfig& config) {
   const auto summary = trainer::RunLoop(options.trainer, {trainer, boundaries}).run();
 
   if (!c.exportPath.empty() || !c.saveParams.empty()) trainer.gatherModelToRankZero();
-  writeModelOutputs(c, *model.net, model.net->parameters(), world->rank(), summary);
+  writeModelOutputs(c, *model.net, model.net->parameters(), world->rank(), summary, options.trainer.metricStyle);
   world->barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;
 }

@@ -202,6 +202,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
+  options.metricStyle = data.objective.metricStyle();
   trainer::TrainerParts parts{*model.net,   *data.train,  data.test.get(),  data.objective,
                               group.comm(), group.sync(), group.allocator()};
   checkpoints.addTo(wired.boundaries);
@@ -245,7 +246,8 @@ int runWorker(const JobConfig& c) {
   const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
   agent.finish();
 
-  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->world().rank(), summary);
+  writeModelOutputs(c, *model.net, wired.trainer->parameters(), wired.trainer->world().rank(), summary,
+                    wired.options.metricStyle);
   group.stopMonitor();
   group.comm().barrier();  // rank 0 may serve the store: nobody leaves while others still need it
   return 0;

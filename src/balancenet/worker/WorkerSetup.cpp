@@ -62,7 +62,7 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
 }
 
 void writeModelOutputs(const JobConfig& c, models::Network& net, const std::vector<at::Tensor>& parameters, int rank,
-                       const metrics::RunSummary& summary) {
+                       const metrics::RunSummary& summary, const metrics::MetricStyle& style) {
   if (rank != 0) return;
   if (!c.exportPath.empty()) {
     models::exportStateDict(net, c.exportPath);
@@ -70,8 +70,8 @@ void writeModelOutputs(const JobConfig& c, models::Network& net, const std::vect
   }
   if (!c.saveParams.empty()) models::saveParameters(parameters, c.saveParams);
   if (!summary.evals.empty())
-    spdlog::info("final test accuracy {:.2f}% after {} steps, {:.1f} samples/s", 100 * summary.evals.back().accuracy,
-                 summary.steps, summary.samplesPerSecond);
+    spdlog::info("final {} after {} steps, {:.1f} {}/s", metrics::formatEval(summary.evals.back(), style),
+                 summary.steps, summary.samplesPerSecond * static_cast<double>(style.unitsPerSample), style.rateUnit);
 }
 
 }  // namespace balancenet::worker

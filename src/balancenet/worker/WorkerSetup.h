@@ -35,6 +35,6 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const job::JobConfig& c, 
 
 // Rank 0 writes what was asked for: the state_dict export, the raw parameters, the final accuracy.
 void writeModelOutputs(const job::JobConfig& c, models::Network& net, const std::vector<at::Tensor>& parameters,
-                       int rank, const metrics::RunSummary& summary);
+                       int rank, const metrics::RunSummary& summary, const metrics::MetricStyle& style);
 
 }  // namespace balancenet::worker

@@ -33,7 +33,8 @@ void writeIdxDir(const std::string& dir) {
 }
 
 TEST(OpenDataset, FormatNames) {
-  EXPECT_EQ(formatNames(), (std::vector<std::string>{"idx", "cifar10", "npy", "tokens", "tokens32", "text"}));
+  EXPECT_EQ(formatNames(),
+            (std::vector<std::string>{"idx", "imagefolder", "cifar10", "npy", "tokens", "tokens32", "text"}));
 }
 
 TEST(OpenDataset, DispatchesByFormatAndTakesABareDirectoryAsIdx) {
@@ -61,10 +62,11 @@ TEST(OpenDataset, BadSources) {
   TempDir dir;
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("csv:" + dir.file("a.csv"))); }),
             "--data csv:" + dir.file("a.csv") +
-                ": unknown format 'csv'; the formats are idx, cifar10, npy, tokens, tokens32, text");
+                ": unknown format 'csv'; the formats are idx, imagefolder, cifar10, npy, tokens, tokens32, text");
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced(dir.file("nowhere"))); }),
             "--data " + dir.file("nowhere") +
-                ": no such directory; give FORMAT:PATH with a format of idx, cifar10, npy, tokens, tokens32, text");
+                ": no such directory; give FORMAT:PATH with a format of idx, imagefolder, cifar10, npy, tokens, "
+                "tokens32, text");
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("tokens:")); }), "--data tokens:: no path after 'tokens:'");
   EXPECT_EQ(usageErrorOf([&] { openDataset(sourced("text:" + dir.file("none.txt"))); }),
             dir.file("none.txt") + ": no such file");

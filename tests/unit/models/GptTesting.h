@@ -19,6 +19,7 @@ inline ModelOptions smallGpt(double dropout = 0) {
   ModelOptions o;
   o.name = "gpt";
   o.inputShape = {kContext};
+  o.tokenInput = true;
   o.outputs = kVocab;
   o.layers = kLayers;
   o.heads = kHeads;
