@@ -6,10 +6,10 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/data/Cifar10Dataset.h"
-#include "balancenet/data/OpenDataset.h"
 #include "balancenet/data/IdxDataset.h"
 #include "balancenet/data/ImageFolderDataset.h"
 #include "balancenet/data/NpyDataset.h"
+#include "balancenet/data/OpenDataset.h"
 #include "balancenet/data/TokenDataset.h"
 
 namespace balancenet::data {
@@ -23,13 +23,8 @@ struct Format {
 
 // In the order --help lists them.
 constexpr Format kFormats[] = {
-    {"idx", openIdx},
-    {"imagefolder", openImageFolder},
-    {"cifar10", openCifar10},
-    {"npy", openNpy},
-    {"tokens", openTokens},
-    {"tokens32", openTokens32},
-    {"text", openText},
+    {"idx", openIdx},       {"imagefolder", openImageFolder}, {"cifar10", openCifar10}, {"npy", openNpy},
+    {"tokens", openTokens}, {"tokens32", openTokens32},       {"text", openText},
 };
 
 const Format* formatNamed(const std::string& name) {
