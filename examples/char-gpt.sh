@@ -7,8 +7,8 @@
 # Usage: examples/char-gpt.sh [train flags...]   (STEPS, OUT, RUN_DIR, BALANCENET: see common.sh)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-STEPS=${STEPS:-2000}
+STEPS=${STEPS:-300}  # about 3 minutes of training on 2 cores (docs/data.md has the measurement)
 [ -f "$OUT/fortunes.txt" ] || "$PYTHON" "$ROOT/examples/fortunes_to_text.py" "$OUT/fortunes.txt"
 "$BALANCENET" train --data "text:$OUT/fortunes.txt" --model gpt --context 128 --layers 4 --heads 4 --embed 128 \
   --workers 2 --global-batch 32 --optimizer adam --lr 0.002 --warmup-steps 100 --lr-decay cosine --lr-min 0.0002 \
-  --steps "$STEPS" --eval-every 500 --run-dir "$RUN_DIR" "$@"
+  --steps "$STEPS" --eval-every 100 --run-dir "$RUN_DIR" "$@"

@@ -24,8 +24,8 @@ struct ExampleRun {
 // example's own (the last value of a flag wins), then reads the run's summary.json.
 ExampleRun runExample(const TempDir& dir, const std::string& script, std::map<std::string, std::string> env,
                       const std::vector<std::string>& flags) {
-  env.insert({{"BALANCENET", BALANCENET_BINARY}, {"OUT", dir.file("out")}, {"RUN_DIR", dir.file("run")},
-              {"STEPS", "5"}});
+  env.insert(
+      {{"BALANCENET", BALANCENET_BINARY}, {"OUT", dir.file("out")}, {"RUN_DIR", dir.file("run")}, {"STEPS", "5"}});
   std::vector<std::string> argv{std::string(BALANCENET_SOURCE_DIR) + "/examples/" + script, "--threads", "1",
                                 "--eval-every", "0"};
   argv.insert(argv.end(), flags.begin(), flags.end());
