@@ -208,6 +208,10 @@ std::vector<HostileCase> flagCases() {
       {"ZeroWorkers", {"--nodes", "0"}, {}, "--workers must be at least 1, got 0"},
       {"SlowdownBelowOne", {"--nodes", "2", "--slowdown", "0.5,1"}, {}, "--slowdown factors must be at least 1"},
       {"MomentumOfOne", {"--momentum", "1"}, {}, "--momentum must be in [0, 1), got 1"},
+      // Flags parsed by their own functions while CLI11 parses: their errors are bad input too (were exit 1).
+      {"UnknownAugmentation", {"--augment", "crop,flop"}, {}, "--augment 'crop,flop': a comma list of crop and flip"},
+      {"UnknownLoss", {"--loss", "hinge"}, {}, "--loss 'hinge': choose auto, cross-entropy or mse"},
+      {"NormalizeWithoutStd", {"--normalize", "0.5"}, {}, "--normalize '0.5': give the means then the stds"},
   };
 }
 

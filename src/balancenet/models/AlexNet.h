@@ -1,4 +1,4 @@
-// AlexNet: the five-conv AlexNet layout, with kernels and strides shrunk for 28x28 inputs.
+// AlexNet: the five-conv AlexNet layout, kernels and strides shrunk for small images, any size pooled to 3x3.
 #pragma once
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/SequentialNetwork.h"

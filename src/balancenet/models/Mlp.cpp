@@ -1,4 +1,4 @@
-// Mlp: flatten, fc 256, relu, fc 128, relu, fc 10; dropout after each hidden layer only if asked for.
+// Mlp: flatten, fc 256, relu, fc 128, relu, fc to the outputs; dropout after each hidden layer only if asked for.
 #include "balancenet/models/Mlp.h"
 
 #include "balancenet/models/LayerBuilder.h"

@@ -1,4 +1,4 @@
-// Mlp: a fully connected 784-256-128-10 network.
+// Mlp: a fully connected network, features (any sample shape, flattened) -> 256 -> 128 -> outputs.
 #pragma once
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/SequentialNetwork.h"

@@ -1,4 +1,4 @@
-// Vgg16: the 13-conv VGG16 configuration with BatchNorm, for 28x28 inputs padded to 32x32.
+// Vgg16: the 13-conv VGG16 configuration with BatchNorm; images below 32x32 are zero-padded to 32.
 #pragma once
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/SequentialNetwork.h"

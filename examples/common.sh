@@ -1,0 +1,15 @@
+# Sourced by the example scripts: the balancenet binary, the Python with numpy/PIL, and where outputs go.
+# BALANCENET  the program (default: build/apps/balancenet of this checkout; scripts/setup.sh builds it)
+# OUT         the example's folder for its data and runs (default: runs/<example>, relative to the caller)
+# RUN_DIR     the run's directory, where summary.json goes (default: $OUT/run-<time>)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BALANCENET=${BALANCENET:-$ROOT/build/apps/balancenet}
+# Debian's python3, which has numpy and PIL (a pyenv python3 first on PATH may not).
+PYTHON=/usr/bin/python3
+if [ ! -x "$BALANCENET" ]; then
+  echo "$(basename "$0"): $BALANCENET is not built (run scripts/setup.sh, or set BALANCENET)" >&2
+  exit 2
+fi
+OUT=${OUT:-runs/$(basename "$0" .sh)}
+RUN_DIR=${RUN_DIR:-$OUT/run-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
