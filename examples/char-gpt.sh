@@ -10,5 +10,5 @@ source "$(dirname "$0")/common.sh"
 STEPS=${STEPS:-300}  # about 3 minutes of training on 2 cores (docs/data.md has the measurement)
 [ -f "$OUT/fortunes.txt" ] || "$PYTHON" "$ROOT/examples/fortunes_to_text.py" "$OUT/fortunes.txt"
 "$BALANCENET" train --data "text:$OUT/fortunes.txt" --model gpt --context 128 --layers 4 --heads 4 --embed 128 \
-  --workers 2 --global-batch 32 --optimizer adam --lr 0.002 --warmup-steps 100 --lr-decay cosine --lr-min 0.0002 \
+  --workers 2 --global-batch 32 --optimizer adamw --weight-decay 0.1 --clip-grad-norm 1 --lr 0.002 --warmup-steps 100 --lr-decay cosine --lr-min 0.0002 \
   --steps "$STEPS" --eval-every 100 --run-dir "$RUN_DIR" "$@"
