@@ -12,19 +12,11 @@
 namespace balancenet::cli {
 namespace {
 
-// What the tables are for: Fashion-MNIST's 28x28x1 images, and for token models a character-level text
-// (vocabulary 256) in windows of kTableContext tokens.
-constexpr int64_t kTableContext = 256;
-
 models::ModelOptions modelOptions(const std::string& name, double width) {
   models::ModelOptions o;
   o.name = name;
   o.width = width;
-  if (models::takesTokens(name)) {
-    o.tokenInput = true;
-    o.inputShape = {kTableContext};
-    o.outputs = 256;
-  }
+  models::assumeDefaultSamples(o);
   return o;
 }
 
@@ -40,7 +32,7 @@ int printZoo(double width) {
   std::cout << fmt::format(
       "(forward FLOPs per 28x28x1 sample at --width {}, gpt's per window of {} tokens of a 256-symbol vocabulary at "
       "its default --layers/--heads/--embed; training costs about 3x)\n",
-      width, kTableContext);
+      width, models::kDefaultContext);
   return 0;
 }
 

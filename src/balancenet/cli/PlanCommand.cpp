@@ -24,12 +24,13 @@ LocalJob validatedJob(const PlanOptions& o) {
   require(o.microBatches >= 0,
           fmt::format("--micro-batches must be at least 1 (0: 4 x stages), got {}", o.microBatches));
   require(o.top >= 1, fmt::format("--top must be at least 1, got {}", o.top));
-  require(o.optimizer == "sgd" || o.optimizer == "adam",
-          fmt::format("--optimizer must be sgd or adam, got '{}'", o.optimizer));
+  require(o.optimizer == "sgd" || o.optimizer == "adam" || o.optimizer == "adamw",
+          fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", o.optimizer));
   pipeline::parseScheduleKind(o.schedule);
   LocalJob job;
   job.model.name = o.model;
   job.model.width = o.width;
+  models::assumeDefaultSamples(job.model);
   models::buildModel(job.model);  // an unknown model or a bad width: its UsageError, before profiling
   job.nodes = o.nodes;
   job.globalBatch = o.globalBatch;
@@ -97,7 +98,7 @@ void addPlanFlags(CLI::App& app, PlanOptions& o) {
   app.add_option("--global-batch", o.globalBatch, "Samples per step over all workers")->default_str("128");
   app.add_option("--micro-batches", o.microBatches, "Micro-batches per pipeline per step (default: 4 x stages)");
   app.add_option("--schedule", o.schedule, "gpipe or 1f1b, as in train")->capture_default_str();
-  app.add_option("--optimizer", o.optimizer, "sgd or adam: the optimiser state each stage holds")
+  app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw: the optimiser state each stage holds")
       ->capture_default_str();
   app.add_option("--slowdown", o.slowdown,
                  "One factor per worker (>= 1), e.g. 1,1,2,4: its costs are this profile's x it");

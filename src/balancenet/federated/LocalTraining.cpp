@@ -19,6 +19,7 @@ ClientShard takeShard(std::shared_ptr<const data::Dataset> train, const std::vec
 LocalBatches::LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch)
     : gen_(seededGenerator(
           seed, static_cast<uint64_t>(round) * static_cast<uint64_t>(clients) + static_cast<uint64_t>(client))),
+      drawSeed_(gen_()),
       order_(static_cast<size_t>(shardSize)),
       batch_(std::min(batch, shardSize)) {
   reshuffle();
@@ -28,6 +29,15 @@ void LocalBatches::reshuffle() {
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
   portableShuffle(order_, gen_);
   used_ = 0;
+  ++passes_;
+}
+
+std::vector<data::Draw> LocalBatches::nextDraws() {
+  const std::vector<int64_t> positions = next();
+  std::vector<data::Draw> draws;
+  draws.reserve(positions.size());
+  for (int64_t p : positions) draws.push_back({p, data::augmentSeed(drawSeed_, passes_, p)});
+  return draws;
 }
 
 std::vector<int64_t> LocalBatches::next() {
@@ -41,9 +51,9 @@ namespace {
 
 // One SGD step on one batch; returns its real compute time in ms.
 double sgdStep(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
-               const std::vector<int64_t>& batch, double lr, double mu, const std::vector<at::Tensor>& start) {
+               const std::vector<data::Draw>& batch, double lr, double mu, const std::vector<at::Tensor>& start) {
   Stopwatch watch;
-  const data::Batch b = shard.data->batch(batch);
+  const data::Batch b = shard.data->trainingBatch(batch);
   net.zero_grad();
   auto loss = objective.trainingLossSum(net.forward(b.inputs), b.targets) / static_cast<double>(batch.size());
   loss.backward();
@@ -71,7 +81,7 @@ LocalWork trainLocally(models::Network& net, const ClientShard& shard, const obj
   Stopwatch elapsed;
   double lastStepS = 0;
   for (int64_t step = 0; step < task.localSteps; ++step) {
-    auto batch = batches.next();
+    auto batch = batches.nextDraws();
     const auto samples = static_cast<int64_t>(batch.size());
     if (task.deadlineS > 0) {
       double expected = lastStepS;

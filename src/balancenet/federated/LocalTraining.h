@@ -30,10 +30,15 @@ class LocalBatches {
  public:
   LocalBatches(uint64_t seed, int64_t round, int clients, int client, int64_t shardSize, int64_t batch);
   std::vector<int64_t> next();  // shard positions of the next batch: min(batch, shardSize) distinct ones
+  // The same batch as training draws: each position with its augmentation seed, a function of (seed,
+  // round, client, pass over the shard, position) only, so --augment draws the same on a resumed run.
+  std::vector<data::Draw> nextDraws();
 
  private:
   void reshuffle();
   std::mt19937_64 gen_;
+  uint64_t drawSeed_;
+  int64_t passes_ = -1;  // reshuffles so far: the shard's "epoch"
   std::vector<int64_t> order_;
   size_t used_ = 0;
   int64_t batch_;
@@ -56,6 +61,7 @@ struct LocalWork {
 // FedProx's proximal term (task.mu / 2) ||w - w_start||^2 over the parameters when mu > 0. With a deadline,
 // it stops before a step that would end after it (the step's expected length: the last step's, at least
 // the pace), so what it sends arrives by then.
+// Batches are the shard's training draws (augmented where the data augments).
 LocalWork trainLocally(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
                        const MessageHeader& task, LocalBatches& batches, const ClientPace& pace);
 

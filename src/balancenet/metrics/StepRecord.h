@@ -22,9 +22,10 @@ struct StepRecord {
   double bubbleMs = 0;  // idle inside the schedule: waiting for a neighbour stage's activation or gradient
   double sendMs = 0;    // waiting for this stage's sends to be taken (posted asynchronously)
   double recvMs = 0;    // receiving activations and gradients once they were on their way
+  double dataMs = 0;    // reading (decoding, augmenting) this rank's samples; part of computeMs
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 15;
+  static constexpr int kFields = 16;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -40,11 +41,12 @@ struct StepRecord {
             double(microBatches),
             bubbleMs,
             sendMs,
-            recvMs};
+            recvMs,
+            dataMs};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6], v[7],
-            int64_t(v[8]), int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14]};
+    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6],  v[7],
+            int64_t(v[8]), int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14], v[15]};
   }
 };
 

@@ -128,6 +128,13 @@ std::vector<std::string> modelNames() {
   return names;
 }
 
+void assumeDefaultSamples(ModelOptions& options) {
+  if (!takesTokens(options.name)) return;
+  options.tokenInput = true;
+  options.inputShape = {kDefaultContext};
+  options.outputs = 256;
+}
+
 bool takesTokens(const std::string& name) {
   for (const Entry& entry : registry())
     if (entry.name == name) return entry.takes == Takes::Tokens;

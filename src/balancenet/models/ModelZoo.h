@@ -67,4 +67,9 @@ std::vector<std::string> modelNames();
 // Whether the zoo model `name` takes token windows (gpt) rather than images or features.
 bool takesTokens(const std::string& name);
 
+// The samples tables and plans assume when no data is given: Fashion-MNIST's (ModelOptions' defaults), and
+// for a token model a character-level text (vocabulary 256) in windows of kDefaultContext tokens.
+inline constexpr int64_t kDefaultContext = 256;
+void assumeDefaultSamples(ModelOptions& options);
+
 }  // namespace balancenet::models

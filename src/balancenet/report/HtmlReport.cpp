@@ -84,6 +84,24 @@ std::string label(const RunResults& run) {
   return fmt::format("{} ({})", runName(run.dir), run.summary.value("model", "?"));
 }
 
+// Token runs (gpt) are measured in tokens/s, and their test set by perplexity (bits per byte for text);
+// regression runs by mse; class runs in samples/s and accuracy.
+std::string throughputCell(const nlohmann::json& s) {
+  if (s.contains("tokens_per_second")) return fmt::format("{:.0f} tokens/s", s["tokens_per_second"].get<double>());
+  return fmt::format("{:.1f}", s.value("samples_per_second", 0.0));
+}
+
+std::string finalMetricCell(const nlohmann::json& s) {
+  if (s.contains("final_bits_per_byte"))
+    return fmt::format("perplexity {:.3f}, {:.3f} bits/byte", s["final_perplexity"].get<double>(),
+                       s["final_bits_per_byte"].get<double>());
+  if (s.contains("final_perplexity")) return fmt::format("perplexity {:.3f}", s["final_perplexity"].get<double>());
+  if (s.contains("final_mse")) return fmt::format("mse {:.4g}", s["final_mse"].get<double>());
+  if (s.contains("final_accuracy") && s["final_accuracy"].is_number())
+    return fmt::format("{:.2f}%", 100 * s["final_accuracy"].get<double>());
+  return "-";
+}
+
 std::string summaryTable(const std::vector<RunResults>& runs) {
   std::string out =
       "<table><tr><th>run</th><th>workers</th><th>steps</th><th>samples/s</th><th>mean weight update (ms)</th>"
@@ -91,13 +109,11 @@ std::string summaryTable(const std::vector<RunResults>& runs) {
       "<th>final split</th><th>peak memory, largest worker (MB)</th></tr>\n";
   for (const auto& r : runs) {
     const auto& s = r.summary;
-    const bool hasAccuracy = s.contains("final_accuracy") && s["final_accuracy"].is_number();
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td>"
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        escape(label(r)), s.value("nodes", 0), s.value("steps", 0), s.value("samples_per_second", 0.0),
-        s.value("mean_weight_update_ms", 0.0), r.meanSyncMs(), r.bytesSentPerStep / 1e6,
-        hasAccuracy ? fmt::format("{:.2f}%", 100 * s["final_accuracy"].get<double>()) : "-",
+        escape(label(r)), s.value("nodes", 0), s.value("steps", 0), throughputCell(s),
+        s.value("mean_weight_update_ms", 0.0), r.meanSyncMs(), r.bytesSentPerStep / 1e6, finalMetricCell(s),
         escape(s.value("split", "")),
         r.peakMemoryMb.empty()
             ? "-"

@@ -2,6 +2,7 @@
 // membership change, so the test is made each time.
 #include "balancenet/trainer/RunLoop.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/core/Stopwatch.h"
@@ -49,8 +50,13 @@ metrics::RunSummary RunLoop::run() {
       // The last line waits for the run's outputs, which bring every worker's efficiency.
       if (engine.world().rank() == 0 && o.progressSeconds > 0 && engine.stepsDone() < o.steps &&
           sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
-        spdlog::info(metrics::formatProgress(progressOf(
-            {engine.stepsDone(), o.steps, trainSeconds, engine.samplesDone() - samplesBefore, records.back().loss})));
+        const auto& last = records.back();
+        std::string line = metrics::formatProgress(
+            progressOf({engine.stepsDone(), o.steps, trainSeconds, engine.samplesDone() - samplesBefore, last.loss}));
+        // Loading should never be the bottleneck; say so when it takes a tenth of a step.
+        if (last.updateMs > 0 && last.dataMs > 0.1 * last.updateMs)
+          line += fmt::format("  data loading {:.0f}% of the step", 100 * last.dataMs / last.updateMs);
+        spdlog::info(line);
         sinceProgress.restart();
       }
     } catch (const std::exception& failure) {

@@ -14,6 +14,7 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
+#include "balancenet/trainer/BatchPrefetcher.h"
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/GradientClipping.h"
 #include "balancenet/trainer/MicroSteps.h"
@@ -22,7 +23,10 @@
 namespace balancenet::trainer {
 
 Trainer::Trainer(TrainerOptions options, TrainerParts parts)
-    : options_(std::move(options)), parts_(parts), sampler_(parts.train.size(), options_.seed) {
+    : options_(std::move(options)),
+      parts_(parts),
+      sampler_(parts.train.size(), options_.seed),
+      prefetcher_(std::make_unique<BatchPrefetcher>(parts.train)) {
   for (auto& p : parts_->net.parameters()) params_.push_back(p);
   std::vector<at::Tensor> state = params_;
   for (auto& b : parts_->net.buffers()) state.push_back(b);
@@ -96,7 +100,11 @@ metrics::StepRecord Trainer::step() {
   const double lr = options_.lr.at(step_);
   setLearningRate(*optimizer_, lr);
 
-  const data::Batch batch = parts_->train.trainingBatch(sampler_.rankDraws(position_, split, rank));
+  Stopwatch dataWatch;
+  const data::Batch batch = prefetcher_->take(sampler_.rankDraws(position_, split, rank));
+  const double dataMs = dataWatch.elapsedMs();
+  // The next step's share is read while this one computes and synchronises, guessing the split stays.
+  if (step_ + 1 < options_.steps) prefetcher_->prefetch(sampler_.rankDraws(position_ + globalBatch, split, rank));
 
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
   // Strategies that overlap with backward are armed by beginStep and take each gradient as one backward
@@ -146,6 +154,7 @@ metrics::StepRecord Trainer::step() {
   record.rank = rank;
   record.batch = split.batches[rank];
   record.computeMs = context.computeMs + stats.emulatedComputeMs;
+  record.dataMs = dataMs;
   record.syncMs = stats.elapsedMs - stats.emulatedComputeMs;
   record.updateMs = stepWatch.elapsedMs();
   record.loss = scalars[0].item<double>();
@@ -164,6 +173,16 @@ void Trainer::logLayerTraffic(const std::vector<comm::LayerTraffic>& layers) {
   for (const auto& l : layers)
     layerTrafficCsv_ +=
         fmt::format("{},{},{},{},{},{}\n", step_, parts_->comm.rank(), l.layer, l.method, l.bytesSent, l.bytesReceived);
+}
+
+void Trainer::describe(metrics::RunSummary& summary) {
+  auto counts = at::tensor({static_cast<double>(parts_->train.skippedSamples()),
+                            static_cast<double>(prefetcher_->hits()), static_cast<double>(prefetcher_->misses())},
+                           at::kDouble);
+  parts_->comm.allreduceSum(counts);
+  summary.extra["skipped_samples"] = counts[0].item<double>();
+  const double reads = counts[1].item<double>() + counts[2].item<double>();
+  if (reads > 0) summary.extra["prefetch_hit_rate"] = counts[1].item<double>() / reads;
 }
 
 metrics::EvalPoint Trainer::evaluate() {

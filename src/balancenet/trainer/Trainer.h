@@ -22,6 +22,8 @@
 
 namespace balancenet::trainer {
 
+class BatchPrefetcher;
+
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
 struct TrainerParts {
   models::Network& net;
@@ -51,7 +53,8 @@ class Trainer : public StepEngine {
   comm::Communicator& world() const override { return parts_->comm; }
   EngineCheckpoint checkpointState() override;
   void restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) override;
-  void describe(metrics::RunSummary& summary) override {}
+  // Images that could not be decoded and were replaced (all ranks), and how often a read ahead was right.
+  void describe(metrics::RunSummary& summary) override;
   // layers.csv and the timeline.
   void writeOutputs(const std::string& runDir) override;
 
@@ -72,6 +75,7 @@ class Trainer : public StepEngine {
   std::vector<at::Tensor> params_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   data::GlobalPermutationSampler sampler_;
+  std::unique_ptr<BatchPrefetcher> prefetcher_;  // reads the next step's share ahead
   int64_t step_ = 0;
   int64_t position_ = 0;                // sampler stream position of the next step's first sample
   int64_t samples_ = 0;                 // samples trained in all steps so far

@@ -115,5 +115,26 @@ TEST(LocalBatches, FollowSeedRoundAndClientAndCoverTheShardBeforeRepeating) {
   EXPECT_EQ(small.next().size(), 3u) << "a batch is at most the shard";
 }
 
+TEST(LocalBatches, DrawsCarryAugmentationSeedsThatFollowTheRunAndThePass) {
+  auto draws = [](uint64_t seed, int client) {
+    LocalBatches b(seed, 2, 4, client, 4, 4);  // one batch = one pass over the shard
+    auto first = b.nextDraws();
+    auto second = b.nextDraws();
+    first.insert(first.end(), second.begin(), second.end());
+    return first;
+  };
+  const auto a = draws(1, 0), again = draws(1, 0), other = draws(1, 1);
+  ASSERT_EQ(a.size(), 8u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].index, again[i].index);
+    EXPECT_EQ(a[i].augmentSeed, again[i].augmentSeed);
+  }
+  // The same sample in the next pass is augmented differently, and so is another client's.
+  for (size_t i = 0; i < 4; ++i)
+    for (size_t j = 4; j < 8; ++j)
+      if (a[i].index == a[j].index) EXPECT_NE(a[i].augmentSeed, a[j].augmentSeed);
+  EXPECT_NE(a[0].augmentSeed, other[0].augmentSeed);
+}
+
 }  // namespace
 }  // namespace balancenet::federated

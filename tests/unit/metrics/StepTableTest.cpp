@@ -46,7 +46,7 @@ TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
   auto csv = t.toCsv();
   EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
-                      "stage,micro_batches,bubble_ms,send_ms,recv_ms\n",
+                      "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms\n",
                       0),
             0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
@@ -75,6 +75,7 @@ TEST(StepRecord, RowRoundTrip) {
   r.bubbleMs = 1.25;
   r.sendMs = 0.5;
   r.recvMs = 0.75;
+  r.dataMs = 2.5;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -88,6 +89,7 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.bubbleMs, 1.25);
   EXPECT_DOUBLE_EQ(back.sendMs, 0.5);
   EXPECT_DOUBLE_EQ(back.recvMs, 0.75);
+  EXPECT_DOUBLE_EQ(back.dataMs, 2.5);
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {

@@ -31,6 +31,21 @@ RunResults fakeRun(const std::string& dir, const std::string& split) {
   return r;
 }
 
+TEST(HtmlReport, TokenAndRegressionRunsSayTokensPerSecondPerplexityAndMse) {
+  testing::TempDir charts;
+  auto text = fakeRun("runs/text", "16,16");
+  text.summary["model"] = "gpt";
+  text.summary["tokens_per_second"] = 24625.4;
+  text.summary["final_perplexity"] = 22.3547;
+  text.summary["final_bits_per_byte"] = 4.4825;
+  auto regression = fakeRun("runs/npy", "16,16");
+  regression.summary["final_mse"] = 0.0123;
+  const auto page = htmlReport({text, regression}, charts.path());
+  EXPECT_NE(page.find("<td>24625 tokens/s</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>perplexity 22.355, 4.483 bits/byte</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>mse 0.0123</td>"), std::string::npos);
+}
+
 TEST(HtmlReport, TablesBarsAndInlineCharts) {
   testing::TempDir charts;
   const auto page = htmlReport({fakeRun("runs/a", "40,24"), fakeRun("runs/b", "<b>")}, charts.path());
