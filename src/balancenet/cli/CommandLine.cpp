@@ -90,6 +90,9 @@ std::optional<int> parse(Commands& commands, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "balancenet: error: " << firstLine(e.what()) << " (see --help)" << std::endl;
     return 2;
+  } catch (const UsageError& e) {  // a flag's own parser (--normalize, --augment, --loss) refused its value
+    std::cerr << "balancenet: error: " << e.what() << std::endl;
+    return 2;
   }
 }
 
