@@ -3,6 +3,7 @@
 
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "testing/SyntheticData.h"
@@ -23,8 +24,9 @@ ProcessResult BinaryFixture::run(const std::vector<std::string>& args, ProcessOp
 
 std::vector<std::string> trainCommand(const std::string& dataDir, const std::string& runDir,
                                       const std::vector<std::string>& flags) {
-  std::vector<std::string> argv{BALANCENET_BINARY, "train", "--data-dir", dataDir,
-                                "--run-dir",       runDir,  "--threads",  "1"};
+  std::vector<std::string> argv{BALANCENET_BINARY, "train", "--run-dir", runDir, "--threads", "1"};
+  // Flags naming their own --data replace the synthetic IDX directory (the two flags exclude each other).
+  if (std::find(flags.begin(), flags.end(), "--data") == flags.end()) argv.insert(argv.end(), {"--data-dir", dataDir});
   argv.insert(argv.end(), flags.begin(), flags.end());
   return argv;
 }

@@ -23,7 +23,8 @@ class BinaryFixture : public ::testing::Test {
   std::string dataDir_;
 };
 
-// The balancenet command line of `train` on `dataDir`, writing to `runDir`, one thread per worker.
+// The balancenet command line of `train` on `dataDir` (unless `flags` name their own --data), writing to
+// `runDir`, one thread per worker.
 std::vector<std::string> trainCommand(const std::string& dataDir, const std::string& runDir,
                                       const std::vector<std::string>& flags);
 

@@ -263,7 +263,7 @@ std::vector<HostileCase> datasetCases() {
   const std::string trainImages = "train-images-idx3-ubyte", trainLabels = "train-labels-idx1-ubyte";
   const std::string testImages = "t10k-images-idx3-ubyte", testLabels = "t10k-labels-idx1-ubyte";
   return {
-      {"DataDirMissing", {"--data-dir", "{dir}/nowhere"}, {}, "--data-dir {dir}/nowhere: no such directory"},
+      {"DataDirMissing", {"--data-dir", "{dir}/nowhere"}, {}, "idx:{dir}/nowhere: no such directory"},
       {"DataDirIsAFile",
        {"--data-dir", "{dir}/plain.txt"},
        {},
@@ -321,7 +321,7 @@ std::vector<HostileCase> datasetCases() {
       {"DataLabelOutOfRange",
        {},
        {},
-       "label 200 of sample 0 is out of range 0..9",
+       "label 200 of sample 0 is not a class of the training set (0..9",
        2,
        [=](Scene& s) { s.replaceDataFile(testLabels, labels(128, 200)); }},
       {"DataCountsDiffer",
@@ -333,7 +333,7 @@ std::vector<HostileCase> datasetCases() {
       {"DataImagesOfWrongSize",
        {},
        {},
-       "the images are 32x32 pixels, but the models take 28x28",
+       "the test images are 32x32 pixels but the training images",
        2,
        [=](Scene& s) {
          s.replaceDataFile(testImages, data::IdxArray{{128, 32, 32}, std::vector<uint8_t>(128 * 32 * 32)});
@@ -504,10 +504,37 @@ std::vector<HostileCase> pipelineCases() {
   };
 }
 
+// --data formats and the flags that go with them (models, losses, normalisation, augmentation, context).
+std::vector<HostileCase> dataFormatCases() {
+  const auto corpus = [](Scene& s) { s.writeFile("corpus.txt", "a small corpus of text for the cases\n"); };
+  return {
+      {"DataUnknownFormat", {"--data", "foo:bar"}, {}, "--data foo:bar: unknown format 'foo'"},
+      {"DataNpyMissing", {"--data", "npy:{dir}/missing.npy,{dir}/y.npy"}, {}, "{dir}/missing.npy: no such file"},
+      {"ImageModelOnText",
+       {"--data", "text:{dir}/corpus.txt", "--context", "4", "--model", "cnn"},
+       {},
+       "--model cnn takes images; the data gives [4] token windows (use --model gpt)",
+       2,
+       corpus},
+      {"GptOnImages", {"--model", "gpt"}, {}, "--model gpt takes token windows; the data gives samples [1,28,28]"},
+      {"MseOnClasses", {"--loss", "mse"}, {}, "--loss mse: idx:{data} has class targets"},
+      {"LabelSmoothingOfOneAndAHalf", {"--label-smoothing", "1.5"}, {}, "--label-smoothing must be in [0, 1), got 1.5"},
+      {"NormalizeWithoutStd", {"--normalize", "0.5"}, {}, "--normalize '0.5': give the means then the stds"},
+      {"AugmentRotate", {"--augment", "rotate"}, {}, "--augment 'rotate': a comma list of crop and flip, or none"},
+      {"UnknownLoss", {"--loss", "hinge"}, {}, "--loss 'hinge': choose auto, cross-entropy or mse"},
+      {"TextWithoutContext",
+       {"--data", "text:{dir}/corpus.txt"},
+       {},
+       "text:{dir}/corpus.txt: --context is required",
+       2,
+       corpus},
+  };
+}
+
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
   for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(),
-                    checkpointAndJoinCases(), pipelineCases()})
+                    checkpointAndJoinCases(), pipelineCases(), dataFormatCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

@@ -39,18 +39,26 @@ models::ModelOptions comparisonModel(const std::string& name) {
 }
 
 models::BuiltModel seededComparisonModel(const std::string& name, uint64_t seed) {
+  return seededModel(comparisonModel(name), seed);
+}
+
+models::BuiltModel seededModel(const models::ModelOptions& model, uint64_t seed) {
   static std::mutex rngMutex;
   std::lock_guard<std::mutex> lock(rngMutex);
   at::manual_seed(seed);
-  return models::buildModel(comparisonModel(name));
+  return models::buildModel(model);
 }
 
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                           const data::Dataset& train, const objective::ObjectiveOptions& loss) {
-  const objective::Objective objective(train.spec(), loss);
   at::manual_seed(options.seed);
   auto built = models::buildModel(model);
-  auto& net = *built.net;
+  return referenceTraining(*built.net, options, train, loss);
+}
+
+std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::TrainerOptions& options,
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
+  const objective::Objective objective(train.spec(), loss);
   net.train();
   std::vector<at::Tensor> params;
   for (auto& p : net.parameters()) params.push_back(p);

@@ -15,6 +15,9 @@ namespace balancenet::testing {
 // training draws (augmented where it augments) and the loss the objective of its targets.
 std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                           const data::Dataset& train, const objective::ObjectiveOptions& loss = {});
+// The same loop on a network the caller built (e.g. a gpt whose head was untied first).
+std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::TrainerOptions& options,
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss = {});
 
 // The options golden comparisons train under: warm-up then cosine decay, momentum 0.9, no evaluation,
 // no output; a learning rate that suits the optimiser.
@@ -23,6 +26,8 @@ trainer::TrainerOptions comparisonOptions(const std::string& optimizer, int64_t 
 // comparisonModel(name) built from `seed` as the reference builds it, safe to call from many thread ranks at
 // once: the global generator is seeded and drawn from under one lock.
 models::BuiltModel seededComparisonModel(const std::string& name, uint64_t seed);
+// Any model built from `seed` under the same lock.
+models::BuiltModel seededModel(const models::ModelOptions& model, uint64_t seed);
 // A small model without dropout: dropout masks are per-process random and would break exactness.
 models::ModelOptions comparisonModel(const std::string& name);
 

@@ -57,14 +57,17 @@ void parseAugment(const std::string& text, data::DataOptions& options) {
 
 void addDataFlags(CLI::App& app, job::JobConfig& c) {
   auto& d = c.data;
-  app.add_option("--data", d.source,
-                 fmt::format("FORMAT:PATH, the training data: {} (see docs/data.md). A directory alone is idx",
-                             fmt::join(data::formatNames(), ", ")))
-      ->capture_default_str();
+  auto* source = app.add_option("--data", d.source,
+                                fmt::format("FORMAT:PATH, the training data: {} (see docs/data.md). A directory "
+                                            "alone is idx",
+                                            fmt::join(data::formatNames(), ", ")))
+                     ->capture_default_str();
+  // Both given, CLI11 would apply --data-dir last (declaration order, not the command line's): refused.
   app.add_option_function<std::string>(
          "--data-dir", [&d](const std::string& dir) { d.source = "idx:" + dir; },
          "An MNIST-format (IDX) directory: the same as --data idx:DIR")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->excludes(source);
   app.add_option_function<std::string>(
          "--normalize", [&d](const std::string& v) { parseNormalize(v, d); },
          "Per-channel MEAN,...,STD,... of the [0,1] pixels (default: computed from the training images once, cached "

@@ -44,6 +44,14 @@ TEST_F(TrainFlags, WorkerFlagsAndTheirOlderNodeSpellingsAreTheSame) {
   EXPECT_EQ(hosts.launch.nodeRank, 1);
 }
 
+// --data-dir is --data idx:DIR; both at once would silently train on the directory, whatever the order.
+TEST_F(TrainFlags, DataAndDataDirAreOneChoice) {
+  EXPECT_EQ(parseTrainCommandLine({"--data", "text:corpus.txt"}).data.source, "text:corpus.txt");
+  EXPECT_EQ(parseTrainCommandLine({"--data-dir", "/d"}).data.source, "idx:/d");
+  expectRefused({"--data-dir", "/d", "--data", "text:corpus.txt"}, "--data excludes --data-dir");
+  expectRefused({"--data", "text:corpus.txt", "--data-dir", "/d"}, "--data excludes --data-dir");
+}
+
 TEST_F(TrainFlags, ExplicitZeroWorkersIsRefusedNotTheDefault) {
   expectRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
   expectRefused({"--nodes", "0"}, "--workers must be at least 1, got 0");

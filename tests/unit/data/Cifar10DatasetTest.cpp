@@ -7,14 +7,14 @@
 
 #include <filesystem>
 
-#include "NumpyScript.h"
+#include "testing/DataFiles.h"
+#include "testing/NumpyScript.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::data {
 namespace {
 
-using balancenet::testing::runNumpy;
 using balancenet::testing::TempDir;
 using balancenet::testing::usageErrorOf;
 
@@ -23,25 +23,8 @@ int pixel(int64_t sample, int64_t y, int64_t x, int64_t c) {
   return static_cast<int>((sample * 7 + y * 32 + x * 3 + c * 50) % 256);
 }
 
-// Batch b (1..5, 6 = test) holds `perBatch` samples numbered (b - 1) * perBatch + i, label = number % 10.
-// Each record: the label byte, then the red plane, the green plane, the blue plane (CIFAR-10's layout).
-const char* kWriteBatches = R"(
-import os
-per, folder = int(sys.argv[2]), os.path.join(d, sys.argv[3])
-os.makedirs(folder, exist_ok=True)
-y, x, c = np.meshgrid(np.arange(32), np.arange(32), np.arange(3), indexing='ij')
-for b in range(1, 7):
-    recs = []
-    for i in range(per):
-        s = (b - 1) * per + i
-        img = ((s * 7 + y * 32 + x * 3 + c * 50) % 256).astype(np.uint8)
-        recs.append(np.concatenate([[s % 10], img[:, :, 0].ravel(), img[:, :, 1].ravel(), img[:, :, 2].ravel()]))
-    name = 'test_batch.bin' if b == 6 else 'data_batch_%d.bin' % b
-    np.array(recs, dtype=np.uint8).tofile(os.path.join(folder, name))
-)";
-
 std::string writeBatches(const TempDir& dir, int perBatch, const std::string& folder) {
-  return runNumpy(dir.path(), kWriteBatches, {std::to_string(perBatch), folder});
+  return balancenet::testing::writeCifar10Batches(dir.path(), perBatch, folder);
 }
 
 DataOptions unitNormalisation() {

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "NumpyScript.h"
+#include "testing/NumpyScript.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

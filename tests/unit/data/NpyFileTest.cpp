@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "NumpyScript.h"
 #include "balancenet/data/MappedFile.h"
+#include "testing/NumpyScript.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

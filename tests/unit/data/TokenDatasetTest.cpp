@@ -5,7 +5,7 @@
 
 #include <ATen/ATen.h>
 
-#include "NumpyScript.h"
+#include "testing/NumpyScript.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

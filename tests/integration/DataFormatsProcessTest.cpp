@@ -1,0 +1,111 @@
+// Every data format and model through the binary: short `balancenet train` runs of 2 workers (npy
+// regression with mlp and mse, text with gpt, PNG images with augmentation, CIFAR-10 batches), pipeline
+// stages on gpt, and `balancenet federate` on text and on npy. Each must exit 0 and write summary.json.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "BinaryFixture.h"
+#include "testing/DataFiles.h"
+#include "testing/NumpyScript.h"
+
+namespace balancenet::testing {
+namespace {
+
+class DataFormatsProcess : public BinaryFixture {
+ protected:
+  // `balancenet COMMAND --data SOURCE` with a run dir named `runName`, one thread per process, the data
+  // cache (image statistics) in the temp dir; returns summary.json, failing the test if the run failed.
+  nlohmann::json runOn(const std::string& command, const std::string& source, const std::string& runName,
+                       std::vector<std::string> flags) {
+    std::vector<std::string> args{command, "--data", source, "--run-dir", dir_.file(runName), "--threads", "1"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    ProcessOptions o;
+    o.env["XDG_CACHE_HOME"] = dir_.file("cache");
+    o.timeoutSeconds = 90;
+    const auto r = run(args, o);
+    EXPECT_FALSE(r.timedOut) << r.output;
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    const std::string summary = dir_.file(runName + "/summary.json");
+    if (!std::filesystem::exists(summary)) {
+      ADD_FAILURE() << summary << " missing:\n" << r.output;
+      return {};
+    }
+    return nlohmann::json::parse(readFile(summary));
+  }
+  nlohmann::json train(const std::string& source, const std::string& runName, std::vector<std::string> flags) {
+    flags.insert(flags.end(), {"--workers", "2", "--steps", "3"});
+    return runOn("train", source, runName, flags);
+  }
+  nlohmann::json federate(const std::string& source, const std::string& runName, std::vector<std::string> flags) {
+    flags.insert(flags.end(), {"--clients", "2", "--rounds", "2", "--local-steps", "2", "--local-batch", "8"});
+    return runOn("federate", source, runName, flags);
+  }
+
+  std::string text() {
+    EXPECT_EQ(writeTextCorpus(dir_.file("corpus.txt"), 4000), "");
+    return "text:" + dir_.file("corpus.txt");
+  }
+  std::string npy() {
+    EXPECT_EQ(writeNpyRegression(dir_.path(), 256), "");
+    return "npy:" + dir_.file("x.npy") + "," + dir_.file("y.npy");
+  }
+};
+
+const std::vector<std::string> kSmallGpt{"--model", "gpt",     "--context", "16",      "--layers",
+                                         "1",       "--heads", "2",         "--embed", "32"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The summary's step count: the run trained what it was asked, whatever else it reports.
+void expectSteps(const nlohmann::json& summary, int64_t steps) {
+  ASSERT_TRUE(summary.contains("steps")) << summary.dump();
+  EXPECT_EQ(summary["steps"].get<int64_t>(), steps) << summary.dump();
+}
+
+TEST_F(DataFormatsProcess, NpyRegressionTrainsAnMlpWithMse) {
+  REQUIRE_NUMPY();
+  expectSteps(train(npy(), "npy", {"--model", "mlp", "--loss", "mse", "--global-batch", "16"}), 3);
+}
+
+TEST_F(DataFormatsProcess, TextTrainsAGpt) {
+  expectSteps(train(text(), "text", with(kSmallGpt, {"--global-batch", "8"})), 3);
+}
+
+TEST_F(DataFormatsProcess, ImageFolderTrainsWithAugmentation) {
+  ASSERT_EQ(writeImageFolder(dir_.file("images"), 3, 8), "");
+  expectSteps(train("imagefolder:" + dir_.file("images"), "images",
+                    {"--model", "cnn", "--width", "0.25", "--augment", "crop,flip", "--image-size", "16",
+                     "--global-batch", "8"}),
+              3);
+}
+
+TEST_F(DataFormatsProcess, Cifar10BatchesTrain) {
+  REQUIRE_NUMPY();
+  ASSERT_EQ(writeCifar10Batches(dir_.file("cifar"), 10), "");
+  expectSteps(
+      train("cifar10:" + dir_.file("cifar"), "cifar", {"--model", "cnn", "--width", "0.25", "--global-batch", "8"}), 3);
+}
+
+TEST_F(DataFormatsProcess, TextGptTrainsInTwoPipelineStages) {
+  expectSteps(train(text(), "pipeline", with(kSmallGpt, {"--global-batch", "8", "--pipeline-stages", "2"})), 3);
+}
+
+TEST_F(DataFormatsProcess, FederateTextWithGpt) {
+  const auto summary = federate(text(), "federate-text", kSmallGpt);
+  EXPECT_EQ(summary.value("rounds", -1), 2) << summary.dump();
+}
+
+TEST_F(DataFormatsProcess, FederateNpyRegression) {
+  REQUIRE_NUMPY();
+  const auto summary = federate(npy(), "federate-npy", {"--model", "mlp", "--loss", "mse"});
+  EXPECT_EQ(summary.value("rounds", -1), 2) << summary.dump();
+}
+
+}  // namespace
+}  // namespace balancenet::testing
