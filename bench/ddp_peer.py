@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch DDP doing what `balancenet train` does, for side-by-side comparisons (bench/vs_ddp.sh).
+"""PyTorch DDP doing what `balancenet train` does, for side-by-side comparisons (bench/vs_ddp.sh, and with
+--model resnet18 --data imagefolder:DIR, bench/resnet_imagefolder.sh).
 
 Run with Debian's python3-torch under torchrun, e.g.
     /usr/bin/python3 -m torch.distributed.run --nproc_per_node 4 bench/ddp_peer.py \\
@@ -99,6 +100,47 @@ def cnn():
                          nn.Linear(128, 10))
 
 
+def resnet18(channels, size):
+    """The zoo's resnet18 (models/ResNet.cpp): torchvision's, with the CIFAR stem (3x3, stride 1, no max-pool)
+    below 64 pixels, `channels` input channels."""
+    from torchvision.models import resnet18 as tv_resnet18
+    model = tv_resnet18(num_classes=10)
+    if size < 64:
+        model.conv1, model.maxpool = nn.Conv2d(channels, 64, 3, 1, 1, bias=False), nn.Identity()
+    else:
+        model.conv1 = nn.Conv2d(channels, 64, 7, 2, 3, bias=False)
+    return model
+
+
+class FolderImages:
+    """x[idx] of an image folder, decoded when indexed (on this worker's thread, as balancenet's loader with
+    one thread): torchvision's ImageFolder, gray images kept one-channel as balancenet keeps them."""
+
+    def __init__(self, root, transform):
+        from PIL import Image
+        from torchvision import datasets
+        self.set = datasets.ImageFolder(root, transform, loader=lambda path: Image.open(path).convert("L"))
+        self.targets = torch.tensor(self.set.targets)
+
+    def __len__(self):
+        return len(self.set)
+
+    def __getitem__(self, idx):
+        indices = range(*idx.indices(len(self))) if isinstance(idx, slice) else idx.tolist()
+        return torch.stack([self.set[i][0] for i in indices])
+
+
+def image_folder(root, size, split, augment):
+    """--data imagefolder:DIR: DIR/<split>, resized to size, with --augment crop,flip's transforms (padding 4)."""
+    from torchvision import transforms
+    steps = [transforms.Resize(size)]
+    if augment:
+        steps += [transforms.RandomCrop(size, padding=4), transforms.RandomHorizontalFlip()]
+    steps += [transforms.ToTensor(), transforms.Normalize([PIXEL_MEAN], [PIXEL_STD])]
+    x = FolderImages(os.path.join(root, split), transforms.Compose(steps))
+    return x, x.targets
+
+
 def per_node(text, world):
     values = [float(v) for v in text.split(",")] if text else []
     if values and len(values) != world:
@@ -129,6 +171,11 @@ def main():
     p.add_argument("--speed-schedule", default="")
     p.add_argument("--eval-every", type=int, default=0)
     p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
+    p.add_argument("--data", default="", help="imagefolder:DIR (DIR/train, DIR/val of gray images) instead of "
+                   "--data-dir's IDX files, normalised with Fashion-MNIST's mean and std")
+    p.add_argument("--image-size", type=int, default=28)
+    p.add_argument("--augment", default="", help="crop,flip: RandomCrop(padding 4) and RandomHorizontalFlip")
+    p.add_argument("--model", default="cnn", choices=["cnn", "resnet18"])
     p.add_argument("--out", default="ddp.json")
     p.add_argument("--print-steps", action="store_true",
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
@@ -143,10 +190,14 @@ def main():
     slow = schedule(a.slowdown, a.slowdown_schedule, world) if a.slowdown else None
     pace = schedule(a.node_speed, a.speed_schedule, world) if a.node_speed else None
 
-    x_train, y_train = load(a.data_dir, "train")
-    x_test, y_test = load(a.data_dir, "t10k")
+    if a.data.startswith("imagefolder:"):
+        x_train, y_train = image_folder(a.data[len("imagefolder:"):], a.image_size, "train", bool(a.augment))
+        x_test, y_test = image_folder(a.data[len("imagefolder:"):], a.image_size, "val", False)
+    else:
+        x_train, y_train = load(a.data_dir, "train")
+        x_test, y_test = load(a.data_dir, "t10k")
     torch.manual_seed(a.seed)
-    model = nn.parallel.DistributedDataParallel(cnn())
+    model = nn.parallel.DistributedDataParallel(cnn() if a.model == "cnn" else resnet18(1, a.image_size))
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
     epoch, position = 0, 0
     order = epoch_permutation(len(x_train), a.seed, epoch)

@@ -1,0 +1,61 @@
+// The benchmarks' own parts that a number depends on: bench/ddp_peer.py's resnet18 is the zoo's, and
+// bench/lib/rates.sh's table computes the ratios it prints.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "balancenet/models/ModelZoo.h"
+#include "testing/TempDir.h"
+
+namespace {
+
+// The command's stdout, and whether it exited 0.
+std::pair<std::string, bool> run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {"", false};
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  return {out, pclose(pipe) == 0};
+}
+
+// bench/resnet_imagefolder.sh compares balancenet's resnet18 with DDP's: the two must be one network, at the
+// CIFAR stem (28 pixels) and the ImageNet stem (64).
+TEST(BenchPeers, DdpPeerResnet18HasTheZoosParameters) {
+  if (!run("/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null").second)
+    GTEST_SKIP() << "/usr/bin/python3 has no torch or torchvision";
+  for (int64_t size : {28, 64}) {
+    balancenet::models::ModelOptions options;
+    options.name = "resnet18";
+    options.inputShape = {1, size, size};
+    const auto zoo = balancenet::models::buildModel(options).info.parameters;
+    const auto [out, ok] = run(std::string("cd ") + BALANCENET_SOURCE_DIR +
+                               "/bench && /usr/bin/python3 -c 'import ddp_peer; m = ddp_peer.resnet18(1, " +
+                               std::to_string(size) + "); print(sum(p.numel() for p in m.parameters()))'");
+    ASSERT_TRUE(ok) << out;
+    EXPECT_EQ(std::stoll(out), zoo) << "at " << size << " pixels";
+  }
+}
+
+// Means over the runs of each system, in the order first seen, and the ratio of the means.
+TEST(BenchPeers, RateTablePrintsMeansAndRatios) {
+  balancenet::testing::TempDir dir;
+  const std::string results = dir.path() + "/results.txt";
+  std::ofstream(results) << "fast 1 30 1.0 1.1\nslow 1 10 1.1 1.2\nfast 2 50 1.2 1.3\nslow 2 30 1.3 1.4\n";
+  const auto [out, ok] =
+      run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && bash -c '. bench/lib/rates.sh && rate_table " + results +
+          " samples/s fast/slow slow/fast'");
+  ASSERT_TRUE(ok) << out;
+  EXPECT_NE(out.find("| fast | 40.0 ( 30 50) |  1.0/1.1 1.2/1.3 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| slow | 20.0 ( 10 30) |"), std::string::npos) << out;
+  EXPECT_LT(out.find("| fast |"), out.find("| slow |")) << out;
+  EXPECT_NE(out.find("fast / slow: 2.00x"), std::string::npos) << out;
+  EXPECT_NE(out.find("slow / fast: 0.50x"), std::string::npos) << out;
+}
+
+}  // namespace
