@@ -37,7 +37,7 @@ TEST(HtmlReport, TokenAndRegressionRunsSayTokensPerSecondPerplexityAndMse) {
   text.summary["model"] = "gpt";
   text.summary["tokens_per_second"] = 24625.4;
   text.summary["final_perplexity"] = 22.3547;
-  text.summary["final_bits_per_byte"] = 4.4825;
+  text.summary["final_bits_per_byte"] = 4.4826;
   auto regression = fakeRun("runs/npy", "16,16");
   regression.summary["final_mse"] = 0.0123;
   const auto page = htmlReport({text, regression}, charts.path());
