@@ -74,11 +74,13 @@ void PendingWork::wait() {
 }
 
 void PendingWork::wait(Timeline* timeline, const std::string& waitName, const std::string& messageName) {
+  const bool started = valid();  // an empty one (a one-rank sum) moved nothing to draw
   {
     Timeline::Span span(timeline, waitName, "sync");
     wait();
   }
-  if (timeline) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
+  if (timeline && started)
+    timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
 }
 
 Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,
@@ -123,13 +125,17 @@ static PendingWork startOperation(const char* what, int rank, LinkModel::Clock::
   }
 }
 
+// A sum over one rank is the tensor itself: no hand-off to Gloo's thread, which on a loaded host can wait
+// a scheduling period for a core (tens of ms a step for a lone worker).
 PendingWork Communicator::allreduceSumAsync(at::Tensor tensor) {
+  if (size_ == 1) return PendingWork();
   std::vector<at::Tensor> one{std::move(tensor)};
   const int64_t wire = ringAllReduceWireBytes(bytesOf(one), size_);
   return startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(one); });
 }
 
 void Communicator::allreduceSum(std::vector<at::Tensor>& tensors) {
+  if (size_ == 1) return;
   const int64_t wire = ringAllReduceWireBytes(bytesOf(tensors), size_);
   startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(tensors); }).wait();
 }

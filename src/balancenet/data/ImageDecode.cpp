@@ -69,7 +69,7 @@ void jpegMessage(j_common_ptr cinfo, int level) {
 enum class JpegOutcome { Ok, Failed, Cmyk };
 
 // Plain C data only in this frame: longjmp skips no destructor. Fills header (and pixels unless headerOnly).
-JpegOutcome runJpeg(const uint8_t* data, size_t size, bool headerOnly, Image* out, char* message) {
+JpegOutcome runJpeg(const uint8_t* data, size_t size, bool headerOnly, int64_t minSide, Image* out, char* message) {
   jpeg_decompress_struct cinfo;
   JpegErrors errors;
   cinfo.err = jpeg_std_error(&errors.pub);
@@ -95,7 +95,19 @@ JpegOutcome runJpeg(const uint8_t* data, size_t size, bool headerOnly, Image* ou
     return JpegOutcome::Ok;
   }
   cinfo.out_color_space = out->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  if (minSide > 0) {
+    // libjpeg's output side at scale 1/d is ceil(side / d).
+    const int64_t shorter = std::min(out->height, out->width);
+    for (unsigned d : {8u, 4u, 2u})
+      if ((shorter + d - 1) / d >= minSide) {
+        cinfo.scale_num = 1;
+        cinfo.scale_denom = d;
+        break;
+      }
+  }
   jpeg_start_decompress(&cinfo);
+  out->height = cinfo.output_height;
+  out->width = cinfo.output_width;
   const size_t stride = static_cast<size_t>(cinfo.output_width) * static_cast<size_t>(cinfo.output_components);
   out->pixels.resize(stride * cinfo.output_height);
   while (cinfo.output_scanline < cinfo.output_height) {
@@ -107,10 +119,10 @@ JpegOutcome runJpeg(const uint8_t* data, size_t size, bool headerOnly, Image* ou
   return JpegOutcome::Ok;
 }
 
-Image jpeg(const uint8_t* data, size_t size, bool headerOnly, const std::string& name) {
+Image jpeg(const uint8_t* data, size_t size, bool headerOnly, const std::string& name, int64_t minSide = 0) {
   Image image;
   char message[JMSG_LENGTH_MAX] = {};
-  switch (runJpeg(data, size, headerOnly, &image, message)) {
+  switch (runJpeg(data, size, headerOnly, minSide, &image, message)) {
     case JpegOutcome::Failed:
       throw UsageError(fmt::format("{}: corrupt or truncated JPEG ({})", name, message));
     case JpegOutcome::Cmyk:
@@ -234,10 +246,10 @@ ImageHeader readImageHeader(const std::string& path) {
   throw UsageError(fmt::format("{}: not a JPEG or PNG image", path));
 }
 
-Image decodeImage(const std::vector<uint8_t>& bytes, const std::string& name) {
+Image decodeImage(const std::vector<uint8_t>& bytes, const std::string& name, int64_t minSide) {
   switch (detectImageFormat(bytes.data(), bytes.size())) {
     case ImageFormat::Jpeg:
-      return jpeg(bytes.data(), bytes.size(), /*headerOnly=*/false, name);
+      return jpeg(bytes.data(), bytes.size(), /*headerOnly=*/false, name, minSide);
     case ImageFormat::Png: {
       Image image;
       char message[200] = {};
@@ -251,6 +263,8 @@ Image decodeImage(const std::vector<uint8_t>& bytes, const std::string& name) {
   throw UsageError(fmt::format("{}: not a JPEG or PNG image", name));
 }
 
-Image decodeImage(const std::string& path) { return decodeImage(readBytes(path, SIZE_MAX), path); }
+Image decodeImage(const std::string& path, int64_t minSide) {
+  return decodeImage(readBytes(path, SIZE_MAX), path, minSide);
+}
 
 }  // namespace balancenet::data

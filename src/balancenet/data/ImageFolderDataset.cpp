@@ -75,7 +75,8 @@ class ImageFolderDataset final : public Dataset {
 };
 
 Image ImageFolderDataset::loadFile(int64_t index) const {
-  const Image decoded = decodeImage(files_[static_cast<size_t>(index)].path);
+  // Decoded at the smallest JPEG scale still at least the target size: the resize then shrinks less.
+  const Image decoded = decodeImage(files_[static_cast<size_t>(index)].path, settings_.size);
   return resizeImage(toChannels(decoded, settings_.channels), settings_.size);
 }
 

@@ -54,6 +54,24 @@ TEST_F(ImageDecode, JpegWithinOneOfPil) {
     EXPECT_LE(maxDifference(name), 1) << name;
 }
 
+TEST_F(ImageDecode, JpegDecodedAtAReducedScaleEqualsPilsDraft) {
+  const Image full = decodeImage(file("large.jpg"));
+  EXPECT_EQ(full.height, 64);
+  EXPECT_EQ(full.width, 80);
+  const Image scaled = decodeImage(file("large.jpg"), /*minSide=*/16);
+  const Image want = readReference(file("large.jpg") + ".draft16.ref");
+  ASSERT_EQ(scaled.height, 16);  // 1/4: the smallest scale keeping 16 pixels on the shorter side
+  ASSERT_EQ(scaled.width, 20);
+  ASSERT_EQ(want.height, 16);
+  ASSERT_EQ(want.width, 20);
+  int worst = 0;
+  for (size_t i = 0; i < scaled.pixels.size(); ++i)
+    worst = std::max(worst, std::abs(scaled.pixels[i] - want.pixels[i]));
+  EXPECT_LE(worst, 1);
+  EXPECT_EQ(decodeImage(file("large.jpg"), 17).height, 32);  // 1/4 would give 16 < 17: 1/2
+  EXPECT_EQ(decodeImage(file("large.jpg"), 100).height, 64);  // larger than the image: whole
+}
+
 TEST_F(ImageDecode, HeaderGivesSizeAndChannelsWithoutDecoding) {
   const struct {
     const char* name;

@@ -55,6 +55,13 @@ def decode_fixtures(out):
     path = os.path.join(out, "gray16.png")
     Image.fromarray(deep).save(path)
     write_ref(path, (np.array(Image.open(path)).astype(np.int64) >> 8).astype(np.uint8))
+    # A larger JPEG and PIL's draft decode of it (libjpeg's DCT scaling to at least 16 pixels a side: 1/4).
+    big = np.dstack([(xx2 * 3) % 256 for xx2 in np.mgrid[0:64, 0:80]] + [np.full((64, 80), 90)]).astype(np.uint8)
+    path = os.path.join(out, "large.jpg")
+    Image.fromarray(big, "RGB").save(path, quality=90)
+    drafted = Image.open(path)
+    drafted.draft("RGB", (16, 16))
+    write_ref(path + ".draft16", np.array(drafted.convert("RGB")))
     # PIL's RGB-to-gray conversion, for the transform's toChannels.
     path = os.path.join(out, "rgb.png")
     write_ref(path + ".as_gray", np.array(Image.open(path).convert("L")))
