@@ -3,6 +3,7 @@
 // stages on gpt, and `balancenet federate` on text and on npy. Each must exit 0 and write summary.json.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -73,8 +74,40 @@ TEST_F(DataFormatsProcess, NpyRegressionTrainsAnMlpWithMse) {
   expectSteps(train(npy(), "npy", {"--model", "mlp", "--loss", "mse", "--global-batch", "16"}), 3);
 }
 
-TEST_F(DataFormatsProcess, TextTrainsAGpt) {
-  expectSteps(train(text(), "text", with(kSmallGpt, {"--global-batch", "8"})), 3);
+TEST_F(DataFormatsProcess, TextTrainsAGptAndReportsTokenMetrics) {
+  const auto summary = train(text(), "text", with(kSmallGpt, {"--global-batch", "8"}));
+  expectSteps(summary, 3);
+  // Windows of 16 tokens: tokens/s is 16 x samples/s; text's loss is per byte, so bits per byte is loss / ln 2.
+  EXPECT_NEAR(summary.value("tokens_per_second", 0.0), 16 * summary.value("samples_per_second", -1.0), 1e-6);
+  const double loss = summary["evaluations"].back()["loss"].get<double>();
+  EXPECT_NEAR(summary.value("final_bits_per_byte", 0.0), loss / std::log(2.0), 1e-9);
+  EXPECT_NEAR(summary.value("final_perplexity", 0.0), std::exp(loss), 1e-9);
+}
+
+// A TorchScript model of the user's own, taking [N,T] token ids: the data's windows probe it at launch.
+TEST_F(DataFormatsProcess, ScriptedTokenModelTrainsOnTextAndAnImageModelIsRefused) {
+  if (!pythonTorchInstalled()) GTEST_SKIP() << "/usr/bin/python3 has no torch (python3-torch)";
+  const std::string script =
+      "import sys, torch\n"
+      "class Bigram(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.emb = torch.nn.Embedding(256, 16)\n"
+      "        self.out = torch.nn.Linear(16, 256)\n"
+      "    def forward(self, x):\n"
+      "        return self.out(self.emb(x))\n"
+      "torch.jit.script(Bigram()).save(sys.argv[1])\n";
+  const auto py = runProcess({"/usr/bin/python3", "-c", script, dir_.file("bigram.pt")});
+  ASSERT_EQ(py.exitCode, 0) << py.output;
+  expectSteps(train(text(), "scripted", {"--model", dir_.file("bigram.pt"), "--context", "16", "--global-batch", "8"}),
+              3);
+
+  const std::string imageModel = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";
+  const auto r = run({"train", "--data", text(), "--context", "16", "--model", imageModel, "--workers", "2",
+                      "--run-dir", dir_.file("refused")});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("batch (the data's samples) failed"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("refused/summary.json")));
 }
 
 TEST_F(DataFormatsProcess, ImageFolderTrainsWithAugmentation) {

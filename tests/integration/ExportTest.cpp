@@ -1,6 +1,8 @@
 // --export: the trained state_dict is what PyTorch's Python API loads in one call (load_state_dict).
 #include <gtest/gtest.h>
 
+#include "testing/NumpyScript.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -15,8 +17,6 @@ namespace balancenet::testing {
 namespace {
 
 class Export : public BinaryFixture {};
-
-bool pythonTorchInstalled() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
 
 TEST_F(Export, PyTorchLoadsTheTrainedWeightsIntoItsOwnModel) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--dropout", "0", "--steps", "3", "--global-batch", "16",

@@ -10,6 +10,8 @@ namespace balancenet::testing {
 
 // Whether /usr/bin/python3 can import numpy (python3-numpy); tests skip, visibly, when it cannot.
 inline bool numpyAvailable() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
+// Whether /usr/bin/python3 can import torch (python3-torch, the reference of several tests).
+inline bool pythonTorchInstalled() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
 
 // Runs `script` with `np` (numpy) and `sys` imported, `d` the directory to write into and `args` in
 // sys.argv[2:]. Returns "" on success, else the exit code and output, for ASSERT_EQ(runNumpy(...), "").

@@ -79,8 +79,7 @@ void PendingWork::wait(Timeline* timeline, const std::string& waitName, const st
     Timeline::Span span(timeline, waitName, "sync");
     wait();
   }
-  if (timeline && started)
-    timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
+  if (timeline && started) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
 }
 
 Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,

@@ -68,7 +68,7 @@ TEST_F(ImageDecode, JpegDecodedAtAReducedScaleEqualsPilsDraft) {
   for (size_t i = 0; i < scaled.pixels.size(); ++i)
     worst = std::max(worst, std::abs(scaled.pixels[i] - want.pixels[i]));
   EXPECT_LE(worst, 1);
-  EXPECT_EQ(decodeImage(file("large.jpg"), 17).height, 32);  // 1/4 would give 16 < 17: 1/2
+  EXPECT_EQ(decodeImage(file("large.jpg"), 17).height, 32);   // 1/4 would give 16 < 17: 1/2
   EXPECT_EQ(decodeImage(file("large.jpg"), 100).height, 64);  // larger than the image: whole
 }
 

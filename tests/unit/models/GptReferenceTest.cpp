@@ -17,6 +17,7 @@
 #include "GptTesting.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/models/StateDictExport.h"
+#include "testing/NumpyScript.h"
 #include "testing/ProcessRunner.h"
 #include "testing/TempDir.h"
 
@@ -24,8 +25,6 @@ namespace balancenet::models {
 namespace {
 
 using gpttest::kContext;
-
-bool pythonTorchInstalled() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
 
 void writeFile(const std::string& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary);
