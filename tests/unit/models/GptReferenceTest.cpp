@@ -39,7 +39,8 @@ c10::Dict<c10::IValue, c10::IValue> readPickle(const std::string& path) {
 }
 
 TEST(GptReference, LossAndGradientsEqualNanoGptsInPyTorch) {
-  if (!pythonTorchInstalled()) GTEST_SKIP() << "Debian's python3-torch is not installed: nothing to compare with";
+  if (!testing::pythonTorchInstalled())
+    GTEST_SKIP() << "Debian's python3-torch is not installed: nothing to compare with";
   testing::TempDir dir;
   at::manual_seed(2024);
   BuiltModel m = buildModel(gpttest::smallGpt());
