@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A character-level gpt on English text that no one here wrote: Debian's fortunes databases (package
 # fortunes, about 2.5 MB) as one file (examples/fortunes_to_text.py), read with text: (bytes as tokens,
-# vocabulary 256). 4 blocks, 4 heads, 128 wide, windows of 128 bytes; Adam with a linear warm-up and a
+# vocabulary 256). 4 blocks, 4 heads, 128 wide, windows of 128 bytes; AdamW (weight decay 0.1, gradients
+# clipped to norm 1, as nanoGPT trains) with a linear warm-up and a
 # cosine decay, on 2 workers. The converter prints the text's unigram entropy (4.79 bits per byte): the
 # loss of a model that knows only the byte frequencies; the run's test loss / ln 2 is its bits per byte.
 # Usage: examples/char-gpt.sh [train flags...]   (STEPS, OUT, RUN_DIR, BALANCENET: see common.sh)

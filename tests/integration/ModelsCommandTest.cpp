@@ -47,6 +47,16 @@ TEST_F(ModelsCommand, WidthScalesTheZooTable) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("vgg16"), std::string::npos);
   EXPECT_NE(r.output.find("at --width 0.5;"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\ngpt "), std::string::npos) << "the token model has its row: " << r.output;
+}
+
+TEST_F(ModelsCommand, GptBlocksAreTheEmbeddingEachTransformerBlockAndTheHead) {
+  auto r = run({"models", "--blocks", "gpt"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("embed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("block6"), std::string::npos) << r.output;  // the default 6 layers
+  EXPECT_NE(r.output.find("256x256"), std::string::npos) << "the head's output: 256 tokens x 256 logits\n" << r.output;
+  EXPECT_NE(linesOf(r.output).back().find("8 blocks in gpt"), std::string::npos) << r.output;
 }
 
 TEST_F(ModelsCommand, UnknownModelIsAOneLineUsageError) {

@@ -30,8 +30,8 @@ int printZoo(double width) {
                              info.hasBatchNorm ? "yes" : "no");
   }
   std::cout << fmt::format(
-      "(forward FLOPs per 28x28x1 sample at --width {}, gpt's per window of {} tokens of a 256-symbol vocabulary at "
-      "its default --layers/--heads/--embed; training costs about 3x)\n",
+      "(forward FLOPs per 28x28x1 sample at --width {}; gpt's per window of {} tokens of a 256-symbol text, at its "
+      "--layers/--heads/--embed defaults, which --width does not scale; training costs about 3x)\n",
       width, models::kDefaultContext);
   return 0;
 }
