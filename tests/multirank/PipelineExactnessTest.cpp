@@ -175,6 +175,24 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Evaluation through the stages (two columns, each a shard of the test set) gives what the whole model
 // gives on the whole test set in one process.
+// --clip-grad-norm with stages: the global norm sums every stage's part (each held by its replicas alike),
+// so the pipelined model is clipped exactly as one process clips the whole model (libtorch's clip_grad_norm_).
+TEST(PipelineClipping, TheNormOverEveryStageClipsAsOneProcessDoes) {
+  const PipelineCase c{"clip", "mlp", 3, {Split{{5, 11}}}, ScheduleKind::OneFOneB, 2, "sgd"};
+  const auto train = testing::syntheticDataset(300, 5);
+  auto options = testing::comparisonOptions("sgd", 4, c.splits[0].total(), 0.0);
+  const auto unclipped = testing::referenceTraining(testing::comparisonModel(c.model), options, train);
+  options.clipGradNorm = 0.05;  // below the mlp's gradient norm: every step is clipped
+  const auto pipelined = pipelineTraining(c, options, train, testing::syntheticObjective(),
+                                          [&] { return testing::seededComparisonModel(c.model, options.seed); });
+  const auto reference = testing::referenceTraining(testing::comparisonModel(c.model), options, train);
+  const double diff = testing::maxAbsDifference(pipelined, reference);
+  const double effect = testing::maxAbsDifference(reference, unclipped);
+  std::printf("3 stages x 2 replicas, clip 0.05: max |param difference| %.3g (clipping moved it %.3g)\n", diff, effect);
+  EXPECT_LT(diff, 1e-6);
+  EXPECT_GT(effect, 100 * diff);
+}
+
 TEST(PipelineEvaluation, MatchesTheWholeModelOnTheWholeTestSet) {
   const auto test = testing::syntheticDataset(257, 9);
   const uint64_t seed = 3;
