@@ -11,7 +11,6 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/MemoryReuse.h"
-#include "balancenet/data/MnistDataset.h"
 #include "balancenet/elastic/ElasticAgent.h"
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/emulation/FactorSchedule.h"
