@@ -52,11 +52,16 @@ std::vector<int64_t> GlobalPermutationSampler::indicesAt(int64_t begin, int64_t 
   return out;
 }
 
-std::vector<int64_t> GlobalPermutationSampler::rankIndices(int64_t stepBegin, const Split& split, int rank) {
+GlobalPermutationSampler::Share GlobalPermutationSampler::shareOf(int64_t stepBegin, const Split& split, int rank) {
   if (rank < 0 || rank >= split.worldSize())
-    throw std::out_of_range("GlobalPermutationSampler::rankIndices: rank " + std::to_string(rank) +
-                            " outside a split of " + std::to_string(split.worldSize()) + " ranks");
-  return indicesAt(stepBegin + split.offsetOf(rank), split.batches[static_cast<size_t>(rank)]);
+    throw std::out_of_range("GlobalPermutationSampler: rank " + std::to_string(rank) + " outside a split of " +
+                            std::to_string(split.worldSize()) + " ranks");
+  return {stepBegin + split.offsetOf(rank), split.batches[static_cast<size_t>(rank)]};
+}
+
+std::vector<int64_t> GlobalPermutationSampler::rankIndices(int64_t stepBegin, const Split& split, int rank) {
+  const Share share = shareOf(stepBegin, split, rank);
+  return indicesAt(share.begin, share.count);
 }
 
 std::vector<Draw> GlobalPermutationSampler::drawsAt(int64_t begin, int64_t count) {
@@ -68,10 +73,8 @@ std::vector<Draw> GlobalPermutationSampler::drawsAt(int64_t begin, int64_t count
 }
 
 std::vector<Draw> GlobalPermutationSampler::rankDraws(int64_t stepBegin, const Split& split, int rank) {
-  if (rank < 0 || rank >= split.worldSize())
-    throw std::out_of_range("GlobalPermutationSampler::rankDraws: rank " + std::to_string(rank) +
-                            " outside a split of " + std::to_string(split.worldSize()) + " ranks");
-  return drawsAt(stepBegin + split.offsetOf(rank), split.batches[static_cast<size_t>(rank)]);
+  const Share share = shareOf(stepBegin, split, rank);
+  return drawsAt(share.begin, share.count);
 }
 
 }  // namespace balancenet::data

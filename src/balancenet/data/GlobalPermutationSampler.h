@@ -31,6 +31,12 @@ class GlobalPermutationSampler {
   int64_t datasetSize() const { return size_; }
 
  private:
+  // Rank `rank`'s stream positions in the step at stepBegin; out_of_range for a rank outside the split.
+  struct Share {
+    int64_t begin;
+    int64_t count;
+  };
+  static Share shareOf(int64_t stepBegin, const Split& split, int rank);
   const std::vector<int64_t>& permutation(int64_t epoch);
 
   int64_t size_;
