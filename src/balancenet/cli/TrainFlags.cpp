@@ -251,7 +251,9 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->capture_default_str();
   app.add_option("--lr", t.lr.baseLr, "Learning rate")->capture_default_str();
   app.add_option("--momentum", t.optimizer.momentum, "SGD momentum, in [0, 1)")->capture_default_str();
-  app.add_option("--weight-decay", t.optimizer.weightDecay, "L2 weight decay (>= 0)")->capture_default_str();
+  app.add_option("--weight-decay", t.optimizer.weightDecay,
+                 "Weight decay (>= 0): L2 on the gradient for sgd and adam, decoupled for adamw")
+      ->capture_default_str();
   app.add_flag("--nesterov", t.optimizer.nesterov, "Nesterov momentum (SGD)");
   app.add_option("--clip-grad-norm", t.clipGradNorm,
                  "Scale the gradient down to this global L2 norm when above it, computed over the exact global "
