@@ -8,13 +8,14 @@ cd "$(dirname "$0")/.."
 # libopenblas0-pthread: the optimised BLAS that balancenet's binaries load by their RPATH (cmake/
 # BalancenetModule.cmake); installing it also makes it the system's default libblas.so.3 (Debian's
 # alternatives), as for any program. ninja-build: a faster build than make's. fortunes, python3-numpy and
-# python3-pil: the examples' real data (English text) and their converters (examples/*.py).
+# python3-pil: the examples' real data (English text) and their converters (examples/*.py). python3-torch,
+# python3-dev and pybind11-dev: the Python package balancenet.torch (docs/python.md), built against the same torch.
 PACKAGES=(build-essential cmake ccache pkg-config ninja-build libopenblas0-pthread
           libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
           zlib1g-dev libjpeg62-turbo-dev libpng-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
-          dataset-fashion-mnist gnuplot-nox fortunes python3-numpy python3-pil)
-# Callers add packages they alone need (the test suite: python3-torch, to check that PyTorch reads
-# --export, python3-torchvision, the loader benchmark's peer, and chromium, to open the report page).
+          dataset-fashion-mnist gnuplot-nox fortunes python3-numpy python3-pil python3-torch python3-dev pybind11-dev)
+# Callers add packages they alone need (the test suite: python3-torchvision, the loader benchmark's peer, and
+# chromium, to open the report page).
 read -r -a EXTRA <<< "${EXTRA_PACKAGES:-}"
 PACKAGES+=("${EXTRA[@]}")
 

@@ -3,7 +3,7 @@
 # checking that the C++ files follow .clang-format (a failed check still runs the tests, then fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRA_PACKAGES="python3-torch python3-torchvision chromium clang-format iproute2" scripts/setup.sh
+EXTRA_PACKAGES="python3-torchvision chromium clang-format iproute2" scripts/setup.sh
 format=0
 scripts/check-format.sh || format=$?
 cd "${BUILD_DIR:-build}"

@@ -104,6 +104,8 @@ class Communicator {
   // per group (the store keys are the set's). Throws RuntimeFailure if this group cannot make groups.
   std::unique_ptr<Communicator> subgroup(const std::vector<int>& members);
 
+  // The c10d group itself, for code that drives it directly (the Python package hands it to torch).
+  const c10::intrusive_ptr<c10d::ProcessGroup>& processGroup() const { return group_; }
   c10d::Store& store() { return *store_; }
   const c10::intrusive_ptr<c10d::Store>& sharedStore() const { return store_; }
 

@@ -24,6 +24,7 @@
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/FederateProcess.h"
+#include "balancenet/worker/GenerationConfig.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerSetup.h"
 #include "balancenet/worker/WorkerThreads.h"
@@ -32,35 +33,6 @@ namespace balancenet::worker {
 using job::JobConfig;
 using job::rendezvousOptions;
 namespace {
-
-// The first row of splits.csv: the initial split for the launched group; for a later one, the
-// membership change, at the step it goes on from, after the rows already there.
-orchestrator::OrchestratorOptions splitLogStart(const elastic::Generation& g, int workersBefore) {
-  orchestrator::OrchestratorOptions o;
-  if (g.number == 0) return o;
-  o.continueLog = true;
-  o.firstStep = g.committed[g.sourceRank()];
-  const int workers = static_cast<int>(g.members.size());
-  o.firstNote = workersBefore > 0 ? fmt::format("membership change: {} -> {} workers", workersBefore, workers)
-                                  : fmt::format("membership change: {} workers", workers);
-  return o;
-}
-
-// The job's configuration as one generation of it sees it: after a membership change the global batch
-// is split equally over the new world (the orchestrator re-balances from there), and the emulated
-// node speeds stay with the workers they were given to, whatever their new rank.
-JobConfig forMembers(const JobConfig& c, const std::vector<int>& members) {
-  bool launched = static_cast<int>(members.size()) == c.split.worldSize();
-  for (size_t r = 0; launched && r < members.size(); ++r) launched = members[r] == static_cast<int>(r);
-  if (launched) return c;
-  JobConfig g = c;
-  g.split = Split::equal(c.trainer.globalBatch, static_cast<int>(members.size()));
-  g.emulation.slowdown = c.emulation.slowdown.forNodes(members);
-  g.emulation.nodeSpeed = c.emulation.nodeSpeed.forNodes(members);
-  g.emulation.netDelayMs = emulation::FactorSchedule::pick(c.emulation.netDelayMs, members);
-  g.emulation.netBandwidthMbps = emulation::FactorSchedule::pick(c.emulation.netBandwidthMbps, members);
-  return g;
-}
 
 // Everything that hangs on one process group; built at start and again after a membership change.
 // The SyncBatchNorm layers and the allocator the trainer and the checkpoint writer use are the group's:
@@ -81,13 +53,8 @@ class WorkerGroup : public elastic::GroupParts {
         orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
     monitor_ =
         std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
-    auto sampler = [monitor = monitor_.get(), gemmFlops = gemmFlops_] {
-      const auto snap = monitor->snapshot();
-      return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
-                                      snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
-                                      snap.latencyPeers};
-    };
-    allocator_ = makeAllocator(c, *comm_, model_.info, sampler, splitLogStart(generation, workers_));
+    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_),
+                               splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
     workers_ = static_cast<int>(generation.members.size());

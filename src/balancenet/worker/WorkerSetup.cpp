@@ -39,6 +39,15 @@ models::BuiltModel buildWorkerModel(const JobConfig& c, const data::DatasetSpec&
   return model;
 }
 
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops) {
+  return [&monitor, gemmFlops] {
+    const auto snap = monitor.snapshot();
+    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
+                                    snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
+                                    snap.latencyPeers};
+  };
+}
+
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
                                                        const models::ModelInfo& model,
                                                        orchestrator::NodeSampler sampler,

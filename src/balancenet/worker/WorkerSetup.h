@@ -8,6 +8,7 @@
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/orchestrator/Orchestrator.h"
@@ -25,6 +26,10 @@ TrainingData loadTrainingData(const job::JobConfig& c);
 // The model every rank builds from the same seed, sized for the data's samples and targets. `announce`:
 // the first launched worker says what it built.
 models::BuiltModel buildWorkerModel(const job::JobConfig& c, const data::DatasetSpec& spec, bool announce);
+
+// What the orchestrator reads of the node between its steps: the monitor thread's latest figures, and the
+// GEMM rate measured at start (a speed prior before any step is timed). `monitor` must outlive the sampler.
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops);
 
 // The policy's orchestrator over `comm` (the split is over its ranks), or a fixed split where the
 // orchestrator's periodic gather cannot be afforded (SSP).

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""A PyTorch DDP training script with balancenet's five lines (marked "bn:"): run it with
+
+    balancenet launch --workers 3 --split 5,20,7 examples/python/train_ddp.py --steps 20
+
+Each worker trains its share of every global batch; the synchronised gradient is the whole batch's. The
+model is defined here with torch.nn; the data is a synthetic classification set (--data synthetic) or
+Fashion-MNIST from Debian's dataset-fashion-mnist (--data fashion-mnist). --reference trains the same model
+on the same global batches in this one process, without balancenet's runtime: the tests compare the two.
+"""
+import argparse
+import gzip
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.data import TensorDataset
+
+import balancenet.torch as bn  # bn: 1 (balancenet launch puts the package on the path; docs/python.md)
+
+FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
+
+
+def arguments():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", choices=["synthetic", "fashion-mnist"], default="synthetic")
+    p.add_argument("--samples", type=int, default=2048, help="synthetic: training samples")
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--global-batch", type=int, default=32)
+    p.add_argument("--steps", type=int, default=20, help="optimiser steps (0: --epochs decides)")
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--accumulate", type=int, default=1, help="global batches per optimiser step (no_sync)")
+    p.add_argument("--lr", type=float, default=0.1)
+    p.add_argument("--momentum", type=float, default=0.9)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--num-workers", type=int, default=0, help="loader processes per rank")
+    p.add_argument("--eval-every", type=int, default=0, help="steps between test evaluations (0: at the end)")
+    p.add_argument("--target-accuracy", type=float, default=0, help="stop once the test accuracy reaches it")
+    p.add_argument("--trace", help="write the parameters after every step here (rank 0; torch.save)")
+    p.add_argument("--out", help="write the final state_dict here (rank 0)")
+    p.add_argument("--reference", action="store_true", help="one process on the whole batches, no balancenet")
+    return p.parse_args()
+
+
+def idx_images(path):
+    with gzip.open(path) as f:
+        data = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
+    return torch.from_numpy(data.reshape(-1, 784).astype(np.float32) / 255.0)
+
+
+def idx_labels(path):
+    with gzip.open(path) as f:
+        return torch.from_numpy(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
+
+
+def datasets(args):
+    """(train, test) as TensorDatasets."""
+    if args.data == "fashion-mnist":
+        def part(name):
+            return TensorDataset(idx_images(f"{FASHION_MNIST}/{name}-images-idx3-ubyte.gz"),
+                                 idx_labels(f"{FASHION_MNIST}/{name}-labels-idx1-ubyte.gz"))
+        return part("train"), part("t10k")
+    g = torch.Generator().manual_seed(1234)
+    x = torch.randn(args.samples + 512, 20, generator=g)
+    w = torch.randn(20, 10, generator=g)
+    y = (x @ w).argmax(dim=1)
+    return TensorDataset(x[:args.samples], y[:args.samples]), TensorDataset(x[args.samples:], y[args.samples:])
+
+
+def make_model(inputs, hidden, seed):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(inputs, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 10))
+
+
+def accuracy(model, test):
+    with torch.no_grad():
+        x, y = test.tensors
+        return (model(x).argmax(dim=1) == y).float().mean().item()
+
+
+def save(obj, path):
+    """Atomically: a reader never sees half a file."""
+    torch.save(obj, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def snapshot(model):
+    return torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
+
+
+def reference(args, train, test):
+    """The same steps in one process: global batch s is the engine's positions [s*B, (s+1)*B)."""
+    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    trace, B = [], args.global_batch
+    steps = args.steps or args.epochs * (len(train) // B) // args.accumulate
+    for step in range(steps):
+        for k in range(args.accumulate):
+            idx = bn.global_indices(len(train), args.seed, (step * args.accumulate + k) * B, B)
+            x, y = train[idx]
+            (F.cross_entropy(model(x), y) / args.accumulate).backward()
+        opt.step()
+        opt.zero_grad()
+        trace.append(snapshot(model))
+    if args.trace:
+        save(trace, args.trace)
+    if args.out:
+        save(model.state_dict(), args.out)
+    print(f"reference: {steps} steps, test accuracy {accuracy(model, test):.4f}")
+
+
+def main():
+    args = arguments()
+    train, test = datasets(args)
+    if args.reference:
+        return reference(args, train, test)
+    bn.init()  # bn: 2
+    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed)
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    bn.attach(ddp)  # bn: 3
+    opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
+    loader = bn.DataLoader(train, global_batch=args.global_batch, num_workers=args.num_workers,
+                           seed=args.seed)  # bn: 4
+    steps = args.steps or args.epochs * len(loader) // args.accumulate
+    trace, step, pending = [], 0, 0
+    while step < steps:
+        for x, y in loader:
+            pending += 1
+            last = pending == args.accumulate
+            if last:
+                loss = F.cross_entropy(ddp(x), y) / args.accumulate
+                loss.backward()
+            else:
+                with ddp.no_sync():  # the gradient stays local until the step's last batch
+                    loss = F.cross_entropy(ddp(x), y) / args.accumulate
+                    loss.backward()
+            if not last:
+                continue
+            opt.step()
+            opt.zero_grad()
+            pending = 0
+            step += 1
+            bn.step_done(loss * args.accumulate)  # bn: 5
+            trace.append(snapshot(model))
+            if args.eval_every and step % args.eval_every == 0 or step == steps:
+                acc = accuracy(model, test)
+                bn.record_eval(acc)
+                if bn.rank() == 0:
+                    print(f"step {step}: test accuracy {acc:.4f} split {bn.split()}", flush=True)
+                if args.target_accuracy and acc >= args.target_accuracy:
+                    steps = step  # every rank evaluates the same model: all stop together
+            if step >= steps:
+                break
+    if bn.rank() == 0 and args.trace:
+        save(trace, args.trace)
+    if bn.rank() == 0 and args.out:
+        save(model.state_dict(), args.out)
+    print(f"rank {bn.rank()}: done, results in {bn.finish()}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

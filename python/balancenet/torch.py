@@ -1,0 +1,337 @@
+"""balancenet.torch: your own PyTorch DDP loop, with each worker's share of every global batch sized to its
+speed, the gradient weighted so that it is exactly the whole batch's, and the split re-balanced live.
+
+    import balancenet.torch as bn
+    bn.init()                                         # joins the job `balancenet launch` started
+    model = torch.nn.parallel.DistributedDataParallel(model)
+    bn.attach(model)                                  # the weighted all-reduce (DDP's comm hook)
+    loader = bn.DataLoader(dataset, global_batch=256, num_workers=2, seed=0)
+    for x, y in loader:                               # this rank's share of each global batch
+        loss = loss_fn(model(x), y); loss.backward(); opt.step(); opt.zero_grad()
+        bn.step_done(loss)                            # timings to the orchestrator; the next split may change
+
+The engine is balancenet's C++ one (the policies, the global permutation, steps.csv/splits.csv/summary.json),
+loaded as the extension balancenet._engine. docs/python.md has the whole story.
+"""
+import atexit
+import copy
+import io
+import os
+import sys
+import time
+from collections import deque
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader as _TorchDataLoader
+from torch.utils.data import default_collate
+
+from ._extension import _engine
+
+UsageError = _engine.UsageError  # bad input: a ValueError; a launched script exits 2 with one line
+JobFailure = _engine.JobFailure  # the job failed (a peer died, a timeout): a RuntimeError; exit 1
+global_indices = _engine.global_indices  # the engine's sample order, for reference runs in one process
+
+__all__ = ["init", "attach", "DataLoader", "step_done", "steps_done", "record_eval", "finish", "rank", "world_size", "split",
+           "run_dir", "UsageError", "JobFailure", "global_indices"]
+
+
+class _State:
+    """The job of this process: the session, and the weight of this rank's gradient in the current step."""
+    session = None
+    weight = None  # set by the loader for each batch; the comm hook multiplies by it
+    failed = False  # an uncaught exception: no collective at exit
+    broken = None  # the failure of a gradient all-reduce in this step (the step is taken again or the job ends)
+    model = None  # attach()'s module and optimiser, and their state after the last completed step (--elastic)
+    optimizer = None
+    committed = None
+
+
+_state = _State()
+
+
+def init(run_dir=None):
+    """Joins the job `balancenet launch` started this process in (its environment says which: RANK,
+    WORLD_SIZE, MASTER_ADDR, MASTER_PORT and the launch flags), or, when nothing launched it, makes a job of
+    this process alone (writing to `run_dir`, default runs/<time>-<pid>). Also initialises torch.distributed's
+    default group (gloo, from the same environment) when the script has not, so that DistributedDataParallel
+    works as usual. Returns the session (rank, world_size, run_dir, split). Calling it again returns the same."""
+    if _state.session is not None:
+        return _state.session
+    if "RANK" in os.environ and "BALANCENET_LAUNCH_ARGS" not in os.environ:
+        raise UsageError("bn.init(): this process has RANK set but was not started by `balancenet launch` "
+                         "(start the script with `balancenet launch --workers N script.py`, or without RANK to run alone)")
+    _state.session = _engine.Session(run_dir or "")
+    if not dist.is_initialized():
+        if "RANK" in os.environ:
+            dist.init_process_group("gloo")  # env://: the launcher's store, as under torchrun
+        else:
+            dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    return _state.session
+
+
+def _session(what):
+    if _state.session is None:
+        raise UsageError(f"{what} needs bn.init() first")
+    return _state.session
+
+
+def rank():
+    return _session("bn.rank()").rank
+
+
+def world_size():
+    return _session("bn.world_size()").world_size
+
+
+def split():
+    """The samples of the global batch each rank takes in the current step, in rank order."""
+    return list(_session("bn.split()").split)
+
+
+def run_dir():
+    return _session("bn.run_dir()").run_dir
+
+
+def attach(model, optimizer=None):
+    """Makes `model` (a DistributedDataParallel) synchronise its gradients with balancenet's weighted
+    all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
+    exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
+    batch, as DDP assumes). Also with gradient accumulation and no_sync(): the split changes only between
+    steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
+    taken again from the model and optimizer state after the last completed step."""
+    session = _session("bn.attach()")
+    if not isinstance(model, DistributedDataParallel):
+        raise UsageError(f"bn.attach() needs the DistributedDataParallel model (model = "
+                         f"torch.nn.parallel.DistributedDataParallel(model)), got {type(model).__name__}")
+    if session.elastic and optimizer is None:
+        raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
+                         "dead worker is taken again from the last completed step's model and optimizer state")
+    model.register_comm_hook(_HookState(session), _weighted_allreduce)
+    session.set_model_name(type(model.module).__name__)
+    _state.model, _state.optimizer = model.module, optimizer
+    if session.elastic:
+        _commit()
+    return model
+
+
+class _HookState:
+    def __init__(self, session):
+        self.session = session
+        self.generation, self.group = None, None
+
+    def current_group(self):
+        """The engine's group (a torch.distributed.ProcessGroupGloo), formed again after a membership change."""
+        if self.generation != self.session.generation:
+            self.generation, self.group = self.session.generation, self.session.process_group
+        return self.group
+
+
+def _completed(tensor):
+    future = torch.futures.Future()
+    future.set_result(tensor)
+    return future
+
+
+def _weighted_allreduce(state, bucket):
+    """DDP's comm hook: this rank's gradient (the mean over its share) times share / global batch, summed.
+    A failed all-reduce (a peer died) does not fail DDP's backward: the step is marked broken, and
+    step_done() re-forms the group and takes it again (--elastic) or ends the job with one line."""
+    if _state.weight is None:
+        raise UsageError("the model trained a batch that did not come from bn.DataLoader: its gradient weight "
+                         "is unknown")
+    buffer = bucket.buffer()
+    if _state.broken is not None:
+        return _completed(buffer)
+    session = state.session
+    if bucket.is_last():  # backward is done; an emulated slower node sleeps here, before its last sync
+        session.backward_done()
+    buffer.mul_(_state.weight)
+    try:
+        future = state.current_group().allreduce([buffer]).get_future()
+    except RuntimeError as failure:
+        _state.broken = failure
+        return _completed(buffer)
+
+    def reduced(done):
+        try:
+            value = done.value()[0]
+        except RuntimeError as failure:
+            _state.broken = failure
+            return buffer
+        session.reduced()
+        return value
+
+    return future.then(reduced)
+
+
+def _commit():
+    """A copy of what the next step starts from (--elastic): taken after every completed step."""
+    _state.committed = (copy.deepcopy(_state.model.state_dict()), copy.deepcopy(_state.optimizer.state_dict()))
+
+
+def _broadcast_bytes(group, payload, root):
+    size = torch.tensor([len(payload) if payload is not None else 0], dtype=torch.long)
+    options = dist.BroadcastOptions()
+    options.rootRank = root
+    group.broadcast([size], options).wait()
+    data = torch.frombuffer(bytearray(payload), dtype=torch.uint8) if payload is not None else \
+        torch.empty(int(size.item()), dtype=torch.uint8)
+    group.broadcast([data], options).wait()
+    return data.numpy().tobytes()
+
+
+def _recover(failure):
+    """After a failed collective: the group re-forms with the live workers (--elastic; otherwise this raises
+    JobFailure with the failure's line), everyone takes the model and optimizer of the worker with the newest
+    completed step, and the steps after it are taken again, each sample once."""
+    session = _state.session
+    resume = session.reform(str(failure).splitlines()[0] if str(failure) else type(failure).__name__)
+    payload = None
+    if session.rank == resume.source_rank:
+        buffer = io.BytesIO()
+        torch.save(_state.committed, buffer)
+        payload = buffer.getvalue()
+    model_state, optimizer_state = torch.load(io.BytesIO(_broadcast_bytes(session.process_group, payload,
+                                                                          resume.source_rank)))
+    _state.model.load_state_dict(model_state)
+    _state.optimizer.load_state_dict(optimizer_state)
+    _state.optimizer.zero_grad()
+    _state.committed = (model_state, optimizer_state)
+    _state.broken = None
+
+
+class _IndexLists:
+    """The batch sampler of the torch DataLoader underneath: this rank's indices of each coming global batch,
+    guessed under the split in force when the loader reads ahead (the queue keeps the guesses in order)."""
+
+    def __init__(self, session, first, count, guesses):
+        self.session, self.first, self.count, self.guesses = session, first, count, guesses
+
+    def __len__(self):
+        return self.count
+
+    def __iter__(self):
+        for k in range(self.count):
+            indices = self.session.guess_indices(self.first + k)
+            self.guesses.append(indices)
+            yield indices
+
+
+class DataLoader:
+    """This rank's share of every global batch of `global_batch` samples of `dataset` (map-style: __len__ and
+    __getitem__). The samples of global batch s are the same whatever the split: one permutation of the
+    dataset per pass (from `seed`), each rank taking its current slice of it, so a re-split changes who trains
+    a sample, never which samples a step trains. One pass yields len(dataset) // global_batch batches; the
+    next pass goes on in the stream (no sample is dropped, a partial last batch opens the next pass).
+    num_workers, collate_fn, pin_memory and the other torch DataLoader arguments work as in torch: batches are
+    read ahead by the workers under the current split, and read again when a re-split proves a guess wrong."""
+
+    def __init__(self, dataset, global_batch, num_workers=0, seed=0, collate_fn=None, **torch_loader_args):
+        session = _session("bn.DataLoader")
+        if isinstance(global_batch, bool) or not isinstance(global_batch, int) or global_batch < 1:
+            raise UsageError(f"bn.DataLoader: global_batch must be a positive integer, got {global_batch!r}")
+        try:
+            size = len(dataset)
+        except TypeError:
+            raise UsageError("bn.DataLoader needs a map-style dataset (with __len__ and __getitem__), got "
+                             f"{type(dataset).__name__}") from None
+        for unsupported in ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last"):
+            if unsupported in torch_loader_args:
+                raise UsageError(f"bn.DataLoader chooses the samples itself: `{unsupported}` is not accepted "
+                                 f"(global_batch and seed say what to train)")
+        session.start_data(size, global_batch, seed)
+        self.dataset = dataset
+        self.global_batch = global_batch
+        self.collate_fn = collate_fn or default_collate
+        self._session = session
+        self._torch_args = dict(torch_loader_args, num_workers=num_workers, collate_fn=self.collate_fn)
+        
+    def __len__(self):
+        return self._session.batches_per_pass()
+
+    def __iter__(self):
+        session = self._session
+        end = session.next_batch + len(self)  # one pass from where the stream is
+        inner, generation = None, None
+        while session.next_batch < end:
+            if inner is None or generation != session.generation:  # after a re-form the stream may go back
+                generation, guesses = session.generation, deque()
+                sampler = _IndexLists(session, session.next_batch, end - session.next_batch, guesses)
+                inner = iter(_TorchDataLoader(self.dataset, batch_sampler=sampler, **self._torch_args))
+            try:
+                share = session.begin_batch()  # decides the step's split at its first batch (collective)
+            except JobFailure as failure:
+                _recover(failure)
+                continue
+            _state.weight = share.weight
+            started = time.perf_counter()
+            batch = next(inner)
+            guessed = guesses.popleft()
+            right = guessed == share.indices
+            if not right:  # read ahead under a split that changed since: read this rank's real share
+                batch = self.collate_fn([self.dataset[i] for i in share.indices])
+            session.batch_loaded((time.perf_counter() - started) * 1e3, right)
+            yield batch
+
+
+def step_done(loss=None):
+    """Ends the step (call it after optimizer.step()): its timings go to the orchestrator, which may give the
+    next step another split. `loss`: this rank's mean loss of the step (a tensor or a number), kept in
+    steps.csv as the whole batch's. Returns True; False when a worker died during the step (--elastic): the
+    group re-formed, the model and optimizer went back to the last completed step and the loader serves this
+    step's batches again, so the loop must not count it."""
+    session = _session("bn.step_done()")
+    if _state.broken is not None:
+        _recover(_state.broken)
+        return False
+    if isinstance(loss, torch.Tensor):
+        loss = loss.detach().item()
+    session.end_step(float("nan") if loss is None else float(loss))
+    if session.elastic:
+        _commit()
+    return True
+
+
+def steps_done():
+    """Steps completed by the job (a step taken again after a failure counts once)."""
+    return _session("bn.steps_done()").steps_done
+
+
+def record_eval(accuracy, loss=None):
+    """An evaluation your loop made (a fraction in [0, 1]); rank 0's goes to summary.json and the report."""
+    _session("bn.record_eval()").record_eval(float(accuracy), float("nan") if loss is None else float(loss))
+
+
+def finish():
+    """Writes the run's files (steps.csv, splits.csv, summary.json in run_dir()); collective. Called at exit
+    when the script did not, unless it failed. Returns the run directory."""
+    session = _session("bn.finish()")
+    if not session.finished:
+        session.finish()
+    return session.run_dir
+
+
+def _install_exit_handlers():
+    previous = sys.excepthook
+
+    def excepthook(kind, value, traceback):
+        _state.failed = True
+        # balancenet's own errors are one line, as from the command line: exit 2 for bad input, 1 for a failure.
+        if isinstance(value, (UsageError, JobFailure)):
+            print(f"balancenet: error: {value}", file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(2 if isinstance(value, UsageError) else 1)
+        previous(kind, value, traceback)
+
+    sys.excepthook = excepthook
+
+    def at_exit():
+        if not _state.failed and _state.session is not None and _state.session.data_started:
+            finish()
+
+    atexit.register(at_exit)
+
+
+_install_exit_handlers()

@@ -1,0 +1,100 @@
+// balancenet._engine: the C++ session (session/Session.h) as a Python extension module. torch/extension.h
+// makes tensors and the c10d group cross the boundary as torch's own objects: Debian's python3-torch and the
+// libtorch-dev we link are one build, so the group a session forms is a torch.distributed.ProcessGroupGloo there.
+#include <torch/extension.h>
+#include <torch/version.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/data/GlobalPermutationSampler.h"
+#include "balancenet/python/SessionConfig.h"
+#include "balancenet/session/Session.h"
+
+namespace py = pybind11;
+using balancenet::session::BatchShare;
+using balancenet::session::Resume;
+using balancenet::session::Session;
+
+namespace {
+
+// Python exceptions of the package's own kinds (balancenet.torch re-exports them): bad input and failures
+// of the job, as the command line tells them apart (exit 2 and exit 1).
+void registerErrors(py::module_& m) {
+  static py::exception<balancenet::UsageError> usage(m, "UsageError", PyExc_ValueError);
+  static py::exception<balancenet::RuntimeFailure> failure(m, "JobFailure", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const balancenet::UsageError& e) {
+      usage(e.what());
+    } catch (const balancenet::RuntimeFailure& e) {
+      failure(e.what());
+    }
+  });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m) {
+  m.doc() = "balancenet's engine; use it through balancenet.torch";
+  m.attr("TORCH_VERSION") = py::str(std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
+                                     "." + std::to_string(TORCH_VERSION_PATCH));
+  registerErrors(m);
+
+  py::class_<BatchShare>(m, "BatchShare")
+      .def_readonly("step", &BatchShare::step)
+      .def_readonly("batch", &BatchShare::batch)
+      .def_readonly("indices", &BatchShare::indices)
+      .def_readonly("weight", &BatchShare::weight);
+
+  py::class_<Resume>(m, "Resume")
+      .def_readonly("source_rank", &Resume::sourceRank)
+      .def_readonly("step", &Resume::step)
+      .def_readonly("batch", &Resume::batch)
+      .def_readonly("world_size", &Resume::worldSize);
+
+  // Calls that may wait for peers or sleep release the GIL: the loader's workers and Gloo's callbacks go on.
+  using release = py::call_guard<py::gil_scoped_release>;
+  py::class_<Session>(m, "Session")
+      .def(py::init([](const std::string& runDir) {
+             return std::make_unique<Session>(balancenet::python::sessionConfigFromEnvironment(runDir));
+           }),
+           py::arg("run_dir") = "", release())
+      .def_property_readonly("rank", &Session::rank)
+      .def_property_readonly("world_size", &Session::worldSize)
+      .def_property_readonly("global_batch", &Session::globalBatch)
+      .def_property_readonly("run_dir", [](const Session& s) { return s.config().trainer.runDir; })
+      .def_property_readonly("steps_done", &Session::stepsDone)
+      .def_property_readonly("split", [](const Session& s) { return s.split().batches; })
+      .def_property_readonly("data_started", &Session::dataStarted)
+      .def_property_readonly("finished", &Session::finished)
+      .def_property_readonly("process_group", &Session::processGroup)
+      .def_property_readonly("elastic", &Session::elastic)
+      .def_property_readonly("generation", &Session::generation)
+      .def_property_readonly("next_batch", &Session::nextBatch)
+      .def("reform", &Session::reform, py::arg("failure"), release())
+      .def("start_data", &Session::startData, py::arg("dataset_size"), py::arg("global_batch"), py::arg("seed"))
+      .def("batches_per_pass", &Session::batchesPerPass)
+      .def("guess_indices", &Session::guessIndices)
+      .def("begin_batch", &Session::beginBatch, release())
+      .def("batch_loaded", &Session::batchLoaded)
+      .def("backward_done", &Session::backwardDone, release())
+      .def("reduced", &Session::reduced)
+      .def("end_step", &Session::endStep, py::arg("loss") = NAN, release())
+      .def("record_eval", &Session::recordEval, py::arg("accuracy"), py::arg("loss") = NAN)
+      .def("set_model_name", &Session::setModelName)
+      .def(
+          "finish", [](Session& s) { s.finish(); }, release());
+
+  // The engine's sample order, for reference runs in one process: dataset indices at stream positions
+  // [begin, begin + count) of the permutation of `seed`.
+  m.def(
+      "global_indices",
+      [](int64_t datasetSize, uint64_t seed, int64_t begin, int64_t count) {
+        return balancenet::data::GlobalPermutationSampler(datasetSize, seed).indicesAt(begin, count);
+      },
+      py::arg("dataset_size"), py::arg("seed"), py::arg("begin"), py::arg("count"));
+}

@@ -1,0 +1,268 @@
+// The session's wiring: the same group, monitor and orchestrator a `balancenet train` worker builds, driven
+// by another loop's events instead of the trainer's.
+#include "balancenet/session/Session.h"
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include <ATen/Functions.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/comm/GroupPrefixes.h"
+#include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/emulation/Pacing.h"
+#include "balancenet/job/JobRendezvous.h"
+#include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/models/ModelZoo.h"
+#include "balancenet/trainer/RunOutputs.h"
+#include "balancenet/worker/GenerationConfig.h"
+#include "balancenet/worker/WorkerSetup.h"
+
+namespace balancenet::session {
+namespace {
+
+// A process without a launcher is a job of one: its own group, no store to reach.
+std::unique_ptr<comm::Communicator> groupOfOne(const job::JobConfig& c) {
+  return comm::joinGroup(c10::make_intrusive<c10d::HashStore>(), 0, 1, c.launch.rendezvousTimeout);
+}
+
+}  // namespace
+
+Session::Session(job::JobConfig config) : config_(std::move(config)) {
+  if (!config_.worker) {
+    comm_ = groupOfOne(config_);
+  } else {
+    rv_ = job::rendezvousOptions(config_);
+    comm_ = comm::rendezvous(rv_);
+  }
+  const int world = comm_->size();
+  for (int r = 0; r < world; ++r) {  // generation 0: the job as launched, member id = launch rank
+    generation_.members.push_back(r);
+    generation_.committed.push_back(0);
+  }
+  if (elastic()) {
+    jobStore_ = comm_->sharedStore();
+    member_ = comm_->rank();
+    membership_ = std::make_unique<elastic::Membership>(jobStore_, config_.resilience.peerTimeout);
+    if (member_ == 0) membership_->recordInitialWorld(world);
+    heartbeat_ = std::make_unique<elastic::Heartbeat>(jobStore_, member_);
+  }
+  startMonitor();
+  gemmFlops_ = metrics::measureGemmFlops();
+}
+
+Session::~Session() {
+  if (monitor_) monitor_->stop();
+}
+
+void Session::startMonitor() {
+  // Link probes on their own group and thread, as a train worker's: the loop never waits for them.
+  if (comm_->size() > 1)
+    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_));
+  else
+    monitor_ = std::make_unique<monitor::NodeMonitor>(nullptr);
+}
+
+void Session::makeAllocator(const elastic::Generation& generation, int workersBefore) {
+  // The model is the user's: no FLOP count or memory estimate, so the policies go by measured speed alone.
+  allocator_ = worker::makeAllocator(worker::forMembers(config_, generation.members), *comm_, models::ModelInfo{},
+                                     worker::monitorSampler(*monitor_, gemmFlops_),
+                                     worker::splitLogStart(generation, workersBefore));
+}
+
+void Session::startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed) {
+  require(!sampler_, "the session already has its data: create one balancenet DataLoader per job");
+  require(globalBatch >= worldSize(), fmt::format("global_batch {} is smaller than the job's {} workers: each needs "
+                                                  "at least one sample",
+                                                  globalBatch, worldSize()));
+  require(datasetSize >= globalBatch, fmt::format("the dataset has {} samples, fewer than one global batch of {}",
+                                                  datasetSize, globalBatch));
+  if (config_.split.batches.empty()) {
+    config_.split = Split::equal(globalBatch, worldSize());
+  } else {
+    require(config_.split.total() == globalBatch,
+            fmt::format("--split {} sums to {}, but the DataLoader's global_batch is {}", config_.split.str(),
+                        config_.split.total(), globalBatch));
+  }
+  config_.trainer.globalBatch = globalBatch;
+  config_.trainer.seed = seed;
+  split_ = config_.split;
+  sampler_.emplace(datasetSize, seed);
+  makeAllocator(generation_, 0);
+}
+
+int64_t Session::batchesPerPass() const { return sampler_ ? sampler_->datasetSize() / globalBatch() : 0; }
+
+std::vector<int64_t> Session::guessIndices(int64_t batch) {
+  require(sampler_.has_value(), "no data yet: create the balancenet DataLoader first");
+  return sampler_->rankIndices(batch * globalBatch(), split_, rank());
+}
+
+BatchShare Session::beginBatch() {
+  require(sampler_.has_value(), "no data yet: create the balancenet DataLoader first");
+  if (!clock_.running()) {
+    split_ = allocator_->splitFor(step_);
+    clock_.begin(StepClock::Clock::now());
+    stepShare_ = 0;
+    pacedComputeMs_ = 0;
+  }
+  BatchShare share;
+  share.step = step_;
+  share.batch = batch_;
+  share.indices = sampler_->rankIndices(batch_ * globalBatch(), split_, rank());
+  share.weight = static_cast<double>(split_.batches.at(rank())) / static_cast<double>(globalBatch());
+  ++batch_;
+  stepShare_ += static_cast<int64_t>(share.indices.size());
+  return share;
+}
+
+void Session::batchLoaded(double ms, bool guessRight) {
+  clock_.dataLoaded(ms);
+  ++guessedBatches_;
+  rightGuesses_ += guessRight;
+}
+
+void Session::backwardDone() {
+  const auto& e = config_.emulation;
+  if (clock_.running() && (!e.slowdown.empty() || !e.nodeSpeed.empty())) {
+    const double computeMs = clock_.computeMsAt(StepClock::Clock::now());
+    double sleepMs = 0;
+    if (!e.nodeSpeed.empty())  // the step's compute so far lasts at least its samples at the pace
+      sleepMs = emulation::paceSleepMs(emulation::PaceMode::Paced, e.nodeSpeed.at(step_, rank()), computeMs,
+                                       stepShare_);
+    else  // the compute since the last pacing lasts `factor` times longer
+      sleepMs = emulation::paceSleepMs(emulation::PaceMode::Relative, e.slowdown.at(step_, rank()),
+                                       computeMs - pacedComputeMs_, 0);
+    if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(sleepMs));
+    pacedComputeMs_ = computeMs + std::max(sleepMs, 0.0);
+  }
+  clock_.backwardDone(StepClock::Clock::now());
+}
+
+void Session::reduced() { clock_.reduced(StepClock::Clock::now()); }
+
+void Session::endStep(double loss) {
+  require(clock_.running(), "step_done() without a batch: take the step's batch from the balancenet DataLoader first");
+  const StepTimes t = clock_.end(StepClock::Clock::now());
+  metrics::StepRecord r;
+  r.step = step_;
+  r.rank = rank();
+  r.batch = stepShare_;
+  r.computeMs = t.computeMs;
+  r.syncMs = t.syncMs;
+  r.updateMs = t.updateMs;
+  r.dataMs = t.dataMs;
+  // This rank's part of the whole batch's mean loss; finish() sums the parts.
+  r.loss = std::isnan(loss) ? NAN : loss * static_cast<double>(split_.batches.at(rank())) / globalBatch();
+  records_.push_back(r);
+  allocator_->observe(r);
+  trainMs_ += t.updateMs;
+  ++step_;
+  committedBatch_ = batch_;
+  if (heartbeat_) heartbeat_->setStep(step_);
+  printProgress(r);
+}
+
+void Session::printProgress(const metrics::StepRecord& last) {
+  if (rank() != 0 || config_.trainer.progressSeconds <= 0 ||
+      sinceProgress_.elapsedMs() < config_.trainer.progressSeconds * 1000)
+    return;
+  const double rate = trainMs_ > 0 ? static_cast<double>(batch_ * globalBatch()) / (trainMs_ / 1000) : 0;
+  spdlog::info("step {}  {:.1f} samples/s  split {}  rank 0: {:.0f} ms compute, {:.0f} ms sync", step_, rate,
+               split_.str(), last.computeMs, last.syncMs);
+  sinceProgress_.restart();
+}
+
+Resume Session::reform(const std::string& failure) {
+  if (!elastic()) throw RuntimeFailure(failure);
+  spdlog::warn("rank {}: {}; re-forming the group without the workers that are gone", rank(), failure);
+  // Our end of the old group goes first: peers still blocked in it are released at once.
+  const int workersBefore = comm_->size();
+  monitor_->stop();
+  allocator_.reset();
+  comm_.reset();
+  clock_.abandon();
+  const auto next = membership_->form(generation_.number + 1, member_, step_, generation_.members, /*mayClose=*/true,
+                                      config_.resilience.peerTimeout);
+  const int rank = next.rankOf(member_);
+  if (rank < 0) throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
+  const int world = static_cast<int>(next.members.size());
+  if (world < config_.resilience.minNodes)
+    throw RuntimeFailure(fmt::format("{} workers remain, fewer than --min-workers {}", world,
+                                     config_.resilience.minNodes));
+  comm_ = comm::joinGroup(comm::scopedStore(comm::elasticGenerationPrefix(next.number), jobStore_), rank, world,
+                          rv_.opTimeout(), rv_.glooHost(), rv_.iface, rv_.glooThreads);
+  generation_ = next;
+  startMonitor();
+  // Everyone goes on from the newest committed step: its position in the stream comes from its holder.
+  Resume resume;
+  resume.sourceRank = next.sourceRank();
+  resume.worldSize = world;
+  auto where = at::empty({2}, at::kLong);
+  where[0] = step_;
+  where[1] = committedBatch_;
+  std::vector<at::Tensor> tensors{where};
+  comm_->broadcast(tensors, resume.sourceRank);
+  resume.step = where[0].item<int64_t>();
+  resume.batch = where[1].item<int64_t>();
+  step_ = resume.step;
+  batch_ = committedBatch_ = resume.batch;
+  while (!records_.empty() && records_.back().step >= step_) records_.pop_back();
+  while (!evals_.empty() && evals_.back().step > step_) evals_.pop_back();
+  if (sampler_) makeAllocator(generation_, workersBefore);
+  split_ = worker::forMembers(config_, generation_.members).split;
+  if (heartbeat_) heartbeat_->setStep(step_);
+  if (rank == 0)
+    spdlog::info("the group re-formed with {} workers (members {}); training goes on from step {}", world,
+                 generation_.memberList(), step_);
+  return resume;
+}
+
+void Session::recordEval(double accuracy, double loss) {
+  evals_.push_back({step_, accuracy, loss, trainMs_ / 1000});
+}
+
+void Session::sumStepLosses() {
+  // The whole batch's loss of each step: the sum of the ranks' weighted parts (every rank has every step).
+  auto losses = at::empty({static_cast<int64_t>(records_.size())}, at::kDouble);
+  auto* v = losses.data_ptr<double>();
+  for (size_t i = 0; i < records_.size(); ++i) v[i] = records_[i].loss;
+  comm_->allreduceSum(losses);
+  for (size_t i = 0; i < records_.size(); ++i) records_[i].loss = v[i];
+}
+
+metrics::RunSummary Session::finish() {
+  if (summary_) return *summary_;
+  require(!clock_.running(), "finish() inside a step: call step_done() after the step's last batch first");
+  if (!records_.empty()) sumStepLosses();
+
+  metrics::RunSummary summary;
+  summary.model = modelName_;
+  summary.worldSize = worldSize();
+  summary.globalBatch = globalBatch();
+  summary.steps = step_;
+  summary.split = split_.str();
+  summary.trainSeconds = trainMs_ / 1000;
+  const int64_t samples = batch_ * globalBatch();
+  summary.samplesPerSecond = trainMs_ > 0 ? static_cast<double>(samples) / summary.trainSeconds : 0;
+  summary.finalLoss = records_.empty() ? 0 : records_.back().loss;
+  summary.evals = evals_;
+  summary.extra["samples_trained"] = static_cast<double>(samples);
+  summary.extra["effective_global_batch"] = step_ > 0 ? static_cast<double>(samples) / step_ : 0.0;
+  summary.extra["driver"] = "python";
+  if (guessedBatches_ > 0)
+    summary.extra["prefetch_hit_rate"] = static_cast<double>(rightGuesses_) / static_cast<double>(guessedBatches_);
+  trainer::writeRunOutputs(*comm_, records_, summary, config_.trainer.runDir);
+  allocator_.reset();  // rank 0's orchestrator writes the rest of splits.csv
+  monitor_->stop();
+  comm_->barrier();  // nobody leaves while rank 0 still writes or the store's host is still needed
+  summary_ = summary;
+  return summary;
+}
+
+}  // namespace balancenet::session

@@ -1,0 +1,143 @@
+// Session: the engine behind a training loop that someone else drives (the Python package's bn.init()): the
+// job's group, the split of every global batch (the orchestrator and its policy, as for `balancenet train`),
+// this rank's share of each batch from the global permutation, the timings the loop reports, and the run's
+// files (steps.csv, splits.csv, summary.json).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/util/intrusive_ptr.h>
+
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/Rendezvous.h"
+#include "balancenet/core/Stopwatch.h"
+#include "balancenet/data/GlobalPermutationSampler.h"
+#include "balancenet/elastic/Heartbeat.h"
+#include "balancenet/elastic/Membership.h"
+#include "balancenet/job/JobConfig.h"
+#include "balancenet/metrics/RunSummary.h"
+#include "balancenet/metrics/StepRecord.h"
+#include "balancenet/monitor/NodeMonitor.h"
+#include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/session/StepClock.h"
+
+namespace balancenet::session {
+
+// One batch of a step, as this rank takes it.
+struct BatchShare {
+  int64_t step = 0;   // the optimiser step it belongs to
+  int64_t batch = 0;  // its place in the stream of global batches (several per step with accumulation)
+  std::vector<int64_t> indices;  // this rank's dataset indices
+  double weight = 0;             // this rank's share of the global batch: its gradient's weight in the sum
+};
+
+// Where the members of a re-formed group go on from (elastic jobs).
+struct Resume {
+  int sourceRank = 0;  // the rank (in the new group) whose committed model and optimiser everyone takes
+  int64_t step = 0;    // its steps done
+  int64_t batch = 0;   // its next global batch
+  int worldSize = 0;
+};
+
+// A step is what lies between two endStep() calls: one or more global batches (gradient accumulation), all
+// under the split decided at its first batch, so a rank's gradient weight is the same for all of them.
+class Session {
+ public:
+  // Joins the job described by `config` (config.worker set: the launcher's environment) or, without a worker
+  // identity, forms a job of this process alone. Throws UsageError/RuntimeFailure with one line.
+  explicit Session(job::JobConfig config);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  int rank() const { return comm_->rank(); }
+  int worldSize() const { return comm_->size(); }
+  const job::JobConfig& config() const { return config_; }
+  c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const { return comm_->processGroup(); }
+
+  // The data the steps draw from: datasetSize samples, global batches of globalBatch, the permutation of
+  // `seed`. Once per session. UsageError when the batch is larger than the data, smaller than the workers, or
+  // not what --split sums to.
+  void startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed);
+  bool dataStarted() const { return sampler_.has_value(); }
+  int64_t globalBatch() const { return config_.trainer.globalBatch; }
+  // Global batches per pass over the data (the last partial one is left to the next pass).
+  int64_t batchesPerPass() const;
+
+  // This rank's indices of global batch `batch` under the split in force now: what a loader reads ahead; the
+  // split decided at a later step may differ (beginBatch says what is right). No collective.
+  std::vector<int64_t> guessIndices(int64_t batch);
+  // The next global batch of the stream; the first of a step decides its split (collective at the orchestrator's
+  // decision steps: every rank calls it in the same order).
+  BatchShare beginBatch();
+  // Reading the batch took `ms`; `guessRight`: it had been read ahead under the right split.
+  void batchLoaded(double ms, bool guessRight);
+  // The last gradient bucket of a backward is ready: an emulated slower node (--slowdown, --node-speed) sleeps
+  // here, before its sync, as StragglerSync does for the C++ trainer.
+  void backwardDone();
+  // A gradient all-reduce of the step completed (any thread).
+  void reduced();
+  // The step is done (after the optimiser): its record goes to the orchestrator, which may change the split of
+  // the next step. `loss`: this rank's mean loss over its share; NaN: not given.
+  void endStep(double loss);
+  int64_t stepsDone() const { return step_; }
+  const Split& split() const { return split_; }
+
+  // Elastic jobs (--elastic): after a collective of this group failed (a peer died or stalled), re-forms the
+  // group with the members still alive, as a train worker does (elastic/Membership.h), and says where they go
+  // on from: the newest committed step among them. Collective among the survivors. The caller then takes the
+  // source rank's model and optimiser over the new group, and the steps after the resume point are taken
+  // again. Throws RuntimeFailure when the job is not elastic or fewer than --min-workers remain.
+  Resume reform(const std::string& failure);
+  bool elastic() const { return config_.resilience.elastic; }
+  int generation() const { return generation_.number; }
+  int64_t nextBatch() const { return batch_; }
+
+  // An evaluation the loop made (rank 0's is kept): shown in summary.json and the report.
+  void recordEval(double accuracy, double loss);
+  void setModelName(const std::string& name) { modelName_ = name; }
+
+  // Collective: every rank's records to rank 0, which writes steps.csv, splits.csv and summary.json. Once;
+  // later calls return the same summary.
+  metrics::RunSummary finish();
+  bool finished() const { return summary_.has_value(); }
+
+ private:
+  void printProgress(const metrics::StepRecord& last);
+  void sumStepLosses();
+  void startMonitor();
+  void makeAllocator(const elastic::Generation& generation, int workersBefore);
+
+  job::JobConfig config_;
+  comm::RendezvousOptions rv_;
+  std::unique_ptr<comm::Communicator> comm_;
+  // Membership (elastic jobs only): the job's store, this worker's member id (its launch rank), its beat.
+  c10::intrusive_ptr<c10d::Store> jobStore_;
+  int member_ = 0;
+  std::unique_ptr<elastic::Membership> membership_;
+  std::unique_ptr<elastic::Heartbeat> heartbeat_;
+  elastic::Generation generation_;
+  int64_t committedBatch_ = 0;  // the next batch after the last completed step
+  std::unique_ptr<monitor::NodeMonitor> monitor_;
+  double gemmFlops_ = 0;
+  std::unique_ptr<orchestrator::Allocator> allocator_;
+  std::optional<data::GlobalPermutationSampler> sampler_;
+  Split split_;
+  StepClock clock_;
+  int64_t step_ = 0;       // steps done
+  int64_t batch_ = 0;      // global batches begun
+  int64_t stepShare_ = 0;  // this rank's samples in the step so far
+  double pacedComputeMs_ = 0;  // compute already paced in this step (--slowdown)
+  double trainMs_ = 0;         // the steps' own time, between their begin and end
+  int64_t guessedBatches_ = 0, rightGuesses_ = 0;
+  std::vector<metrics::StepRecord> records_;
+  std::vector<metrics::EvalPoint> evals_;
+  std::string modelName_ = "python";
+  Stopwatch sinceProgress_;
+  std::optional<metrics::RunSummary> summary_;
+};
+
+}  // namespace balancenet::session

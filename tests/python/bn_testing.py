@@ -1,0 +1,83 @@
+"""What the Python package's tests share: starting `balancenet launch` and the example script, reading runs."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+
+BINARY = os.environ["BALANCENET_BINARY"]
+SOURCE = os.environ["BALANCENET_SOURCE_DIR"]
+PYTHON = "/usr/bin/python3"
+EXAMPLE = os.path.join(SOURCE, "examples", "python", "train_ddp.py")
+TIMEOUT = 180  # a hung job fails the test instead of the suite's timeout
+
+
+def run(argv, env=None, timeout=TIMEOUT):
+    merged = dict(os.environ, **(env or {}))
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=merged)
+
+
+def launch(flags, script, args=(), env=None):
+    """`balancenet launch FLAGS script ARGS`."""
+    return run([BINARY, "launch", *flags, script, *args], env=env)
+
+
+def alone(script, args=(), env=None, cwd=None):
+    """The script in one process, without a launcher."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "BALANCENET_LAUNCH_ARGS")}
+    clean.update(env or {})
+    return subprocess.run([PYTHON, script, *args], capture_output=True, text=True, timeout=TIMEOUT, env=clean,
+                          cwd=cwd)
+
+
+def error_lines(result):
+    return [line for line in result.stderr.splitlines() if "balancenet: error:" in line]
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def splits(run_dir):
+    """splits.csv as [(step, [batch of rank 0, rank 1, ...])], in step order."""
+    by_step = {}
+    for row in read_csv(os.path.join(run_dir, "splits.csv")):
+        by_step.setdefault(int(row["step"]), {})[int(row["rank"])] = int(row["batch"])
+    return [(step, [ranks[r] for r in sorted(ranks)]) for step, ranks in sorted(by_step.items())]
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="bn-python-test-")
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def assertSucceeded(self, result):
+        self.assertEqual(result.returncode, 0, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n"
+                                               f"{result.stderr[-4000:]}")
+
+    def reference_trace(self, args):
+        """The parameters after every step of the example's one-process reference run."""
+        trace = self.path("reference.pt")
+        self.assertSucceeded(alone(EXAMPLE, ["--reference", "--trace", trace, *args]))
+        return torch.load(trace)
+
+    def assertTracesEqual(self, got, want, tolerance=1e-5):
+        self.assertEqual(len(got), len(want), "a different number of steps")
+        for step, (g, w) in enumerate(zip(got, want)):
+            diff = (g - w).abs().max().item()
+            self.assertLess(diff, tolerance, f"parameters differ by {diff} after step {step + 1}")
+
+
+def main():
+    unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]])

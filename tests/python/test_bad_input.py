@@ -1,0 +1,56 @@
+"""Bad input from a Python script gets one line naming the problem and exit 2, as from the command line."""
+import textwrap
+
+from bn_testing import EXAMPLE, TempDirTest, alone, error_lines, launch, main
+
+
+class BadInput(TempDirTest):
+    def script(self, body):
+        path = self.path("script.py")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(body))
+        return path
+
+    def assertOneLine(self, result, words):
+        self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+        lines = error_lines(result)
+        self.assertTrue(lines, result.stderr[-3000:])
+        self.assertIn(words, lines[0])
+        self.assertNotIn("Traceback", result.stderr)
+
+    def test_init_with_rank_set_but_no_launcher(self):
+        path = self.script("""
+            import balancenet.torch as bn
+            bn.init()
+            """)
+        self.assertOneLine(alone(path, env={"RANK": "0", "WORLD_SIZE": "2"}), "not started by `balancenet launch`")
+
+    def test_dataset_shorter_than_one_global_batch(self):
+        result = launch(["--workers", "2", "--run-dir", self.path("run")], EXAMPLE,
+                        ["--samples", "16", "--global-batch", "32"])
+        self.assertOneLine(result, "fewer than one global batch")
+
+    def test_split_that_does_not_sum_to_the_global_batch(self):
+        result = launch(["--workers", "3", "--split", "5,20,7", "--run-dir", self.path("run")], EXAMPLE,
+                        ["--global-batch", "64"])
+        self.assertOneLine(result, "sums to 32")
+
+    def test_model_without_ddp(self):
+        path = self.script("""
+            import torch
+            import balancenet.torch as bn
+            bn.init()
+            bn.attach(torch.nn.Linear(2, 2))
+            """)
+        self.assertOneLine(alone(path, cwd=self.tmp), "needs the DistributedDataParallel model")
+
+    def test_loader_before_init(self):
+        path = self.script("""
+            import balancenet.torch as bn
+            bn.DataLoader(list(range(10)), global_batch=2)
+            """)
+        self.assertOneLine(alone(path), "needs bn.init() first")
+
+
+if __name__ == "__main__":
+    main()

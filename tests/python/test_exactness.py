@@ -1,0 +1,55 @@
+"""The synchronised gradient of a Python DDP loop with balancenet's lines is the whole global batch's: the
+parameters after every step equal one process training on the whole batches (the example's --reference)."""
+import os
+
+import torch
+
+from bn_testing import EXAMPLE, TempDirTest, alone, launch, main, read_csv, splits
+
+STEPS = ["--steps", "12", "--global-batch", "32"]
+
+
+class Exactness(TempDirTest):
+    def launched_trace(self, flags, args):
+        trace, run_dir = self.path("trace.pt"), self.path("run")
+        result = launch([*flags, "--run-dir", run_dir], EXAMPLE, [*args, "--trace", trace])
+        self.assertSucceeded(result)
+        return torch.load(trace), run_dir
+
+    def test_unequal_split_equals_one_process(self):
+        got, run_dir = self.launched_trace(["--workers", "3", "--split", "5,20,7", "--policy", "static"], STEPS)
+        self.assertTracesEqual(got, self.reference_trace(STEPS))
+        # The shares really were unequal: each rank trained its --split share in every step.
+        rows = read_csv(os.path.join(run_dir, "steps.csv"))
+        self.assertEqual(len(rows), 12 * 3)
+        for row in rows:
+            self.assertEqual(int(row["batch"]), [5, 20, 7][int(row["rank"])])
+
+    def test_live_resplits_change_nothing_but_timing(self):
+        # Rank 2 runs at a quarter of the speed: the balanced policy moves samples away from it every 2 steps,
+        # and loader workers read ahead under the old split (guessed wrong, read again).
+        flags = ["--workers", "3", "--policy", "balanced", "--rebalance-every", "2", "--slowdown", "1,1,4"]
+        args = [*STEPS[:1], "16", *STEPS[2:], "--num-workers", "1", "--hidden", "256"]
+        got, run_dir = self.launched_trace(flags, args)
+        chosen = {tuple(batches) for _, batches in splits(run_dir)}
+        self.assertGreater(len(chosen), 1, f"the split never changed: {chosen}")
+        self.assertTracesEqual(got, self.reference_trace(args))
+
+    def test_accumulation_with_no_sync_equals_one_process(self):
+        args = [*STEPS, "--accumulate", "3"]
+        got, _ = self.launched_trace(["--workers", "2", "--split", "10,22", "--policy", "static"], args)
+        self.assertTracesEqual(got, self.reference_trace(args))
+
+    def test_running_alone_is_a_job_of_one(self):
+        trace = self.path("trace.pt")
+        result = alone(EXAMPLE, [*STEPS, "--trace", trace], cwd=self.tmp)
+        self.assertSucceeded(result)
+        self.assertTracesEqual(torch.load(trace), self.reference_trace(STEPS))
+        # Its run directory (runs/<time>-<pid> where it ran) has the run's files.
+        runs = os.listdir(self.path("runs"))
+        self.assertEqual(len(runs), 1)
+        self.assertEqual(len(read_csv(self.path(f"runs/{runs[0]}/steps.csv"))), 12)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""A Python run leaves the run directory `balancenet train` does, so `report` and `compare` read it."""
+import json
+import os
+
+from bn_testing import BINARY, EXAMPLE, TempDirTest, launch, main, read_csv, run, splits
+
+
+class Outputs(TempDirTest):
+    def test_run_directory_and_report(self):
+        run_dir = self.path("run")
+        result = launch(["--workers", "2", "--node-speed", "4000,1000", "--rebalance-every", "3", "--run-dir",
+                         run_dir], EXAMPLE, ["--steps", "9", "--global-batch", "40", "--eval-every", "3"])
+        self.assertSucceeded(result)
+        steps = read_csv(os.path.join(run_dir, "steps.csv"))
+        self.assertEqual(len(steps), 9 * 2)
+        for step in range(9):  # every step trains the whole global batch, however it is split
+            self.assertEqual(sum(int(r["batch"]) for r in steps if int(r["step"]) == step), 40)
+        with open(os.path.join(run_dir, "summary.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(summary["driver"], "python")
+        self.assertEqual(summary["model"], "Sequential")
+        self.assertEqual(summary["samples_trained"], 9 * 40)
+        self.assertEqual(len(summary["evaluations"]), 3)
+        # The paced rank 1 (a quarter of rank 0's speed) ends with the smaller share.
+        final = splits(run_dir)[-1][1]
+        self.assertLess(final[1], final[0])
+        page = self.path("report.html")
+        self.assertSucceeded(run([BINARY, "report", run_dir, "--out", page]))
+        self.assertGreater(os.path.getsize(page), 1000)
+
+
+if __name__ == "__main__":
+    main()
