@@ -11,6 +11,7 @@
 
 #include "balancenet/cli/CompareCommand.h"
 #include "balancenet/cli/FederateCommand.h"
+#include "balancenet/cli/LaunchCommand.h"
 #include "balancenet/cli/ModelsCommand.h"
 #include "balancenet/cli/PlanCommand.h"
 #include "balancenet/cli/ReportCommand.h"
@@ -43,6 +44,10 @@ struct Commands {
   SimulateFlags simulateFlags;
   CLI::App* federate = nullptr;
   FederateFlags federateFlags;
+  CLI::App* launch = nullptr;
+  JobConfig launchConfig = defaultLaunchConfig();
+  LaunchRawFlags launchRaw;
+  LaunchWords launchWords;  // CLI11 parses only launch's flags: the program's words are no business of it
 
   Commands() {
     app.set_version_flag("--version", "balancenet 0.1.0");
@@ -65,6 +70,17 @@ struct Commands {
     addFederateFlags(*federate, federateFlags);
     compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
     addCompareFlags(*compare, compareOptions);
+    launch = app.add_subcommand("launch");
+    describeLaunchCommand(*launch, launchConfig, launchRaw);
+  }
+
+  // `balancenet launch FLAGS PROGRAM ARGS`: FLAGS alone go on to CLI11 (no --config expansion: a --config among
+  // the program's arguments is the program's), PROGRAM ARGS are kept aside, untouched.
+  std::vector<std::string> setLaunchProgramAside(const std::vector<std::string>& args) {
+    launchWords = splitLaunchWords({args.begin() + 2, args.end()});
+    std::vector<std::string> kept(args.begin(), args.begin() + 2);
+    kept.insert(kept.end(), launchWords.flags.begin(), launchWords.flags.end());
+    return kept;
   }
 };
 
@@ -72,7 +88,9 @@ struct Commands {
 // (--help, --version, a parse error: one line), nothing when a subcommand is to run.
 std::optional<int> parse(Commands& commands, int argc, char** argv) {
   try {
-    auto args = expandConfigFile(std::vector<std::string>(argv, argv + argc), *commands.train);
+    std::vector<std::string> args(argv, argv + argc);
+    args = args.size() > 1 && args[1] == "launch" ? commands.setLaunchProgramAside(args)
+                                                  : expandConfigFile(args, *commands.train);
     // `compare ... -- FLAGS`: CLI11 hands what follows a subcommand's "--" back to the top level, which has
     // no use for it; compare passes unknown flags on to its runs anyway, so the "--" is dropped.
     if (args.size() > 1 && args[1] == "compare")
@@ -103,6 +121,8 @@ int dispatch(Commands& commands, int argc, char** argv) {
   if (commands.app.got_subcommand("simulate")) return runSimulate(commands.simulateFlags);
   if (commands.app.got_subcommand("report")) return runReport(commands.reportOptions);
   if (commands.app.got_subcommand("federate")) return runFederate(commands.federateFlags, argc, argv);
+  if (commands.app.got_subcommand("launch"))
+    return runLaunch(*commands.launch, commands.launchConfig, commands.launchRaw, commands.launchWords);
   if (commands.app.got_subcommand("compare")) {
     setupLogging("info");
     commands.compareOptions.trainFlags = commands.compare->remaining();

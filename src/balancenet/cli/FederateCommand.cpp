@@ -177,15 +177,7 @@ JobConfig parseFederateCommandLine(const std::vector<std::string>& args) {
   CLI::App app{"balancenet federate", "federate"};
   FederateFlags flags;
   addFederateFlags(app, flags);
-  std::vector<std::string> words{"federate"};
-  words.insert(words.end(), args.begin(), args.end());
-  try {
-    std::vector<const char*> argv;
-    for (const auto& w : words) argv.push_back(w.c_str());
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("{} (see --help)", firstLine(e.what())));
-  }
+  parseSubcommandWords(app, args);
   flags.config.argv = {"balancenet", "federate"};
   flags.config.argv.insert(flags.config.argv.end(), args.begin(), args.end());
   flags.config.worker = launch::readWorkerEnvironment(flags.config.launch);

@@ -75,8 +75,6 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                "Start this host's processes even when their estimated memory exceeds what the host has available");
 }
 
-namespace {
-
 // Surviving dead and stalled workers, joining a running job.
 void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& r = c.resilience;
@@ -120,8 +118,6 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
           [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TOKEN"));
 }
 
-}  // namespace
-
 void addModelFlags(CLI::App& app, JobConfig& c) {
   app.add_option("--model", c.model.name,
                  "cnn, mlp, alexnet, vgg16, resnet18, resnet50, gpt (see 'balancenet models'), or a TorchScript file "
@@ -139,12 +135,9 @@ void addModelFlags(CLI::App& app, JobConfig& c) {
   addDataFlags(app, c);
 }
 
-namespace {
-
-// How the global batch is split over the workers.
+// How the global batch is split over the workers (train declares --global-batch with its run flags: a launched
+// program's data loader has its own).
 void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
-  auto& t = c.trainer;
-  app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
   app.add_option("--split", raw.split,
                  "Samples per worker, comma separated, summing to --global-batch (default: equal)");
   app.add_option("--policy", raw.policy,
@@ -166,6 +159,8 @@ void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_flag("--bno-normalize", c.orchestration.bnoNormalize,
                "Rescale the bno policy's batch sizes to sum to --global-batch");
 }
+
+namespace {
 
 // Pipeline parallelism: the model cut into stages, each share of the batch into micro-batches.
 void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
@@ -275,6 +270,7 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 // The length of the run, its seed, and its trace.
 void addRunFlags(CLI::App& app, JobConfig& c) {
   auto& t = c.trainer;
+  app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
   app.add_option("--timeline", t.timelinePath,
                  "Write a Chrome trace of every rank's forward, backward, messages and waits (chrome://tracing, "
                  "ui.perfetto.dev)");
@@ -338,21 +334,25 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.footer(environmentHelp());
 }
 
+void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, bool expandConfig) {
+  std::vector<std::string> words{app.get_name()};  // CLI11 takes the first word as the program's name
+  words.insert(words.end(), args.begin(), args.end());
+  try {
+    if (expandConfig) words = expandConfigFile(words, app);
+    std::vector<const char*> argv;
+    for (const auto& w : words) argv.push_back(w.c_str());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{} (see --help)", firstLine(e.what())));
+  }
+}
+
 JobConfig parseTrainCommandLine(const std::vector<std::string>& args) {
   CLI::App train{"balancenet train", "train"};
   JobConfig config = defaultJobConfig();
   RawFlags raw;
   addTrainFlags(train, config, raw);
-  std::vector<std::string> words{"train"};  // CLI11 takes the first word as the program's name
-  words.insert(words.end(), args.begin(), args.end());
-  try {
-    words = expandConfigFile(words, train);
-    std::vector<const char*> argv;
-    for (const auto& w : words) argv.push_back(w.c_str());
-    train.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("{} (see --help)", firstLine(e.what())));
-  }
+  parseSubcommandWords(train, args, /*expandConfig=*/true);
   raw.threadsGiven = train.count("--threads") > 0;
   config.argv = {"balancenet", "train"};
   config.argv.insert(config.argv.end(), args.begin(), args.end());

@@ -46,6 +46,10 @@ void addTrainFlags(CLI::App& train, job::JobConfig& config, RawFlags& raw);
 // Flag groups `balancenet federate` shares with train (declared once, here):
 // who runs where (--nnodes, --node-rank, --master-addr, --job-token, ...),
 void addLaunchFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// --elastic, --min-workers, --max-workers, --peer-timeout, --max-restarts, --stall-timeout, --join, --job-token,
+void addResilienceFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// --split, --policy, --rebalance-every and the orchestrator's other flags (not --global-batch),
+void addAllocationFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
 // --model, --width, --dropout, --sync-bn, --data-dir,
 void addModelFlags(CLI::App& app, job::JobConfig& config);
 // --slowdown, --node-speed and their schedules, --net-delay-ms, --net-bandwidth-mbps,
@@ -54,9 +58,11 @@ void addEmulationFlags(CLI::App& app, RawFlags& raw);
 void addCheckpointFlags(CLI::App& app, job::CheckpointOptions& options);
 // --threads, --run-dir, --progress-seconds, --save-params, --log-level;
 void addResultFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
-// and the validation of the first four (UsageError naming the flag). `world`: the processes the
-// emulation lists have one value each for.
+// and the validation of the launch, resilience, model, emulation and checkpoint groups, and of --policy (UsageError
+// naming the flag). `world`: the processes the emulation lists have one value each for.
 void validateLaunch(job::JobConfig& config, const RawFlags& raw);
+void validateResilience(job::JobConfig& config, const RawFlags& raw);
+void validatePolicy(job::JobConfig& config, const RawFlags& raw);
 void validateModel(const job::JobConfig& config);
 void validateEmulation(job::JobConfig& config, const RawFlags& raw, int world);
 void validateCheckpointFlags(const job::CheckpointOptions& options);
@@ -68,6 +74,10 @@ void validateTrainFlags(job::JobConfig& config, const RawFlags& raw);
 
 // --pipeline-stages' value: a number of stages (at least 1) or "auto" (kAutoStages); else a UsageError.
 int parsePipelineStages(const std::string& text);
+
+// Parses `args` (the words after the subcommand's name) into what `app` (named as the subcommand) binds; with
+// `expandConfig`, a --config FILE among them is expanded first. A parse error is a UsageError line.
+void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, bool expandConfig = false);
 
 // `balancenet train ARGS` up to the point of running: ARGS (the words after "train"; --config FILE is
 // expanded) parsed, the environment read (RANK, MASTER_PORT, ...), everything validated. Throws

@@ -54,6 +54,8 @@ void validateParameterServers(JobConfig& c, const RawFlags& raw) {
   if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
 }
 
+}  // namespace
+
 // --elastic and friends, --stall-timeout, --join.
 void validateResilience(JobConfig& c, const RawFlags& raw) {
   auto& r = c.resilience;
@@ -95,7 +97,8 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   require(r.minNodes <= world, fmt::format("--min-workers {} is more than the {} workers launched", r.minNodes, world));
   require(r.maxNodes >= world,
           fmt::format("--max-workers {} is fewer than the {} workers launched", r.maxNodes, world));
-  require(r.maxNodes <= c.trainer.globalBatch,
+  // A global batch of 0 is a launched program's: its own data loader sizes the batch.
+  require(c.trainer.globalBatch == 0 || r.maxNodes <= c.trainer.globalBatch,
           fmt::format("--max-workers {} is more than --global-batch {} (every worker needs at least one sample)",
                       r.maxNodes, c.trainer.globalBatch));
   require(c.comm.mode == comm::CommMode::AllReduce || c.comm.mode == comm::CommMode::Flat,
@@ -113,8 +116,6 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
     c.worker->joining = true;
   }
 }
-
-}  // namespace
 
 // --workers, --nnodes, --node-rank, --master-port, --rendezvous-timeout.
 void validateLaunch(JobConfig& c, const RawFlags& raw) {
@@ -241,6 +242,13 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
             fmt::format("--split has {} entries but the job has {}: one per pipeline", entries, takers));
   }
   c.split = raw.split.empty() ? Split::equal(t.globalBatch, columns) : Split::parse(raw.split, columns, t.globalBatch);
+  validatePolicy(c, raw);
+}
+
+}  // namespace
+
+// --policy, after --split: static when a split is given, else balanced (equal under SSP).
+void validatePolicy(JobConfig& c, const RawFlags& raw) {
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
   const bool stale = raw.staleness != kUnset && raw.staleness > 0;
   auto& o = c.orchestration;
@@ -249,8 +257,6 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
   if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));
 }
-
-}  // namespace
 
 // --slowdown, --node-speed (and their schedules), --net-delay-ms, --net-bandwidth-mbps.
 void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {

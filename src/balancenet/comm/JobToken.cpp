@@ -52,6 +52,13 @@ std::string tokenCheckRecord(const std::string& token) {
   return fmt::format("v1:{}:{}", saltHex, domainDigest(kCheckDomain, saltHex, token));
 }
 
+std::string randomJobToken() {
+  std::array<unsigned char, 16> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
+    throw std::runtime_error("OpenSSL could not draw random bytes for a job token");
+  return hex(bytes.data(), bytes.size());
+}
+
 bool tokenMatches(const std::string& record, const std::string& token) {
   const auto first = record.find(':');
   const auto second = record.find(':', first == std::string::npos ? first : first + 1);

@@ -16,6 +16,9 @@ std::string tokenCheckRecord(const std::string& token);
 // Whether `record` (from tokenCheckRecord) was made with `token`. A malformed record does not match.
 bool tokenMatches(const std::string& record, const std::string& token);
 
+// 32 random hex digits (OpenSSL's generator): a token for a job whose launcher makes one up.
+std::string randomJobToken();
+
 // SHA-256 of `bytes`, as 64 lower-case hex digits.
 std::string sha256Hex(const std::string& bytes);
 

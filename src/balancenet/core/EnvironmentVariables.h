@@ -12,6 +12,13 @@ inline constexpr const char* kLocalRankVar = "LOCAL_RANK";
 inline constexpr const char* kLocalWorldSizeVar = "LOCAL_WORLD_SIZE";
 inline constexpr const char* kMasterAddrVar = "MASTER_ADDR";
 inline constexpr const char* kMasterPortVar = "MASTER_PORT";
+// torchrun's others, set on the workers of `balancenet launch` (a user's program) only.
+inline constexpr const char* kGroupRankVar = "GROUP_RANK";
+inline constexpr const char* kRestartCountVar = "TORCHELASTIC_RESTART_COUNT";
+inline constexpr const char* kMaxRestartsVar = "TORCHELASTIC_MAX_RESTARTS";
+inline constexpr const char* kRunIdVar = "TORCHELASTIC_RUN_ID";
+inline constexpr const char* kUseAgentStoreVar = "TORCHELASTIC_USE_AGENT_STORE";
+inline constexpr const char* kOmpThreadsVar = "OMP_NUM_THREADS";
 // balancenet's own.
 inline constexpr const char* kJobTokenVar = "BALANCENET_JOB_TOKEN";
 inline constexpr const char* kStoreHostedVar = "BALANCENET_STORE_HOSTED";
@@ -19,6 +26,7 @@ inline constexpr const char* kStoreFileVar = "BALANCENET_STORE_FILE";
 inline constexpr const char* kJoinVar = "BALANCENET_JOIN";
 inline constexpr const char* kAttemptVar = "BALANCENET_ATTEMPT";
 inline constexpr const char* kServerVar = "BALANCENET_PS_SERVER";
+inline constexpr const char* kLaunchArgsVar = "BALANCENET_LAUNCH_ARGS";
 inline constexpr const char* kFaultVar = "BALANCENET_FAULT";
 // The system's, read only.
 inline constexpr const char* kTmpDirVar = "TMPDIR";

@@ -111,8 +111,17 @@ struct PipelineOptions {
   bool planned() const { return partition == "auto"; }
 };
 
+// `balancenet launch`: each worker runs the user's program instead of this binary (launch/LocalLauncher.h).
+struct ProgramOptions {
+  std::string python;                           // --python, resolved to an absolute path; empty with --no-python
+  std::vector<std::string> argv;                // {python, script, args...}, or with --no-python {program, args...}
+  std::string executable;                       // the file exec'd: the python, or the program found as execvp would
+  bool given() const { return !argv.empty(); }  // else the workers are this binary (train, federate)
+};
+
 struct JobConfig {
   LaunchOptions launch;
+  ProgramOptions program;
   std::optional<WorkerIdentity> worker;
   std::optional<int> server;  // set when this process is parameter server k (started by the launcher)
   models::ModelOptions model;
@@ -143,7 +152,9 @@ struct JobConfig {
       if (mb > 0) return true;
     return false;
   }
-  std::vector<std::string> argv;  // as given, to start workers with
+  // As given, to start workers with; for `balancenet launch`, its flag words only (the launcher hands them to the
+  // program in BALANCENET_LAUNCH_ARGS).
+  std::vector<std::string> argv;
   // Set by `balancenet federate`: rank 0 is the federated server, ranks 1..N its clients 0..N-1; a client's
   // death does not end the job (see docs/federated.md).
   std::optional<federated::FederatedOptions> federated;

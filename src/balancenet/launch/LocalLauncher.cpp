@@ -21,12 +21,14 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/comm/JobToken.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/PrivateDirectory.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobRendezvous.h"
+#include "balancenet/launch/ProgramEnvironment.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
 extern char** environ;
@@ -46,6 +48,7 @@ struct Child {
   int outFd = -1;  // stdout and stderr share one pipe so lines keep their order
   std::string pending;
   std::string lastError;  // its last "balancenet: error: " line, without the prefix: the cause, when it fails
+  std::string lastLine;   // its last non-empty line (a user's program: a Python traceback ends with the exception)
   bool running = true;
   int status = 0;
   bool reported = false;  // its death was handled (elastic jobs go on without it)
@@ -60,13 +63,12 @@ std::vector<std::string> inheritedEnvironment() {
   return env;
 }
 
-Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<std::string> envStrings,
-            const std::vector<std::string>& extraArgs) {
+// Starts `executable` with `args` (argv[0] first) and `envStrings`, its output into a pipe.
+Child spawn(const std::string& executable, std::vector<std::string> args, std::string name, std::string role,
+            std::vector<std::string> envStrings) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw RuntimeFailure(fmt::format("pipe: {}", std::strerror(errno)));
   // Everything exec needs is built before fork: only async-signal-safe calls may follow it.
-  std::vector<std::string> args = c.argv;
-  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -88,7 +90,7 @@ Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<
     ::dup2(fds[1], STDOUT_FILENO);
     ::dup2(fds[1], STDERR_FILENO);
     ::signal(SIGINT, SIG_DFL);
-    ::execve("/proc/self/exe", argv.data(), envp.data());
+    ::execve(executable.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -103,6 +105,7 @@ Child spawn(const JobConfig& c, std::string name, std::string role, std::vector<
 void forwardLine(Child& c, const std::string& line) {
   constexpr const char* kError = "balancenet: error: ";
   if (line.rfind(kError, 0) == 0) c.lastError = line.substr(std::strlen(kError));
+  if (line.find_first_not_of(" \t\r") != std::string::npos) c.lastLine = line;
   std::cerr << "[" << c.name << "] " << line << "\n";
 }
 
@@ -225,6 +228,7 @@ int runningWorkers(const std::vector<Child>& children) {
 }
 
 constexpr const char* kJoinStoreFile = "join-store";
+constexpr const char* kSelf = "/proc/self/exe";  // train's and federate's workers are this binary
 
 // A worker started later with --join finds a single-machine elastic job through its store file.
 void announceJoinStore(const std::string& storeFile, const std::string& runDir) {
@@ -245,9 +249,13 @@ struct JobStore {
 
 JobStore openJobStore(JobConfig& c) {
   JobStore store;
+  // torch's env:// needs a TCPStore, so a launched program's job serves one even on one host; its port is open
+  // to every interface, so a job token the launcher makes up keeps the job's own keys from strangers there.
+  if (c.program.given() && c.launch.nnodes == 1 && c.launch.jobToken.empty())
+    c.launch.jobToken = comm::randomJobToken();
   comm::RendezvousOptions rv = rendezvousOptions(c);
   store.port = c.launch.masterPort;
-  if (c.launch.nnodes == 1) {
+  if (c.launch.nnodes == 1 && !c.program.given()) {
     // Every worker is on this host: they meet through a file only this user can reach, so the job
     // opens no store port (c10d's TCPStore would listen on every interface) and Gloo stays on loopback.
     if (c.launch.masterPort != 0)
@@ -291,9 +299,9 @@ class Supervisor {
       startWorker(c_.launch.nodeRank * c_.launch.nprocPerNode + local, /*joining=*/false);
     // Parameter servers run beside host 0's workers, supervised like them.
     for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
-      children_.push_back(spawn(c_, fmt::format("server {}", k), fmt::format("parameter server {}", k),
-                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k)),
-                                extraArgs_));
+      children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k),
+                                fmt::format("parameter server {}", k),
+                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
       children_.back().worker = false;
     }
   }
@@ -326,9 +334,25 @@ class Supervisor {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
     auto identity = workerIdentity(c_.launch, rank, local, joining);
     if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
-    children_.push_back(spawn(c_, fmt::format("rank {}", rank), roleOf(rank),
-                              childEnvironment(inheritedEnvironment(), c_.launch, port_, identity), extraArgs_));
+    const auto inherited = inheritedEnvironment();
+    if (c_.program.given()) {
+      // A user's program reads its flags from the environment: the launch words, with what was resolved here.
+      const auto more = programVariables(c_, c_.resilience.maxRestarts - restartsLeft_, withExtraArgs(), inherited);
+      identity.insert(identity.end(), more.begin(), more.end());
+    }
+    auto env = childEnvironment(inherited, c_.launch, port_, identity);
+    children_.push_back(
+        c_.program.given()
+            ? spawn(c_.program.executable, c_.program.argv, fmt::format("rank {}", rank), roleOf(rank), std::move(env))
+            : spawn(kSelf, withExtraArgs(), fmt::format("rank {}", rank), roleOf(rank), std::move(env)));
     children_.back().rank = rank;
+  }
+
+  // This binary's words for a worker, or a launched program's launch flags: as given, then the resolved ones.
+  std::vector<std::string> withExtraArgs() const {
+    std::vector<std::string> args = c_.argv;
+    args.insert(args.end(), extraArgs_.begin(), extraArgs_.end());
+    return args;
   }
 
   // How errors name the process of `rank`.
@@ -458,15 +482,19 @@ class Supervisor {
   // Stops the rest and names the cause in one line; exit code 2 when the cause was bad input, else 1.
   int stopAfterFailure(Child* failure) {
     const bool elastic = c_.resilience.elastic;
-    Child* cause = elastic ? failure : settleFailure(children_, failure);
+    // A user's program has no stall watchdog naming the missing ranks: its peers would wait for ever, so they are
+    // stopped at once (as torchrun does) and the first failure is the cause.
+    const bool program = c_.program.given();
+    Child* cause = elastic || program ? failure : settleFailure(children_, failure);
     // A worker still there after the others gave up on it is the stalled one.
     const Child* stalled = nullptr;
     for (const auto& child : children_)
-      if (!elastic && !WIFSIGNALED(cause->status) && child.running && child.worker) stalled = &child;
+      if (!elastic && !program && !WIFSIGNALED(cause->status) && child.running && child.worker) stalled = &child;
     std::string why =
         stalled ? fmt::format("{} (pid {}) stopped responding (its peers gave up waiting)", stalled->role, stalled->pid)
                 : fmt::format("{} (pid {}) {}", cause->role, cause->pid, describeExit(cause->status));
-    if (!stalled && !cause->lastError.empty()) why += ": " + cause->lastError;
+    const std::string own = !cause->lastError.empty() ? cause->lastError : (program ? cause->lastLine : "");
+    if (!stalled && !own.empty()) why += ": " + own;
     const bool causeBadInput = !WIFSIGNALED(cause->status) && WEXITSTATUS(cause->status) == 2;
     stopAll(children_);
     std::string remain;

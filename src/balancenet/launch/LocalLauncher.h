@@ -9,6 +9,9 @@ namespace balancenet::launch {
 // "[rank r]", and when one worker fails stops the others and names it. Ctrl-C (exit 130) or SIGTERM
 // (exit 143) stops everyone.
 // With --comm ps, node 0 also starts the --ps parameter servers ("[server k]"), supervised the same way.
+// With config.program (`balancenet launch`) the workers run that program instead, with torchrun's other variables
+// (ProgramEnvironment.h), and the job's store is a TCPStore even on one host (torch's env:// needs one); a failed
+// worker stops the others at once and is named with its last output line.
 // `config` was checked by the command before (cli/LaunchChecks.h): a launcher only launches.
 // Returns the process exit code.
 int launchLocalWorkers(const job::JobConfig& config);

@@ -36,6 +36,14 @@ TEST(JobToken, CheckRecordMatchesOnlyItsToken) {
   EXPECT_EQ(record.find("secret"), std::string::npos);
 }
 
+// `balancenet launch` makes one up for a single-host job, whose TCP store port is open.
+TEST(JobToken, RandomTokensAreLongHexAndDiffer) {
+  const std::string a = randomJobToken(), b = randomJobToken();
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos) << a;
+  EXPECT_NE(a, b);
+}
+
 TEST(JobToken, MalformedRecordsMatchNothing) {
   for (const std::string bad : {"", "v1", "v1:", "v1:abc", "v2:00:00", "garbage"}) EXPECT_FALSE(tokenMatches(bad, ""));
 }

@@ -1,0 +1,67 @@
+// `balancenet launch`: torchrun's job for a user's own script (Debian's torchrun fails on Python 3.11).
+#include "balancenet/cli/LaunchCommand.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/ProgramPath.h"
+#include "balancenet/cli/RunSetup.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/launch/LocalLauncher.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+namespace {
+
+constexpr const char* kFooter =
+    "Each worker gets torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,\n"
+    "MASTER_PORT (the launcher's TCP store), GROUP_RANK, TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS,\n"
+    "TORCHELASTIC_RUN_ID, TORCHELASTIC_USE_AGENT_STORE=True (torch.distributed.init_process_group() joins the\n"
+    "launcher's store), OMP_NUM_THREADS (--threads, unless already set); and balancenet's: BALANCENET_JOB_TOKEN\n"
+    "(made up on one host), BALANCENET_LAUNCH_ARGS (these flags, for `import balancenet.torch`).\n"
+    "An unmodified DDP script runs as under torchrun. Worker output is prefixed [rank r]; when a worker fails the\n"
+    "others are stopped and one line names it.\n"
+    "Example: balancenet launch --workers 3 train.py --lr 0.1   (train.py gets --lr 0.1)";
+
+// The program words as each worker runs them: {python, script, args...} or, --no-python, {program, args...}.
+void chooseProgram(JobConfig& c, const std::vector<std::string>& words) {
+  require(!words.empty(),
+          "no PROGRAM: balancenet launch [FLAGS] [--] PROGRAM [ARGS...] (a Python script, or with --no-python any "
+          "program)");
+  auto& p = c.program;
+  if (p.python.empty()) {
+    p.executable = findExecutable(words.front(), "program");
+    p.argv = words;
+    return;
+  }
+  std::error_code ec;
+  require(std::filesystem::is_regular_file(words.front(), ec),
+          fmt::format("script {}: no such file (to run a program that is not a Python script, give --no-python)",
+                      words.front()));
+  p.executable = p.python;
+  p.argv = {p.python};
+  p.argv.insert(p.argv.end(), words.begin(), words.end());
+}
+
+}  // namespace
+
+void describeLaunchCommand(CLI::App& launch, JobConfig& config, LaunchRawFlags& raw) {
+  launch.description(
+      "Run your own script on local workers with torchrun's environment: balancenet launch [FLAGS] [--] PROGRAM "
+      "[ARGS...]");
+  addLaunchCommandFlags(launch, config, raw);
+  launch.footer(kFooter);
+}
+
+int runLaunch(const CLI::App& launch, JobConfig& config, LaunchRawFlags& raw, const LaunchWords& words) {
+  raw.raw.threadsGiven = launch.count("--threads") > 0;
+  validateLaunchFlags(config, raw);
+  chooseProgram(config, words.program);
+  config.argv = words.flags;
+  settleLoggingAndOutputs(config, raw.raw);
+  return launch::launchLocalWorkers(config);
+}
+
+}  // namespace balancenet::cli

@@ -1,0 +1,55 @@
+// Looking up an executable like execvp, before any worker starts, so a typo is one line and not N exec failures.
+#include "balancenet/cli/ProgramPath.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "balancenet/core/Error.h"
+
+namespace balancenet::cli {
+namespace {
+
+constexpr const char* kDebianPython = "/usr/bin/python3";
+
+bool isExecutableFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::optional<std::string> onPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (isExecutableFile(candidate)) return std::filesystem::absolute(candidate).string();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string findExecutable(const std::string& name, const std::string& what) {
+  if (name.find('/') == std::string::npos) {
+    if (auto found = onPath(name)) return *found;
+    throw UsageError(fmt::format("{} '{}': no such executable on PATH", what, name));
+  }
+  std::error_code ec;
+  require(std::filesystem::exists(name, ec), fmt::format("{} {}: no such file", what, name));
+  require(isExecutableFile(name), fmt::format("{} {}: not an executable file", what, name));
+  return std::filesystem::absolute(name).string();
+}
+
+std::string findPython(const std::string& given) {
+  if (!given.empty()) return findExecutable(given, "--python");
+  if (isExecutableFile(kDebianPython)) return kDebianPython;
+  if (auto found = onPath("python3")) return *found;
+  throw UsageError("no python3: neither /usr/bin/python3 nor python3 on PATH; give --python PATH");
+}
+
+}  // namespace balancenet::cli
