@@ -11,7 +11,7 @@ on the same global batches in this one process, without balancenet's runtime: th
 import argparse
 import gzip
 import os
-import sys
+import signal
 
 import numpy as np
 import torch
@@ -41,6 +41,8 @@ def arguments():
     p.add_argument("--trace", help="write the parameters after every step here (rank 0; torch.save)")
     p.add_argument("--out", help="write the final state_dict here (rank 0)")
     p.add_argument("--reference", action="store_true", help="one process on the whole batches, no balancenet")
+    p.add_argument("--kill-rank", type=int, default=-1, help=argparse.SUPPRESS)  # tests: this rank SIGKILLs
+    p.add_argument("--kill-at", type=int, default=0, help=argparse.SUPPRESS)  # itself after this many steps
     return p.parse_args()
 
 
@@ -119,12 +121,13 @@ def main():
     bn.init()  # bn: 2
     model = make_model(train.tensors[0].shape[1], args.hidden, args.seed)
     ddp = torch.nn.parallel.DistributedDataParallel(model)
-    bn.attach(ddp)  # bn: 3
     opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
+    bn.attach(ddp, opt)  # bn: 3 (the optimizer: under --elastic an interrupted step is taken again)
     loader = bn.DataLoader(train, global_batch=args.global_batch, num_workers=args.num_workers,
                            seed=args.seed)  # bn: 4
     steps = args.steps or args.epochs * len(loader) // args.accumulate
-    trace, step, pending = [], 0, 0
+    trace, pending = [], 0
+    step = 0
     while step < steps:
         for x, y in loader:
             pending += 1
@@ -141,9 +144,13 @@ def main():
             opt.step()
             opt.zero_grad()
             pending = 0
-            step += 1
-            bn.step_done(loss * args.accumulate)  # bn: 5
+            if not bn.step_done(loss * args.accumulate):  # bn: 5 (False: a worker died, the step is taken again)
+                continue
+            step = bn.steps_done()
+            del trace[step - 1:]
             trace.append(snapshot(model))
+            if bn.rank() == args.kill_rank and step == args.kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
             if args.eval_every and step % args.eval_every == 0 or step == steps:
                 acc = accuracy(model, test)
                 bn.record_eval(acc)

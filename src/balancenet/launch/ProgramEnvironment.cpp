@@ -25,7 +25,30 @@ bool hasVariable(const std::vector<std::string>& environment, const std::string&
   return false;
 }
 
+// <build>/python beside <build>/apps/balancenet, when the package was built there.
+std::string packageDirectory() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const auto dir = exe.parent_path().parent_path() / "python";
+  return std::filesystem::exists(dir / "balancenet" / "torch.py", ec) ? dir.string() : "";
+}
+
 }  // namespace
+
+std::vector<std::string> withPackageOnPythonPath(std::vector<std::string> inherited) {
+  const std::string dir = packageDirectory();
+  if (dir.empty()) return inherited;
+  const std::string prefix = std::string(kPythonPathVar) + "=";
+  for (auto& entry : inherited)
+    if (entry.rfind(prefix, 0) == 0) {
+      const std::string old = entry.substr(prefix.size());
+      entry = prefix + dir + (old.empty() ? "" : ":" + old);
+      return inherited;
+    }
+  inherited.push_back(prefix + dir);
+  return inherited;
+}
 
 std::string encodeLaunchArgs(const std::vector<std::string>& words) {
   std::string value;
