@@ -41,6 +41,10 @@ def arguments():
     p.add_argument("--trace", help="write the parameters after every step here (rank 0; torch.save)")
     p.add_argument("--out", help="write the final state_dict here (rank 0)")
     p.add_argument("--reference", action="store_true", help="one process on the whole batches, no balancenet")
+    p.add_argument("--save-inputs", metavar="DIR",
+                   help="write the training set as DIR/x.npy, DIR/y.npy and the initial model as DIR/model.pt "
+                        "(TorchScript), for `balancenet train --model DIR/model.pt --data npy:DIR/x.npy,DIR/y.npy`, "
+                        "and exit")
     p.add_argument("--kill-rank", type=int, default=-1, help=argparse.SUPPRESS)  # tests: this rank SIGKILLs
     p.add_argument("--kill-at", type=int, default=0, help=argparse.SUPPRESS)  # itself after this many steps
     return p.parse_args()
@@ -113,9 +117,21 @@ def reference(args, train, test):
     print(f"reference: {steps} steps, test accuracy {accuracy(model, test):.4f}")
 
 
+def save_inputs(args, train):
+    """The same data and initial weights for the C++ trainer: it trains them as this script does."""
+    os.makedirs(args.save_inputs, exist_ok=True)
+    x, y = train.tensors
+    np.save(os.path.join(args.save_inputs, "x.npy"), x.numpy())
+    np.save(os.path.join(args.save_inputs, "y.npy"), y.numpy())
+    model = make_model(x.shape[1], args.hidden, args.seed)
+    torch.jit.trace(model, x[:2]).save(os.path.join(args.save_inputs, "model.pt"))
+
+
 def main():
     args = arguments()
     train, test = datasets(args)
+    if args.save_inputs:
+        return save_inputs(args, train)
     if args.reference:
         return reference(args, train, test)
     bn.init()  # bn: 2

@@ -34,6 +34,12 @@ std::unique_ptr<comm::Communicator> groupOfOne(const job::JobConfig& c) {
 }  // namespace
 
 Session::Session(job::JobConfig config) : config_(std::move(config)) {
+  // A worker the launcher restarted (--max-restarts) would have to be admitted into the running group and
+  // receive its state from Python; not built yet: it stops with one line and the job goes on without it.
+  if (config_.worker && config_.worker->joining)
+    throw RuntimeFailure(fmt::format("rank {}: a restarted Python worker cannot rejoin a running job yet "
+                                     "(--max-restarts); the job goes on without it under --elastic",
+                                     config_.worker->rank));
   if (!config_.worker) {
     comm_ = groupOfOne(config_);
   } else {
