@@ -92,5 +92,9 @@ function(balancenet_executable name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  # -fPIC like the libraries and their shared PCH (CMake would give an executable -fPIE, which makes gcc
+  # refuse the PCH and parse torch's headers in every file).
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+  target_compile_options(${name} PRIVATE -fPIC)
   _balancenet_compile_setup(${name})
 endfunction()

@@ -62,11 +62,17 @@ def init(run_dir=None):
     if "RANK" in os.environ and "BALANCENET_LAUNCH_ARGS" not in os.environ:
         raise UsageError("bn.init(): this process has RANK set but was not started by `balancenet launch` "
                          "(start the script with `balancenet launch --workers N script.py`, or without RANK to run alone)")
-    _state.session = _engine.Session(run_dir or "")
+    try:
+        _state.session = _engine.Session(run_dir or "")
+    except _engine.JobFinishedBeforeJoin as finished:  # a restarted worker came after the end: nothing to do
+        print(f"balancenet: {finished}", file=sys.stderr, flush=True)
+        sys.exit(0)
     if not dist.is_initialized():
-        if "RANK" in os.environ:
+        if "RANK" in os.environ and not _state.session.joined:
             dist.init_process_group("gloo")  # env://: the launcher's store, as under torchrun
         else:
+            # Alone, or joining a running job whose torch group is long formed: DDP gets a group of one and the
+            # gradients travel over balancenet's group (the comm hook), which this worker joined.
             dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
     return _state.session
 
@@ -112,6 +118,9 @@ def attach(model, optimizer=None):
     session.set_model_name(type(model.module).__name__)
     _state.model, _state.optimizer = model.module, optimizer
     if session.elastic:
+        session.set_committed_state(_committed_bytes)
+        if session.joined:  # a restarted worker starts from the members' state
+            _restore(session.take_join_state())
         _commit()
     return model
 
@@ -171,34 +180,29 @@ def _commit():
     _state.committed = (copy.deepcopy(_state.model.state_dict()), copy.deepcopy(_state.optimizer.state_dict()))
 
 
-def _broadcast_bytes(group, payload, root):
-    size = torch.tensor([len(payload) if payload is not None else 0], dtype=torch.long)
-    options = dist.BroadcastOptions()
-    options.rootRank = root
-    group.broadcast([size], options).wait()
-    data = torch.frombuffer(bytearray(payload), dtype=torch.uint8) if payload is not None else \
-        torch.empty(int(size.item()), dtype=torch.uint8)
-    group.broadcast([data], options).wait()
-    return data.numpy().tobytes()
+def _committed_bytes():
+    """The committed state for a member that needs it (a joiner, or all after a failure); the engine calls this
+    on the member with the newest one."""
+    buffer = io.BytesIO()
+    torch.save(_state.committed, buffer)
+    return buffer.getvalue()
 
 
-def _recover(failure):
-    """After a failed collective: the group re-forms with the live workers (--elastic; otherwise this raises
-    JobFailure with the failure's line), everyone takes the model and optimizer of the worker with the newest
-    completed step, and the steps after it are taken again, each sample once."""
-    session = _state.session
-    resume = session.reform(str(failure).splitlines()[0] if str(failure) else type(failure).__name__)
-    payload = None
-    if session.rank == resume.source_rank:
-        buffer = io.BytesIO()
-        torch.save(_state.committed, buffer)
-        payload = buffer.getvalue()
-    model_state, optimizer_state = torch.load(io.BytesIO(_broadcast_bytes(session.process_group, payload,
-                                                                          resume.source_rank)))
+def _restore(state):
+    model_state, optimizer_state = torch.load(io.BytesIO(state))
     _state.model.load_state_dict(model_state)
     _state.optimizer.load_state_dict(optimizer_state)
     _state.optimizer.zero_grad()
     _state.committed = (model_state, optimizer_state)
+
+
+def _recover(failure):
+    """The group forms anew: after a failed collective, with the live workers (--elastic; otherwise this raises
+    JobFailure with the failure's line), or at the boundary rank 0 planned for joiners (failure None). Everyone
+    takes the model and optimizer of the worker with the newest completed step, and the steps after it are
+    taken again, each sample once."""
+    why = "" if failure is None else (str(failure).splitlines()[0] if str(failure) else "") or type(failure).__name__
+    _restore(_state.session.reform(why).state)
     _state.broken = None
 
 
@@ -247,7 +251,7 @@ class DataLoader:
         self.collate_fn = collate_fn or default_collate
         self._session = session
         self._torch_args = dict(torch_loader_args, num_workers=num_workers, collate_fn=self.collate_fn)
-        
+
     def __len__(self):
         return self._session.batches_per_pass()
 
@@ -291,6 +295,8 @@ def step_done(loss=None):
     session.end_step(float("nan") if loss is None else float(loss))
     if session.elastic:
         _commit()
+        if session.reform_due:  # rank 0 admitted restarted workers at this boundary
+            _recover(None)
     return True
 
 

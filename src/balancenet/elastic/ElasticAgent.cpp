@@ -9,6 +9,7 @@
 
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/elastic/Admission.h"
 #include "balancenet/elastic/StallReport.h"
 #include "balancenet/elastic/StateTransfer.h"
 
@@ -117,33 +118,15 @@ void ElasticAgent::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
   auto plan = membership_.planned(next);
   // Rank 0 admits joiners for the next boundary: every rank is at most one step away from it, so each
   // sees the plan at that boundary at the latest (the step between needs rank 0's contribution).
-  if (!plan && generation_.rankOf(member_) == 0 && step + 1 < totalSteps) admitJoiners(next, step);
+  if (!plan && generation_.rankOf(member_) == 0 && step + 1 < totalSteps)
+    admitJoiners(membership_, static_cast<int>(generation_.members.size()), next, step, options_.maxNodes,
+                 options_.globalBatch);
   if (plan && plan->atStep == step) {
     auto candidates = generation_.members;
     candidates.insert(candidates.end(), plan->joiners.begin(), plan->joiners.end());
     parts_->release();
     reform(trainer, next, candidates);
   }
-}
-
-void ElasticAgent::admitJoiners(int next, int64_t step) {
-  const int size = static_cast<int>(generation_.members.size());
-  if (size >= options_.globalBatch) {
-    // A split gives each worker at least one sample: one more would end the job with an invalid split.
-    const auto reason =
-        fmt::format("the job has {} workers, one per sample of --global-batch {}", size, options_.globalBatch);
-    for (int m : membership_.takePendingJoiners(std::numeric_limits<int>::max())) {
-      membership_.refuse(m, reason);
-      spdlog::warn("step {}: rank {} refused: {}", step, m, reason);
-    }
-    return;
-  }
-  const int room = options_.maxNodes - size;
-  if (room <= 0) return;  // joiners wait: a member may leave
-  auto joiners = membership_.takePendingJoiners(room);
-  if (joiners.empty()) return;
-  membership_.announce(next, Plan{step + 1, joiners});
-  spdlog::info("step {}: rank(s) {} will join after step {}", step, fmt::join(joiners, ","), step + 1);
 }
 
 void ElasticAgent::recover(trainer::StepEngine& engine, const std::exception& failure) {

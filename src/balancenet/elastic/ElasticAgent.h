@@ -67,9 +67,6 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   void finish();
 
  private:
-  // Rank 0 at the boundary after `step`: admits waiting joiners to generation `next` after step + 1,
-  // within --max-nodes; refuses them when every sample of the global batch has a worker already.
-  void admitJoiners(int next, int64_t step);
   // Forms generation `number` and continues the trainer on it from the newest committed state.
   void reform(trainer::Trainer& trainer, int number, std::vector<int> candidates);
   std::unique_ptr<comm::Communicator> connectGeneration(const Generation& g);

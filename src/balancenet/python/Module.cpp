@@ -1,6 +1,7 @@
 // balancenet._engine: the C++ session (session/Session.h) as a Python extension module. torch/extension.h
 // makes tensors and the c10d group cross the boundary as torch's own objects: Debian's python3-torch and the
 // libtorch-dev we link are one build, so the group a session forms is a torch.distributed.ProcessGroupGloo there.
+#include <pybind11/functional.h>
 #include <torch/extension.h>
 #include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -25,6 +26,8 @@ namespace {
 void registerErrors(py::module_& m) {
   static py::exception<balancenet::UsageError> usage(m, "UsageError", PyExc_ValueError);
   static py::exception<balancenet::RuntimeFailure> failure(m, "JobFailure", PyExc_RuntimeError);
+  static py::exception<balancenet::session::JobFinishedBeforeJoin> finished(m, "JobFinishedBeforeJoin",
+                                                                            PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -32,6 +35,8 @@ void registerErrors(py::module_& m) {
       usage(e.what());
     } catch (const balancenet::RuntimeFailure& e) {
       failure(e.what());
+    } catch (const balancenet::session::JobFinishedBeforeJoin& e) {
+      finished(e.what());
     }
   });
 }
@@ -54,7 +59,8 @@ PYBIND11_MODULE(_engine, m) {
       .def_readonly("source_rank", &Resume::sourceRank)
       .def_readonly("step", &Resume::step)
       .def_readonly("batch", &Resume::batch)
-      .def_readonly("world_size", &Resume::worldSize);
+      .def_readonly("world_size", &Resume::worldSize)
+      .def_property_readonly("state", [](const Resume& r) { return py::bytes(r.state); });
 
   // Calls that may wait for peers or sleep release the GIL: the loader's workers and Gloo's callbacks go on.
   using release = py::call_guard<py::gil_scoped_release>;
@@ -76,6 +82,10 @@ PYBIND11_MODULE(_engine, m) {
       .def_property_readonly("generation", &Session::generation)
       .def_property_readonly("next_batch", &Session::nextBatch)
       .def("reform", &Session::reform, py::arg("failure"), release())
+      .def_property_readonly("reform_due", &Session::reformDue)
+      .def_property_readonly("joined", &Session::joined)
+      .def("take_join_state", [](Session& s) { return py::bytes(s.takeJoinState()); })
+      .def("set_committed_state", &Session::setCommittedState)
       .def("start_data", &Session::startData, py::arg("dataset_size"), py::arg("global_batch"), py::arg("seed"))
       .def("batches_per_pass", &Session::batchesPerPass)
       .def("guess_indices", &Session::guessIndices)

@@ -15,6 +15,8 @@
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/elastic/Admission.h"
+#include "balancenet/elastic/StateTransfer.h"
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/metrics/GemmProbe.h"
@@ -34,32 +36,83 @@ std::unique_ptr<comm::Communicator> groupOfOne(const job::JobConfig& c) {
 }  // namespace
 
 Session::Session(job::JobConfig config) : config_(std::move(config)) {
-  // A worker the launcher restarted (--max-restarts) would have to be admitted into the running group and
-  // receive its state from Python; not built yet: it stops with one line and the job goes on without it.
-  if (config_.worker && config_.worker->joining)
-    throw RuntimeFailure(fmt::format("rank {}: a restarted Python worker cannot rejoin a running job yet "
-                                     "(--max-restarts); the job goes on without it under --elastic",
-                                     config_.worker->rank));
-  if (!config_.worker) {
+  gemmFlops_ = metrics::measureGemmFlops();  // before the others' traffic
+  const bool joining = config_.worker && config_.worker->joining;
+  if (joining && !elastic())
+    throw RuntimeFailure(fmt::format("rank {}: a restarted worker can join only an --elastic job", config_.worker->rank));
+  if (config_.worker) rv_ = job::rendezvousOptions(config_);
+  if (!config_.worker)
     comm_ = groupOfOne(config_);
-  } else {
-    rv_ = job::rendezvousOptions(config_);
+  else if (!joining)
     comm_ = comm::rendezvous(rv_);
+  if (elastic()) {
+    jobStore_ = joining ? comm::connectJobStore(rv_) : comm_->sharedStore();
+    member_ = !joining                      ? comm_->rank()
+              : config_.worker->rank >= 0 ? config_.worker->rank
+                                          : elastic::Membership(jobStore_, rv_.opTimeout()).newMemberId();
+    membership_ = std::make_unique<elastic::Membership>(jobStore_, config_.resilience.peerTimeout);
+    heartbeat_ = std::make_unique<elastic::Heartbeat>(jobStore_, member_);
   }
-  const int world = comm_->size();
-  for (int r = 0; r < world; ++r) {  // generation 0: the job as launched, member id = launch rank
+  if (joining) {
+    joinRunningJob();
+    return;
+  }
+  for (int r = 0; r < comm_->size(); ++r) {  // generation 0: the job as launched, member id = launch rank
     generation_.members.push_back(r);
     generation_.committed.push_back(0);
   }
-  if (elastic()) {
-    jobStore_ = comm_->sharedStore();
-    member_ = comm_->rank();
-    membership_ = std::make_unique<elastic::Membership>(jobStore_, config_.resilience.peerTimeout);
-    if (member_ == 0) membership_->recordInitialWorld(world);
-    heartbeat_ = std::make_unique<elastic::Heartbeat>(jobStore_, member_);
+  if (elastic() && member_ == 0) membership_->recordInitialWorld(comm_->size());
+  startMonitor();
+}
+
+void Session::joinRunningJob() {
+  spdlog::info("rank {} asks to join the job", member_);
+  membership_->requestJoin(member_);
+  const auto wait = config_.launch.rendezvousTimeout;
+  std::optional<int> number;
+  while (true) {
+    if (!number) number = membership_->waitForAdmission(member_, wait);
+    if (!number)
+      throw JobFinishedBeforeJoin(fmt::format("rank {}: the job finished before this worker could join", member_));
+    auto g = membership_->form(*number, member_, -1, {}, /*mayClose=*/false, wait);
+    if (g.rankOf(member_) >= 0) {
+      comm_ = connect(g);
+      generation_ = g;
+      break;
+    }
+    membership_->requestJoin(member_);  // closed without us (we came late): ask again
+    number.reset();
   }
   startMonitor();
-  gemmFlops_ = metrics::measureGemmFlops();
+  joinState_ = exchangeState().state;
+  joined_ = true;
+}
+
+std::unique_ptr<comm::Communicator> Session::connect(const elastic::Generation& g) {
+  return comm::joinGroup(comm::scopedStore(comm::elasticGenerationPrefix(g.number), jobStore_), g.rankOf(member_),
+                         static_cast<int>(g.members.size()), rv_.opTimeout(), rv_.glooHost(), rv_.iface,
+                         rv_.glooThreads);
+}
+
+Resume Session::exchangeState() {
+  // The member with the newest committed step hands its state and its place in the stream to everyone.
+  Resume resume;
+  resume.sourceRank = generation_.sourceRank();
+  resume.worldSize = comm_->size();
+  const bool source = rank() == resume.sourceRank;
+  resume.state =
+      elastic::broadcastBytes(*comm_, resume.sourceRank, source && committedState_ ? committedState_() : std::string());
+  auto where = at::empty({2}, at::kLong);
+  where[0] = step_;
+  where[1] = committedBatch_;
+  std::vector<at::Tensor> tensors{where};
+  comm_->broadcast(tensors, resume.sourceRank);
+  resume.step = step_ = where[0].item<int64_t>();
+  resume.batch = batch_ = committedBatch_ = where[1].item<int64_t>();
+  while (!records_.empty() && records_.back().step >= step_) records_.pop_back();
+  while (!evals_.empty() && evals_.back().step > step_) evals_.pop_back();
+  if (heartbeat_) heartbeat_->setStep(step_);
+  return resume;
 }
 
 Session::~Session() {
@@ -170,7 +223,10 @@ void Session::endStep(double loss) {
   trainMs_ += t.updateMs;
   ++step_;
   committedBatch_ = batch_;
-  if (heartbeat_) heartbeat_->setStep(step_);
+  if (elastic()) {
+    heartbeat_->setStep(step_);
+    planJoins();
+  }
   printProgress(r);
 }
 
@@ -186,47 +242,51 @@ void Session::printProgress(const metrics::StepRecord& last) {
 
 Resume Session::reform(const std::string& failure) {
   if (!elastic()) throw RuntimeFailure(failure);
-  spdlog::warn("rank {}: {}; re-forming the group without the workers that are gone", rank(), failure);
+  const int number = generation_.number + 1;
+  auto candidates = generation_.members;
+  std::vector<int> joiners = plannedJoiners_;
+  if (!failure.empty()) {
+    spdlog::warn("rank {}: {}; re-forming the group without the workers that are gone", rank(), failure);
+    if (auto plan = membership_->planned(number)) joiners = plan->joiners;  // admitted ones come along
+  }
+  candidates.insert(candidates.end(), joiners.begin(), joiners.end());
+  planDue_ = false;
+  plannedJoiners_.clear();
   // Our end of the old group goes first: peers still blocked in it are released at once.
   const int workersBefore = comm_->size();
   monitor_->stop();
   allocator_.reset();
   comm_.reset();
   clock_.abandon();
-  const auto next = membership_->form(generation_.number + 1, member_, step_, generation_.members, /*mayClose=*/true,
-                                      config_.resilience.peerTimeout);
-  const int rank = next.rankOf(member_);
-  if (rank < 0) throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
+  const auto next = membership_->form(number, member_, step_, candidates, /*mayClose=*/true,
+                                      config_.launch.rendezvousTimeout);
+  if (next.rankOf(member_) < 0) throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
   const int world = static_cast<int>(next.members.size());
   if (world < config_.resilience.minNodes)
     throw RuntimeFailure(fmt::format("{} workers remain, fewer than --min-workers {}", world,
                                      config_.resilience.minNodes));
-  comm_ = comm::joinGroup(comm::scopedStore(comm::elasticGenerationPrefix(next.number), jobStore_), rank, world,
-                          rv_.opTimeout(), rv_.glooHost(), rv_.iface, rv_.glooThreads);
+  comm_ = connect(next);
   generation_ = next;
   startMonitor();
-  // Everyone goes on from the newest committed step: its position in the stream comes from its holder.
-  Resume resume;
-  resume.sourceRank = next.sourceRank();
-  resume.worldSize = world;
-  auto where = at::empty({2}, at::kLong);
-  where[0] = step_;
-  where[1] = committedBatch_;
-  std::vector<at::Tensor> tensors{where};
-  comm_->broadcast(tensors, resume.sourceRank);
-  resume.step = where[0].item<int64_t>();
-  resume.batch = where[1].item<int64_t>();
-  step_ = resume.step;
-  batch_ = committedBatch_ = resume.batch;
-  while (!records_.empty() && records_.back().step >= step_) records_.pop_back();
-  while (!evals_.empty() && evals_.back().step > step_) evals_.pop_back();
+  Resume resume = exchangeState();
   if (sampler_) makeAllocator(generation_, workersBefore);
   split_ = worker::forMembers(config_, generation_.members).split;
-  if (heartbeat_) heartbeat_->setStep(step_);
-  if (rank == 0)
+  if (rank() == 0)
     spdlog::info("the group re-formed with {} workers (members {}); training goes on from step {}", world,
                  generation_.memberList(), step_);
   return resume;
+}
+
+void Session::planJoins() {
+  // Rank 0 admits waiting workers for the boundary after the next step; every rank finds the plan by then.
+  const int next = generation_.number + 1;
+  auto plan = membership_->planned(next);
+  if (!plan && rank() == 0)
+    elastic::admitJoiners(*membership_, worldSize(), next, step_, config_.resilience.maxNodes, globalBatch());
+  if (plan && plan->atStep == step_) {
+    planDue_ = true;
+    plannedJoiners_ = plan->joiners;
+  }
 }
 
 void Session::recordEval(double accuracy, double loss) {
@@ -245,6 +305,7 @@ void Session::sumStepLosses() {
 metrics::RunSummary Session::finish() {
   if (summary_) return *summary_;
   require(!clock_.running(), "finish() inside a step: call step_done() after the step's last batch first");
+  if (elastic() && rank() == 0) membership_->markFinished();  // workers still waiting to join go home
   if (!records_.empty()) sumStepLosses();
 
   metrics::RunSummary summary;

@@ -4,7 +4,9 @@
 // files (steps.csv, splits.csv, summary.json).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,10 +38,17 @@ struct BatchShare {
 
 // Where the members of a re-formed group go on from (elastic jobs).
 struct Resume {
-  int sourceRank = 0;  // the rank (in the new group) whose committed model and optimiser everyone takes
+  int sourceRank = 0;  // the rank (in the new group) whose committed state everyone takes
   int64_t step = 0;    // its steps done
   int64_t batch = 0;   // its next global batch
   int worldSize = 0;
+  std::string state;  // its committed state, as setCommittedState's function gave it (empty: none set)
+};
+
+// A restarted worker found the job finished before it was admitted: nothing left to do.
+class JobFinishedBeforeJoin : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A step is what lies between two endStep() calls: one or more global batches (gradient accumulation), all
@@ -47,7 +56,9 @@ struct Resume {
 class Session {
  public:
   // Joins the job described by `config` (config.worker set: the launcher's environment) or, without a worker
-  // identity, forms a job of this process alone. Throws UsageError/RuntimeFailure with one line.
+  // identity, forms a job of this process alone. A worker the launcher restarted (--elastic --max-restarts)
+  // waits to be admitted into the running group and receives its state (joinState()); JobFinishedBeforeJoin
+  // when the job ended first. Throws UsageError/RuntimeFailure with one line.
   explicit Session(job::JobConfig config);
   ~Session();
   Session(const Session&) = delete;
@@ -91,8 +102,17 @@ class Session {
   // on from: the newest committed step among them. Collective among the survivors. The caller then takes the
   // source rank's model and optimiser over the new group, and the steps after the resume point are taken
   // again. Throws RuntimeFailure when the job is not elastic or fewer than --min-workers remain.
+  // `failure` empty: the re-form rank 0 planned at this boundary to admit joiners (reformDue()).
   Resume reform(const std::string& failure);
   bool elastic() const { return config_.resilience.elastic; }
+  // Joiners were admitted for this boundary: every member calls reform("") after endStep().
+  bool reformDue() const { return planDue_; }
+  // The bytes of the state after the last completed step (the Python package's model and optimiser), asked of
+  // the member with the newest one when a group forms anew; called without the Python GIL held.
+  void setCommittedState(std::function<std::string()> state) { committedState_ = std::move(state); }
+  // This worker joined a running job; the state it received, once.
+  bool joined() const { return joined_; }
+  std::string takeJoinState() { return std::move(joinState_); }
   int generation() const { return generation_.number; }
   int64_t nextBatch() const { return batch_; }
 
@@ -109,6 +129,10 @@ class Session {
   void printProgress(const metrics::StepRecord& last);
   void sumStepLosses();
   void startMonitor();
+  void joinRunningJob();
+  std::unique_ptr<comm::Communicator> connect(const elastic::Generation& generation);
+  Resume exchangeState();
+  void planJoins();
   void makeAllocator(const elastic::Generation& generation, int workersBefore);
 
   job::JobConfig config_;
@@ -121,6 +145,11 @@ class Session {
   std::unique_ptr<elastic::Heartbeat> heartbeat_;
   elastic::Generation generation_;
   int64_t committedBatch_ = 0;  // the next batch after the last completed step
+  std::function<std::string()> committedState_;
+  bool planDue_ = false;  // joiners admitted to the next generation, which forms at this boundary
+  std::vector<int> plannedJoiners_;
+  bool joined_ = false;
+  std::string joinState_;
   std::unique_ptr<monitor::NodeMonitor> monitor_;
   double gemmFlops_ = 0;
   std::unique_ptr<orchestrator::Allocator> allocator_;
