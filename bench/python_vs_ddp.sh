@@ -6,8 +6,9 @@
 # Usage: bench/python_vs_ddp.sh [out-dir] [scenario...]      scenarios: h1 homo (default: both)
 #   h1:   4 workers paced 100,100,100,25 samples/s; homo: 4 x 100. Global batch 128, up to 300 steps,
 #         evaluation every 25, each side stops at its first evaluation at or above 85% test accuracy.
-#   MAX_LOAD=l, QUIET_WAIT=s  before each run, wait (up to s seconds, default 1200) for a 1-minute load
-#         average below l (default 1.2): the machine is shared; the load before and after each run is kept
+#   MAX_LOAD=l, QUIET_WAIT=s  before each scenario, wait (up to s seconds, default 1200) for a 1-minute load
+#         average below l (default 1.2): the machine is shared. Its two sides then run back to back (the load
+#         average our own first side leaves takes minutes to decay); the load before and after each is kept
 #   QUICK=1  a smoke run (tests/bench): 4 steps, evaluation every 2 on 400 test images, no target, no waiting
 #   BALANCENET_BINARY=path  the launcher (default build/apps/balancenet)
 # Exit 77 (a skip, for CTest) when Debian's python3-torch is missing. Results: docs/results.md.
@@ -38,8 +39,8 @@ scenario() {
 steps=300 every=25 target=0.85 test=0
 [ "${QUICK:-0}" = 1 ] && steps=4 every=2 target=0 test=400
 
-# Waits for a quiet machine (not in QUICK mode), then prints the load.
-quiet_load() {
+# Waits for a quiet machine (not in QUICK mode).
+wait_quiet() {
   local waited=0
   while [ "${QUICK:-0}" != 1 ] && awk -v l="$(load1)" -v m="${MAX_LOAD:-1.2}" 'BEGIN {exit !(l >= m)}' &&
     ((waited < ${QUIET_WAIT:-1200})); do
@@ -47,14 +48,13 @@ quiet_load() {
     sleep 30
     waited=$((waited + 30))
   done
-  load1
 }
 
 # run SIDE SCENARIO_DIR ARGS...: one side under the launcher; "side load-before load-after" to loads.txt.
 run() {
   local side=$1 dir=$2 before
   shift 2
-  before=$(quiet_load)
+  before=$(load1)
   echo "python_vs_ddp: $(basename "$dir") $side (load $before)" >&2
   rm -rf "$dir/$side-run"
   "$BN" launch --workers 4 --threads 1 --log-level warn --run-dir "$dir/$side-run" bench/ddp_peer.py \
@@ -71,6 +71,7 @@ for s in $SCENARIOS; do
   echo "$s $target" >> "$OUT/scenarios.txt"
   mkdir -p "$OUT/$s"
   : > "$OUT/$s/loads.txt"
+  wait_quiet
   common=(--global-batch 128 --steps "$steps" --eval-every "$every" --target-accuracy "$target" --test-samples "$test"
           --node-speed "$pace")
   run balancenet "$OUT/$s" --balancenet "${common[@]}"
