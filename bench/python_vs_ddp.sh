@@ -63,6 +63,7 @@ run() {
   echo "$side $before $(load1)" >> "$dir/loads.txt"
 }
 
+for s in $SCENARIOS; do scenario "$s" > /dev/null; done  # a wrong name before anything runs
 mkdir -p "$OUT"
 : > "$OUT/scenarios.txt"
 echo "QUICK=${QUICK:-0} $0 $OUT $SCENARIOS ($(date -Iseconds))" > "$OUT/command.txt"
