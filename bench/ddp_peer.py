@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch DDP doing what `balancenet train` does, for side-by-side comparisons (bench/vs_ddp.sh, and with
---model resnet18 --data imagefolder:DIR, bench/resnet_imagefolder.sh).
+--model resnet18 --data imagefolder:DIR, bench/resnet_imagefolder.sh); with --balancenet, the same script
+with balancenet.torch's five lines (marked "bn:"), run by `balancenet launch` (bench/python_vs_ddp.sh).
 
 Run with Debian's python3-torch under torchrun, e.g.
     /usr/bin/python3 -m torch.distributed.run --nproc_per_node 4 bench/ddp_peer.py \\
@@ -11,7 +12,14 @@ SGD settings, an equal split of each global batch (DDP's only option), gloo over
 per worker. Heterogeneity is emulated with balancenet's semantics: --slowdown s makes a node's compute
 last s times its real compute, --node-speed v makes it last at least b / v seconds. DDP starts its
 all-reduce from backward hooks, so the sleep goes before backward, sized from the node's previous
-step (the first step runs unslowed). Writes a summary JSON in balancenet's summary.json terms.
+step's compute (forward and backward up to its last gradient, not the sync DDP's backward waits for at
+its end; the first step runs unslowed), scaled to this step's share. Writes a summary JSON in balancenet's
+summary.json terms.
+
+--balancenet: bn.init() joins the job `balancenet launch` started, bn.attach() the weighted comm hook,
+bn.DataLoader this rank's live share of each global batch (the same permutation, so the same samples per
+step as the plain side), bn.step_done() after each step; the pacing above is the script's on both sides,
+sized from the rank's current share (bn.split()[rank], which the policy changes between steps).
 """
 import argparse
 import gzip
@@ -126,6 +134,8 @@ class FolderImages:
         return len(self.set)
 
     def __getitem__(self, idx):
+        if isinstance(idx, int):  # one sample (bn.DataLoader's reads)
+            return self.set[idx][0]
         indices = range(*idx.indices(len(self))) if isinstance(idx, slice) else idx.tolist()
         return torch.stack([self.set[i][0] for i in indices])
 
@@ -139,6 +149,19 @@ def image_folder(root, size, split, augment):
     steps += [transforms.ToTensor(), transforms.Normalize([PIXEL_MEAN], [PIXEL_STD])]
     x = FolderImages(os.path.join(root, split), transforms.Compose(steps))
     return x, x.targets
+
+
+class Samples(torch.utils.data.Dataset):
+    """(x[i], y[i]): the map-style dataset bn.DataLoader reads one sample at a time."""
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
 
 
 def per_node(text, world):
@@ -158,6 +181,67 @@ def schedule(base, changes, world):
     return lambda step: [v for s, v in points if s <= step][-1]
 
 
+class GradientClock:
+    """When this step's backward computed its last gradient. DDP's backward() also waits for the gradient
+    all-reduce at its end: that wait is not compute (counted as compute, a fast rank's wait for a slow one
+    would shorten its own pacing sleep, and the balancenet side's policy would see it as speed)."""
+
+    def __init__(self, model):
+        self.last = 0.0
+        for parameter in model.parameters():
+            parameter.register_hook(self.mark)
+
+    def mark(self, grad):
+        self.last = time.perf_counter()
+
+
+def join(use_balancenet):
+    """The job: torch.distributed's default group, or with --balancenet balancenet's session (bn.init() sets up
+    the default group too). Returns the balancenet.torch module or None."""
+    if not use_balancenet:
+        dist.init_process_group("gloo")
+        return None
+    import balancenet.torch as bn  # bn: 1 (`balancenet launch` puts the package on the path)
+    bn.init()  # bn: 2
+    return bn
+
+
+def equal_shares(x, y, global_batch, seed, rank, world):
+    """DDP's batches: this rank's equal slice of each global batch of balancenet's sample stream, and its size."""
+    local = global_batch // world
+    epoch, position = 0, 0
+    order = epoch_permutation(len(x), seed, epoch)
+    while True:
+        if position + global_batch > len(order):  # the stream goes on into the next epoch's order
+            epoch += 1
+            order = torch.cat([order[position:], epoch_permutation(len(x), seed, epoch)])
+            position = 0
+        idx = order[position + rank * local:position + (rank + 1) * local]
+        position += global_batch
+        yield x[idx], y[idx], local
+
+
+def balanced_shares(bn, x, y, global_batch, seed, rank):
+    """balancenet's batches: this rank's live share of each global batch of the same stream, and its size."""
+    loader = bn.DataLoader(Samples(x, y), global_batch=global_batch, seed=seed)  # bn: 4
+    while True:  # one pass per iteration of the loader; the stream goes on
+        for xs, ys in loader:
+            yield xs, ys, bn.split()[rank]  # the split the policy chose for this step
+
+
+def evaluate(model, x_test, y_test, rank, world):
+    """Test accuracy, sharded over the ranks like balancenet's evaluation."""
+    model.eval()
+    begin, end = len(x_test) * rank // world, len(x_test) * (rank + 1) // world
+    with torch.no_grad():
+        correct = sum((model.module(x_test[i:min(i + 1000, end)]).argmax(1) == y_test[i:min(i + 1000, end)])
+                      .sum().item() for i in range(begin, end, 1000))
+    model.train()
+    total = torch.tensor([float(correct)])
+    dist.all_reduce(total)
+    return total.item() / len(x_test)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--global-batch", type=int, default=128)
@@ -170,23 +254,28 @@ def main():
     p.add_argument("--node-speed", default="")
     p.add_argument("--speed-schedule", default="")
     p.add_argument("--eval-every", type=int, default=0)
+    p.add_argument("--test-samples", type=int, default=0, help="evaluate on the first N test samples (0: all)")
+    p.add_argument("--target-accuracy", type=float, default=0,
+                   help="stop after the first evaluation at or above it (every rank sees the same accuracy)")
     p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     p.add_argument("--data", default="", help="imagefolder:DIR (DIR/train, DIR/val of gray images) instead of "
                    "--data-dir's IDX files, normalised with Fashion-MNIST's mean and std")
     p.add_argument("--image-size", type=int, default=28)
     p.add_argument("--augment", default="", help="crop,flip: RandomCrop(padding 4) and RandomHorizontalFlip")
     p.add_argument("--model", default="cnn", choices=["cnn", "resnet18"])
+    p.add_argument("--balancenet", action="store_true",
+                   help="balancenet.torch's five lines: live per-rank shares, the weighted comm hook (run under "
+                   "`balancenet launch`)")
     p.add_argument("--out", default="ddp.json")
     p.add_argument("--print-steps", action="store_true",
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
     a = p.parse_args()
 
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")
+    bn = join(a.balancenet)
     rank, world = dist.get_rank(), dist.get_world_size()
-    if a.global_batch % world:
+    if not bn and a.global_batch % world:
         raise SystemExit("ddp_peer: DDP splits the global batch equally: it must divide by the workers")
-    local = a.global_batch // world
     slow = schedule(a.slowdown, a.slowdown_schedule, world) if a.slowdown else None
     pace = schedule(a.node_speed, a.speed_schedule, world) if a.node_speed else None
 
@@ -196,58 +285,64 @@ def main():
     else:
         x_train, y_train = load(a.data_dir, "train")
         x_test, y_test = load(a.data_dir, "t10k")
+    if a.test_samples:
+        x_test, y_test = x_test[:a.test_samples], y_test[:a.test_samples]
     torch.manual_seed(a.seed)
     model = nn.parallel.DistributedDataParallel(cnn() if a.model == "cnn" else resnet18(1, a.image_size))
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
-    epoch, position = 0, 0
-    order = epoch_permutation(len(x_train), a.seed, epoch)
+    if bn:
+        bn.attach(model, opt)  # bn: 3
+        batches = balanced_shares(bn, x_train, y_train, a.global_batch, a.seed, rank)
+    else:
+        batches = equal_shares(x_train, y_train, a.global_batch, a.seed, rank, world)
 
-    evaluations, train_seconds, last_compute, step_seconds = [], 0.0, 0.0, []
+    evaluations, train_seconds, step_seconds = [], 0.0, []
+    gradients = GradientClock(model)
+    last_compute, last_share = 0.0, 1  # the previous step's real compute (no sleep, no sync) and its samples
     for step in range(a.steps):
         start = time.perf_counter()
-        if position + a.global_batch > len(order):  # the stream goes on into the next epoch's order
-            epoch += 1
-            order = torch.cat([order[position:], epoch_permutation(len(x_train), a.seed, epoch)])
-            position = 0
-        idx = order[position + rank * local:position + (rank + 1) * local]
-        position += a.global_batch
+        x, y, share = next(batches)
         opt.zero_grad()
         forward_start = time.perf_counter()
-        loss = nn.functional.cross_entropy(model(x_train[idx]), y_train[idx])
+        loss = nn.functional.cross_entropy(model(x), y)
         forward = time.perf_counter() - forward_start
+        compute = last_compute * share / last_share  # this step's real compute, estimated per sample
         if slow and last_compute > 0:
-            time.sleep(max(0.0, (slow(step)[rank] - 1) * last_compute))
+            time.sleep(max(0.0, (slow(step)[rank] - 1) * compute))
         elif pace and last_compute > 0:
-            time.sleep(max(0.0, local / pace(step)[rank] - last_compute))
+            time.sleep(max(0.0, share / pace(step)[rank] - compute))
         backward_start = time.perf_counter()
-        loss.backward()  # DDP all-reduces (mean over the equal shares) from its hooks, waits at the end
-        last_compute = forward + time.perf_counter() - backward_start
+        loss.backward()  # DDP all-reduces from its hooks (a mean, or balancenet's weighted sum), waits at the end
+        last_compute, last_share = forward + gradients.last - backward_start, share
         opt.step()
+        if bn:
+            bn.step_done(loss)  # bn: 5
         step_seconds.append(time.perf_counter() - start)
         train_seconds += step_seconds[-1]
         if a.print_steps and rank == 0:
             print(f"step {step + 1}/{a.steps}", flush=True)
         if a.eval_every and ((step + 1) % a.eval_every == 0 or step + 1 == a.steps):
-            # Sharded over the ranks like balancenet's evaluation; its time is not training time.
-            model.eval()
-            begin, end = len(x_test) * rank // world, len(x_test) * (rank + 1) // world
-            with torch.no_grad():
-                correct = sum((model.module(x_test[i:min(i + 1000, end)]).argmax(1) == y_test[i:min(i + 1000, end)])
-                              .sum().item() for i in range(begin, end, 1000))
-            model.train()
-            total = torch.tensor([float(correct)])
-            dist.all_reduce(total)
-            evaluations.append({"step": step + 1, "accuracy": total.item() / len(x_test),
-                                "train_seconds": train_seconds})
+            accuracy = evaluate(model, x_test, y_test, rank, world)  # not training time
+            evaluations.append({"step": step + 1, "accuracy": accuracy, "train_seconds": train_seconds})
+            if bn:
+                bn.record_eval(accuracy)
+            if a.target_accuracy and accuracy >= a.target_accuracy:
+                break
+    steps = len(step_seconds)
     if rank == 0:
-        summary = {"framework": "pytorch-ddp", "nodes": world, "steps": a.steps, "global_batch": a.global_batch,
-                   "train_seconds": train_seconds, "samples_per_second": a.steps * a.global_batch / train_seconds,
+        summary = {"framework": "balancenet.torch" if bn else "pytorch-ddp", "nodes": world, "steps": steps,
+                   "global_batch": a.global_batch, "train_seconds": train_seconds,
+                   "samples_per_second": steps * a.global_batch / train_seconds,
                    "step_seconds": step_seconds,  # rank 0's wall time of each step (warm-up can be left out)
                    "evaluations": evaluations,
                    "final_accuracy": evaluations[-1]["accuracy"] if evaluations else None}
+        if bn:
+            summary.update(split=bn.split(), run_dir=bn.run_dir())
         with open(a.out + ".tmp", "w") as f:
             json.dump(summary, f, indent=2)
         os.replace(a.out + ".tmp", a.out)
+    if bn:
+        bn.finish()  # steps.csv, splits.csv, summary.json in the run directory (collective)
     dist.destroy_process_group()
 
 

@@ -52,6 +52,13 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def write_json(path, value):
+    """Atomically: a reader never sees half a file."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
 def fmt(value, spec):
     return "n/r" if value is None else format(value, spec)
 
@@ -102,9 +109,7 @@ def main():
         writer.writerow(["scenario", "rep", "framework", "samples_per_second", "seconds_to_target", "final_accuracy"])
         writer.writerows(rows)
     os.replace(os.path.join(out, "vs_ddp.csv.tmp"), os.path.join(out, "vs_ddp.csv"))
-    with open(os.path.join(out, "vs_ddp.json.tmp"), "w") as f:
-        json.dump(results, f, indent=2)
-    os.replace(os.path.join(out, "vs_ddp.json.tmp"), os.path.join(out, "vs_ddp.json"))
+    write_json(os.path.join(out, "vs_ddp.json"), results)
 
     print("| scenario | pairs | balancenet samples/s | DDP samples/s | ratio | target | balancenet s to target "
           "| DDP s to target | speed-up | final acc. bn / DDP |")

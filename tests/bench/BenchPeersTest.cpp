@@ -1,9 +1,12 @@
-// The benchmarks' own parts that a number depends on: bench/ddp_peer.py's resnet18 is the zoo's, and
-// bench/lib/rates.sh's table computes the ratios it prints.
+// The benchmarks' own parts that a number depends on: bench/ddp_peer.py's resnet18 is the zoo's,
+// bench/lib/rates.sh's table computes the ratios it prints, and bench/python_vs_ddp.sh runs both its sides.
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -56,6 +59,33 @@ TEST(BenchPeers, RateTablePrintsMeansAndRatios) {
   EXPECT_LT(out.find("| fast |"), out.find("| slow |")) << out;
   EXPECT_NE(out.find("fast / slow: 2.00x"), std::string::npos) << out;
   EXPECT_NE(out.find("slow / fast: 0.50x"), std::string::npos) << out;
+}
+
+// bench/python_vs_ddp.sh's smoke mode (QUICK=1: 4 steps): plain DDP and the same script with balancenet.torch's
+// lines, each under `balancenet launch --workers 4`, and the table of the two with its ratios and target.
+TEST(BenchPeers, PythonVsDdpQuickRunsBothSidesAndPrintsTheTable) {
+  if (!run("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null").second)
+    GTEST_SKIP() << "/usr/bin/python3 has no torch";
+  balancenet::testing::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto [table, ok] =
+      run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && QUICK=1 BALANCENET_BINARY=" + BALANCENET_BINARY +
+          " bash bench/python_vs_ddp.sh " + out + " homo 2>&1");
+  ASSERT_TRUE(ok) << table;
+  const std::regex row(
+      R"(\| homo \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]{2}x \| n/r \| n/r \| n/r \| >= 0\.97x at 0%: )"
+      R"((met|\*\*not met\*\*), n/r \| 4 / 4 \| [0-9.]+% / [0-9.]+% \|)");
+  EXPECT_TRUE(std::regex_search(table, row)) << table;
+  // The balancenet side really ran under balancenet: its session wrote the run's files, 4 steps of 4 ranks.
+  std::ifstream summary(out + "/homo/balancenet.json");
+  std::stringstream text;
+  text << summary.rdbuf();
+  EXPECT_NE(text.str().find("\"framework\": \"balancenet.torch\""), std::string::npos) << text.str();
+  EXPECT_TRUE(std::filesystem::exists(out + "/homo/balancenet-run/summary.json"));
+  std::ifstream steps(out + "/homo/balancenet-run/steps.csv");
+  int lines = 0;
+  for (std::string line; std::getline(steps, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 4 * 4);
 }
 
 }  // namespace
