@@ -114,7 +114,7 @@ def attach(model, optimizer=None):
     if session.elastic and optimizer is None:
         raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
                          "dead worker is taken again from the last completed step's model and optimizer state")
-    model.register_comm_hook(_HookState(session), _weighted_allreduce)
+    model.register_comm_hook(_HookState(session, model.module), _weighted_allreduce)
     session.set_model_name(type(model.module).__name__)
     _state.model, _state.optimizer = model.module, optimizer
     if session.elastic:
@@ -126,9 +126,13 @@ def attach(model, optimizer=None):
 
 
 class _HookState:
-    def __init__(self, session):
+    def __init__(self, session, module):
         self.session = session
         self.generation, self.group = None, None
+        # --elastic: one all-reduce per backward, in the module's parameter order (see _whole_allreduce).
+        self.whole = session.elastic
+        self.order = {p.data_ptr(): i for i, p in enumerate(module.parameters())}
+        self.waiting = []  # this backward's buckets until its last: (parameters, buffer, future)
 
     def current_group(self):
         """The engine's group (a torch.distributed.ProcessGroupGloo), formed again after a membership change."""
@@ -153,6 +157,8 @@ def _weighted_allreduce(state, bucket):
     buffer = bucket.buffer()
     if _state.broken is not None:
         return _completed(buffer)
+    if state.whole:
+        return _whole_allreduce(state, bucket)
     session = state.session
     if bucket.is_last():  # backward is done; an emulated slower node sleeps here, before its last sync
         session.backward_done()
@@ -173,6 +179,55 @@ def _weighted_allreduce(state, bucket):
         return value
 
     return future.then(reduced)
+
+
+def _whole_allreduce(state, bucket):
+    """The weighted all-reduce of --elastic jobs: every bucket waits for the backward's last one, and the whole
+    gradient goes in one all-reduce in the module's parameter order. DDP rebuilds its bucket layout after its
+    first step, agreed over torch's group; a worker that joins a running job later starts with the first
+    layout, so buckets would not match between members, while the parameter order always does. The price is
+    the overlap of communication with backward."""
+    future = torch.futures.Future()
+    state.waiting.append((bucket.parameters(), bucket.buffer(), future))
+    if not bucket.is_last():
+        return future
+    waiting, state.waiting = state.waiting, []
+    parts = {}  # parameter index -> its slice of its bucket's buffer
+    for params, buffer, _ in waiting:
+        offset = 0
+        for p in params:
+            parts[state.order[p.data_ptr()]] = buffer[offset:offset + p.numel()]
+            offset += p.numel()
+    order = sorted(parts)
+    flat = torch.cat([parts[i] for i in order]).mul_(_state.weight)
+    session = state.session
+    session.backward_done()
+
+    def release():
+        for _, buffer, pending in waiting[:-1]:
+            pending.set_result(buffer)
+        return waiting[-1][1]
+
+    try:
+        work = state.current_group().allreduce([flat]).get_future()
+    except RuntimeError as failure:
+        _state.broken = failure
+        return _completed(release())
+
+    def reduced(done):
+        try:
+            done.value()
+        except RuntimeError as failure:
+            _state.broken = failure
+            return release()
+        session.reduced()
+        offset = 0
+        for i in order:
+            parts[i].copy_(flat[offset:offset + parts[i].numel()])
+            offset += parts[i].numel()
+        return release()
+
+    return work.then(reduced)
 
 
 def _commit():
@@ -251,6 +306,9 @@ class DataLoader:
         self.collate_fn = collate_fn or default_collate
         self._session = session
         self._torch_args = dict(torch_loader_args, num_workers=num_workers, collate_fn=self.collate_fn)
+        # torch's loader draws its workers' base seed from `generator` at every pass: our own one leaves the
+        # script's random state (dropout, augmentation) as it would be without balancenet.
+        self._torch_args.setdefault("generator", torch.Generator().manual_seed(seed))
 
     def __len__(self):
         return self._session.batches_per_pass()

@@ -12,7 +12,8 @@ namespace balancenet::elastic {
 bool admitJoiners(Membership& membership, int workers, int next, int64_t step, int maxWorkers, int64_t globalBatch) {
   if (workers >= globalBatch) {
     // A split gives each worker at least one sample: one more would end the job with an invalid split.
-    const auto reason = fmt::format("the job has {} workers, one per sample of --global-batch {}", workers, globalBatch);
+    const auto reason =
+        fmt::format("the job has {} workers, one per sample of --global-batch {}", workers, globalBatch);
     for (int m : membership.takePendingJoiners(std::numeric_limits<int>::max())) {
       membership.refuse(m, reason);
       spdlog::warn("step {}: rank {} refused: {}", step, m, reason);

@@ -334,7 +334,8 @@ class Supervisor {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
     auto identity = workerIdentity(c_.launch, rank, local, joining);
     if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
-    const auto inherited = c_.program.given() ? withPackageOnPythonPath(inheritedEnvironment()) : inheritedEnvironment();
+    const auto inherited =
+        c_.program.given() ? withPackageOnPythonPath(inheritedEnvironment()) : inheritedEnvironment();
     if (c_.program.given()) {
       // A user's program reads its flags from the environment: the launch words, with what was resolved here.
       const auto more = programVariables(c_, c_.resilience.maxRestarts - restartsLeft_, withExtraArgs(), inherited);

@@ -46,7 +46,7 @@ void registerErrors(py::module_& m) {
 PYBIND11_MODULE(_engine, m) {
   m.doc() = "balancenet's engine; use it through balancenet.torch";
   m.attr("TORCH_VERSION") = py::str(std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
-                                     "." + std::to_string(TORCH_VERSION_PATCH));
+                                    "." + std::to_string(TORCH_VERSION_PATCH));
   registerErrors(m);
 
   py::class_<BatchShare>(m, "BatchShare")

@@ -39,7 +39,8 @@ Session::Session(job::JobConfig config) : config_(std::move(config)) {
   gemmFlops_ = metrics::measureGemmFlops();  // before the others' traffic
   const bool joining = config_.worker && config_.worker->joining;
   if (joining && !elastic())
-    throw RuntimeFailure(fmt::format("rank {}: a restarted worker can join only an --elastic job", config_.worker->rank));
+    throw RuntimeFailure(
+        fmt::format("rank {}: a restarted worker can join only an --elastic job", config_.worker->rank));
   if (config_.worker) rv_ = job::rendezvousOptions(config_);
   if (!config_.worker)
     comm_ = groupOfOne(config_);
@@ -47,7 +48,7 @@ Session::Session(job::JobConfig config) : config_(std::move(config)) {
     comm_ = comm::rendezvous(rv_);
   if (elastic()) {
     jobStore_ = joining ? comm::connectJobStore(rv_) : comm_->sharedStore();
-    member_ = !joining                      ? comm_->rank()
+    member_ = !joining                    ? comm_->rank()
               : config_.worker->rank >= 0 ? config_.worker->rank
                                           : elastic::Membership(jobStore_, rv_.opTimeout()).newMemberId();
     membership_ = std::make_unique<elastic::Membership>(jobStore_, config_.resilience.peerTimeout);
@@ -139,8 +140,8 @@ void Session::startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed)
   require(globalBatch >= worldSize(), fmt::format("global_batch {} is smaller than the job's {} workers: each needs "
                                                   "at least one sample",
                                                   globalBatch, worldSize()));
-  require(datasetSize >= globalBatch, fmt::format("the dataset has {} samples, fewer than one global batch of {}",
-                                                  datasetSize, globalBatch));
+  require(datasetSize >= globalBatch,
+          fmt::format("the dataset has {} samples, fewer than one global batch of {}", datasetSize, globalBatch));
   if (config_.split.batches.empty()) {
     config_.split = Split::equal(globalBatch, worldSize());
   } else {
@@ -168,6 +169,7 @@ BatchShare Session::beginBatch() {
     split_ = allocator_->splitFor(step_);
     clock_.begin(StepClock::Clock::now());
     stepShare_ = 0;
+    stepBatches_ = 0;
     pacedComputeMs_ = 0;
   }
   BatchShare share;
@@ -176,6 +178,7 @@ BatchShare Session::beginBatch() {
   share.indices = sampler_->rankIndices(batch_ * globalBatch(), split_, rank());
   share.weight = static_cast<double>(split_.batches.at(rank())) / static_cast<double>(globalBatch());
   ++batch_;
+  ++stepBatches_;
   stepShare_ += static_cast<int64_t>(share.indices.size());
   return share;
 }
@@ -192,8 +195,8 @@ void Session::backwardDone() {
     const double computeMs = clock_.computeMsAt(StepClock::Clock::now());
     double sleepMs = 0;
     if (!e.nodeSpeed.empty())  // the step's compute so far lasts at least its samples at the pace
-      sleepMs = emulation::paceSleepMs(emulation::PaceMode::Paced, e.nodeSpeed.at(step_, rank()), computeMs,
-                                       stepShare_);
+      sleepMs =
+          emulation::paceSleepMs(emulation::PaceMode::Paced, e.nodeSpeed.at(step_, rank()), computeMs, stepShare_);
     else  // the compute since the last pacing lasts `factor` times longer
       sleepMs = emulation::paceSleepMs(emulation::PaceMode::Relative, e.slowdown.at(step_, rank()),
                                        computeMs - pacedComputeMs_, 0);
@@ -212,6 +215,7 @@ void Session::endStep(double loss) {
   r.step = step_;
   r.rank = rank();
   r.batch = stepShare_;
+  r.microBatches = stepBatches_;  // global batches accumulated in the step
   r.computeMs = t.computeMs;
   r.syncMs = t.syncMs;
   r.updateMs = t.updateMs;
@@ -258,13 +262,14 @@ Resume Session::reform(const std::string& failure) {
   allocator_.reset();
   comm_.reset();
   clock_.abandon();
-  const auto next = membership_->form(number, member_, step_, candidates, /*mayClose=*/true,
-                                      config_.launch.rendezvousTimeout);
-  if (next.rankOf(member_) < 0) throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
+  const auto next =
+      membership_->form(number, member_, step_, candidates, /*mayClose=*/true, config_.launch.rendezvousTimeout);
+  if (next.rankOf(member_) < 0)
+    throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
   const int world = static_cast<int>(next.members.size());
   if (world < config_.resilience.minNodes)
-    throw RuntimeFailure(fmt::format("{} workers remain, fewer than --min-workers {}", world,
-                                     config_.resilience.minNodes));
+    throw RuntimeFailure(
+        fmt::format("{} workers remain, fewer than --min-workers {}", world, config_.resilience.minNodes));
   comm_ = connect(next);
   generation_ = next;
   startMonitor();
@@ -289,24 +294,30 @@ void Session::planJoins() {
   }
 }
 
-void Session::recordEval(double accuracy, double loss) {
-  evals_.push_back({step_, accuracy, loss, trainMs_ / 1000});
-}
+void Session::recordEval(double accuracy, double loss) { evals_.push_back({step_, accuracy, loss, trainMs_ / 1000}); }
 
 void Session::sumStepLosses() {
-  // The whole batch's loss of each step: the sum of the ranks' weighted parts (every rank has every step).
-  auto losses = at::empty({static_cast<int64_t>(records_.size())}, at::kDouble);
-  auto* v = losses.data_ptr<double>();
-  for (size_t i = 0; i < records_.size(); ++i) v[i] = records_[i].loss;
-  comm_->allreduceSum(losses);
-  for (size_t i = 0; i < records_.size(); ++i) records_[i].loss = v[i];
+  // The whole batch's loss of each step: the sum of the ranks' weighted parts over the sum of their weights.
+  // Without a membership change the weights sum to 1; after one, the steps before it lack the parts of the
+  // workers that left, and the loss is the mean over the samples of those that finished the run.
+  const int64_t steps = step_;
+  auto sums = at::zeros({2, steps}, at::kDouble);
+  auto* parts = sums.data_ptr<double>();
+  auto* weights = parts + steps;
+  for (const auto& r : records_) {
+    const double weight = static_cast<double>(r.batch) / static_cast<double>(globalBatch() * r.microBatches);
+    parts[r.step] += r.loss;
+    weights[r.step] += weight;
+  }
+  comm_->allreduceSum(sums);
+  for (auto& r : records_) r.loss = weights[r.step] > 0 ? parts[r.step] / weights[r.step] : NAN;
 }
 
 metrics::RunSummary Session::finish() {
   if (summary_) return *summary_;
   require(!clock_.running(), "finish() inside a step: call step_done() after the step's last batch first");
   if (elastic() && rank() == 0) membership_->markFinished();  // workers still waiting to join go home
-  if (!records_.empty()) sumStepLosses();
+  if (step_ > 0) sumStepLosses();
 
   metrics::RunSummary summary;
   summary.model = modelName_;

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,8 +30,8 @@ namespace balancenet::session {
 
 // One batch of a step, as this rank takes it.
 struct BatchShare {
-  int64_t step = 0;   // the optimiser step it belongs to
-  int64_t batch = 0;  // its place in the stream of global batches (several per step with accumulation)
+  int64_t step = 0;              // the optimiser step it belongs to
+  int64_t batch = 0;             // its place in the stream of global batches (several per step with accumulation)
   std::vector<int64_t> indices;  // this rank's dataset indices
   double weight = 0;             // this rank's share of the global batch: its gradient's weight in the sum
 };
@@ -156,9 +156,10 @@ class Session {
   std::optional<data::GlobalPermutationSampler> sampler_;
   Split split_;
   StepClock clock_;
-  int64_t step_ = 0;       // steps done
-  int64_t batch_ = 0;      // global batches begun
-  int64_t stepShare_ = 0;  // this rank's samples in the step so far
+  int64_t step_ = 0;           // steps done
+  int64_t batch_ = 0;          // global batches begun
+  int64_t stepShare_ = 0;      // this rank's samples in the step so far
+  int64_t stepBatches_ = 0;    // global batches begun in the step (more than one with gradient accumulation)
   double pacedComputeMs_ = 0;  // compute already paced in this step (--slowdown)
   double trainMs_ = 0;         // the steps' own time, between their begin and end
   int64_t guessedBatches_ = 0, rightGuesses_ = 0;
