@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs, builds the balancenet program alone (scripts/test.sh builds the tests), and trains the paper's
-# CNN on Fashion-MNIST with 2 workers of unequal share.
+# Installs, builds the balancenet program and its Python package (scripts/test.sh also builds the tests), and
+# trains the paper's CNN on Fashion-MNIST with 2 workers of unequal share.
 # Extra arguments are passed to `balancenet train` (e.g. --steps 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -20,7 +20,8 @@ constexpr const char* kFooter =
     "MASTER_PORT (the launcher's TCP store), GROUP_RANK, TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS,\n"
     "TORCHELASTIC_RUN_ID, TORCHELASTIC_USE_AGENT_STORE=True (torch.distributed.init_process_group() joins the\n"
     "launcher's store), OMP_NUM_THREADS (--threads, unless already set); and balancenet's: BALANCENET_JOB_TOKEN\n"
-    "(made up on one host), BALANCENET_LAUNCH_ARGS (these flags, for `import balancenet.torch`).\n"
+    "(made up on one host), BALANCENET_LAUNCH_ARGS (these flags, for `import balancenet.torch`), and PYTHONPATH\n"
+    "with balancenet's Python package first (docs/python.md: five lines give your DDP script balanced shares).\n"
     "An unmodified DDP script runs as under torchrun. Worker output is prefixed [rank r]; when a worker fails the\n"
     "others are stopped and one line names it.\n"
     "Example: balancenet launch --workers 3 train.py --lr 0.1   (train.py gets --lr 0.1)";
