@@ -274,8 +274,10 @@ Resume Session::reform(const std::string& failure) {
   generation_ = next;
   startMonitor();
   Resume resume = exchangeState();
-  if (sampler_) makeAllocator(generation_, workersBefore);
-  split_ = worker::forMembers(config_, generation_.members).split;
+  if (sampler_) {  // the data's split over the new members (without data yet, startData makes it)
+    makeAllocator(generation_, workersBefore);
+    split_ = worker::forMembers(config_, generation_.members).split;
+  }
   if (rank() == 0)
     spdlog::info("the group re-formed with {} workers (members {}); training goes on from step {}", world,
                  generation_.memberList(), step_);
