@@ -159,24 +159,30 @@ def _weighted_allreduce(state, bucket):
         return _completed(buffer)
     if state.whole:
         return _whole_allreduce(state, bucket)
-    session = state.session
     if bucket.is_last():  # backward is done; an emulated slower node sleeps here, before its last sync
-        session.backward_done()
-    buffer.mul_(_state.weight)
+        state.session.backward_done()
+    return _sum_weighted(state, buffer, lambda summed: buffer)  # summed in place
+
+
+def _sum_weighted(state, tensor, deliver):
+    """Multiplies `tensor` by this rank's weight and sums it over the engine's group; the future DDP waits on
+    gives deliver(summed), where summed is False when the all-reduce failed (the step is then broken, and
+    whatever deliver returns only keeps DDP's backward going)."""
+    tensor.mul_(_state.weight)
     try:
-        future = state.current_group().allreduce([buffer]).get_future()
+        future = state.current_group().allreduce([tensor]).get_future()
     except RuntimeError as failure:
         _state.broken = failure
-        return _completed(buffer)
+        return _completed(deliver(False))
 
     def reduced(done):
         try:
-            value = done.value()[0]
+            done.value()
         except RuntimeError as failure:
             _state.broken = failure
-            return buffer
-        session.reduced()
-        return value
+            return deliver(False)
+        state.session.reduced()
+        return deliver(True)
 
     return future.then(reduced)
 
@@ -199,35 +205,20 @@ def _whole_allreduce(state, bucket):
             parts[state.order[p.data_ptr()]] = buffer[offset:offset + p.numel()]
             offset += p.numel()
     order = sorted(parts)
-    flat = torch.cat([parts[i] for i in order]).mul_(_state.weight)
-    session = state.session
-    session.backward_done()
+    flat = torch.cat([parts[i] for i in order])
+    state.session.backward_done()
 
-    def release():
+    def deliver(summed):
+        if summed:  # back into the buckets' buffers
+            offset = 0
+            for i in order:
+                parts[i].copy_(flat[offset:offset + parts[i].numel()])
+                offset += parts[i].numel()
         for _, buffer, pending in waiting[:-1]:
             pending.set_result(buffer)
         return waiting[-1][1]
 
-    try:
-        work = state.current_group().allreduce([flat]).get_future()
-    except RuntimeError as failure:
-        _state.broken = failure
-        return _completed(release())
-
-    def reduced(done):
-        try:
-            done.value()
-        except RuntimeError as failure:
-            _state.broken = failure
-            return release()
-        session.reduced()
-        offset = 0
-        for i in order:
-            parts[i].copy_(flat[offset:offset + parts[i].numel()])
-            offset += parts[i].numel()
-        return release()
-
-    return work.then(reduced)
+    return _sum_weighted(state, flat, deliver)
 
 
 def _commit():
@@ -256,7 +247,8 @@ def _recover(failure):
     JobFailure with the failure's line), or at the boundary rank 0 planned for joiners (failure None). Everyone
     takes the model and optimizer of the worker with the newest completed step, and the steps after it are
     taken again, each sample once."""
-    why = "" if failure is None else (str(failure).splitlines()[0] if str(failure) else "") or type(failure).__name__
+    # An empty reason is the planned re-form, so a failure always has one: its first line, or its type.
+    why = "" if failure is None else next((line for line in str(failure).splitlines() if line), type(failure).__name__)
     _restore(_state.session.reform(why).state)
     _state.broken = None
 

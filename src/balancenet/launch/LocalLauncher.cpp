@@ -334,18 +334,18 @@ class Supervisor {
     const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
     auto identity = workerIdentity(c_.launch, rank, local, joining);
     if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
-    const auto inherited =
-        c_.program.given() ? withPackageOnPythonPath(inheritedEnvironment()) : inheritedEnvironment();
-    if (c_.program.given()) {
+    const auto name = fmt::format("rank {}", rank);
+    if (!c_.program.given()) {
+      children_.push_back(spawn(kSelf, withExtraArgs(), name, roleOf(rank),
+                                childEnvironment(inheritedEnvironment(), c_.launch, port_, identity)));
+    } else {
       // A user's program reads its flags from the environment: the launch words, with what was resolved here.
+      const auto inherited = withPackageOnPythonPath(inheritedEnvironment());
       const auto more = programVariables(c_, c_.resilience.maxRestarts - restartsLeft_, withExtraArgs(), inherited);
       identity.insert(identity.end(), more.begin(), more.end());
+      children_.push_back(spawn(c_.program.executable, c_.program.argv, name, roleOf(rank),
+                                childEnvironment(inherited, c_.launch, port_, identity)));
     }
-    auto env = childEnvironment(inherited, c_.launch, port_, identity);
-    children_.push_back(
-        c_.program.given()
-            ? spawn(c_.program.executable, c_.program.argv, fmt::format("rank {}", rank), roleOf(rank), std::move(env))
-            : spawn(kSelf, withExtraArgs(), fmt::format("rank {}", rank), roleOf(rank), std::move(env)));
     children_.back().rank = rank;
   }
 

@@ -220,8 +220,7 @@ void Session::endStep(double loss) {
   r.syncMs = t.syncMs;
   r.updateMs = t.updateMs;
   r.dataMs = t.dataMs;
-  // This rank's part of the whole batch's mean loss; finish() sums the parts.
-  r.loss = std::isnan(loss) ? NAN : loss * static_cast<double>(split_.batches.at(rank())) / globalBatch();
+  r.loss = loss;  // this rank's mean; finish() makes it the whole batch's
   records_.push_back(r);
   allocator_->observe(r);
   trainMs_ += t.updateMs;
@@ -299,7 +298,7 @@ void Session::planJoins() {
 void Session::recordEval(double accuracy, double loss) { evals_.push_back({step_, accuracy, loss, trainMs_ / 1000}); }
 
 void Session::sumStepLosses() {
-  // The whole batch's loss of each step: the sum of the ranks' weighted parts over the sum of their weights.
+  // The whole batch's loss of each step: the ranks' means weighted by their shares, over the sum of the weights.
   // Without a membership change the weights sum to 1; after one, the steps before it lack the parts of the
   // workers that left, and the loss is the mean over the samples of those that finished the run.
   const int64_t steps = step_;
@@ -308,7 +307,7 @@ void Session::sumStepLosses() {
   auto* weights = parts + steps;
   for (const auto& r : records_) {
     const double weight = static_cast<double>(r.batch) / static_cast<double>(globalBatch() * r.microBatches);
-    parts[r.step] += r.loss;
+    parts[r.step] += r.loss * weight;
     weights[r.step] += weight;
   }
   comm_->allreduceSum(sums);
