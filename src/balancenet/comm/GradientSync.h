@@ -37,6 +37,9 @@ void unpackGradients(const at::Tensor& buffer, const std::vector<at::Tensor>& gr
 // What each rank sends (and receives) for a ring all-reduce of `payloadBytes`: 2(P-1)/P of it. All
 // strategies count bytes on the wire this way, so their byte columns compare.
 int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize);
+// Dependent communication phases of one ring all-reduce at `worldSize` ranks (reduce-scatter then
+// all-gather, P-1 hops each): each is a wait that can land on a peer stalled by its CPU quota.
+inline int64_t ringAllReducePhases(int worldSize) { return worldSize <= 1 ? 0 : 2 * int64_t(worldSize - 1); }
 
 // Bytes one layer's synchronisation moved on this rank in one step.
 struct LayerTraffic {
@@ -57,6 +60,7 @@ struct SyncStats {
   int64_t bytesReceived = 0;           // payload this rank took off the wire
   double emulatedComputeMs = 0;        // part of elapsedMs that a wrapper spent emulating slower compute
   std::vector<LayerTraffic> layers{};  // optional per-layer breakdown of the two byte counts
+  int64_t phases = 0;                  // dependent communication phases this rank waited on in the step
 };
 
 // What a strategy may want to know about the step it synchronises (cost models, emulation).
