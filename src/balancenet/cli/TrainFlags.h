@@ -20,7 +20,7 @@ struct RawFlags {
   int workers = kUnset;  // --workers (alias --nodes)
   int servers = kUnset, staleness = kUnset;
   std::string policy;
-  std::string comm = "allreduce";
+  std::string comm = "auto";
   std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
   bool noOverlap = false;
   double rendezvousTimeoutS = 60;

@@ -101,8 +101,8 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   require(c.trainer.globalBatch == 0 || r.maxNodes <= c.trainer.globalBatch,
           fmt::format("--max-workers {} is more than --global-batch {} (every worker needs at least one sample)",
                       r.maxNodes, c.trainer.globalBatch));
-  require(c.comm.mode == comm::CommMode::AllReduce || c.comm.mode == comm::CommMode::Flat,
-          fmt::format("--elastic works with --comm allreduce or flat, not --comm {}", raw.comm));
+  require(comm::allReduces(c.comm.mode),
+          fmt::format("--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm {}", raw.comm));
   require(!c.worker || c.worker->storeHostedByLauncher || r.join,
           "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
           "hosts it)");
@@ -213,7 +213,7 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   // --save-params and
   // --checkpoint-dir/--resume are allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
-      {c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
+      {c.comm.mode != comm::CommMode::Auto && c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
       {raw.staleness != kUnset, "--staleness"},
       {c.syncBatchNorm, "--sync-bn"},
       {c.resilience.elastic, "--elastic"},

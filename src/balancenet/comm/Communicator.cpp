@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "balancenet/comm/GlooMesh.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/core/Error.h"
@@ -142,6 +143,23 @@ void Communicator::allreduceSum(std::vector<at::Tensor>& tensors) {
 void Communicator::allreduceSum(at::Tensor& tensor) {
   std::vector<at::Tensor> one{tensor};
   allreduceSum(one);
+}
+
+void Communicator::allreduceSum(at::Tensor& tensor, Exchange exchange) {
+  if (exchange == Exchange::Ring) return allreduceSum(tensor);
+  if (size_ == 1) return;
+  if (tensor.scalar_type() != at::kFloat || !tensor.is_contiguous())
+    throw RuntimeFailure("the mesh all-reduce takes one contiguous float32 tensor");
+  const auto until = deliveredAt(ringAllReduceWireBytes(tensor.numel() * int64_t(sizeof(float)), size_));
+  try {
+    if (!mesh_) mesh_ = std::make_unique<GlooMesh>(*group_, scopedStore(kMeshPrefix, store_));
+    mesh_->allreduceSum(tensor.data_ptr<float>(), tensor.numel(), exchange);
+  } catch (const RuntimeFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    rethrowAsFailure(exchangeName(exchange), rank_, e);
+  }
+  std::this_thread::sleep_until(until);  // the emulated link, as for the ring's all-reduce
 }
 
 void Communicator::broadcast(std::vector<at::Tensor>& tensors, int root) {

@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/util/intrusive_ptr.h>
 
+#include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/LinkModel.h"
 
 namespace balancenet {
@@ -22,6 +23,7 @@ class Work;
 }  // namespace c10d
 
 namespace balancenet::comm {
+class GlooMesh;
 
 // A collective in flight. wait() returns once it is done everywhere (and, under an emulated link,
 // once the link would have delivered it); a c10d failure surfaces there as RuntimeFailure.
@@ -71,6 +73,10 @@ class Communicator {
 
   void allreduceSum(std::vector<at::Tensor>& tensors);  // in place
   void allreduceSum(at::Tensor& tensor);
+  // The same sum of one contiguous float32 tensor by `exchange`: Ring is the process group's; the others run
+  // on this group's own Gloo mesh, connected (collectively) on first use: every rank must make its first such
+  // call at the same point. Fewer dependent phases than the ring (Exchange.h), the same bytes.
+  void allreduceSum(at::Tensor& tensor, Exchange exchange);
   // Starts a sum all-reduce and returns at once (Gloo runs it on its own threads). Collectives must be
   // started in the same order on every rank; `tensor` must stay alive and untouched until wait().
   PendingWork allreduceSumAsync(at::Tensor tensor);
@@ -118,6 +124,7 @@ class Communicator {
   GroupMaker makeGroup_;
   int rank_;
   int size_;
+  std::unique_ptr<GlooMesh> mesh_;  // connected on the first all-reduce that needs it
 };
 
 }  // namespace balancenet::comm

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json_fwd.hpp>
 
 namespace torch::nn {
 class Module;
@@ -90,6 +91,9 @@ class GradientSync {
   virtual bool updatesParameters() const { return false; }
   // One line per layer saying how it is synchronised and why (--explain-comm); empty: nothing to say.
   virtual std::string explain() const { return {}; }
+  // What the strategy decided during the run, added to summary.json's extras (auto: its trials); by default
+  // nothing. Wrappers pass it on.
+  virtual void describe(nlohmann::json& /*extra*/) const {}
 };
 
 }  // namespace balancenet::comm

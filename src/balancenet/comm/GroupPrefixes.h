@@ -20,6 +20,8 @@ constexpr const char* kJobGroupPrefix = "pg";
 std::string attemptPrefix(int attempt);
 // NodeMonitor's side group of the workers (sideGroup), its probes apart from the training collectives.
 constexpr const char* kProbeGroupPrefix = "probe";
+// A group's own Gloo mesh (GlooMesh.h), under the group's store: at most one per group.
+constexpr const char* kMeshPrefix = "mesh";
 // The workers and the parameter servers (ps/PsGroup.h).
 constexpr const char* kParameterServerGroupPrefix = "ps";
 // The server (rank 0) and one client of `balancenet federate`, a fresh group per connection:

@@ -26,6 +26,7 @@ class OffloadSync : public GradientSync {
   void beginStep(const SyncContext& context) override;
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
+  void describe(nlohmann::json& extra) const override { whenEven_->describe(extra); }
 
   const OffloadPlan& plan() const { return plan_; }  // of the step begun last
 

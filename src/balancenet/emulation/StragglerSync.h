@@ -24,6 +24,7 @@ class StragglerSync : public comm::GradientSync {
                               const comm::SyncContext& context) override;
   bool updatesParameters() const override { return inner_->updatesParameters(); }
   std::string explain() const override { return inner_->explain(); }
+  void describe(nlohmann::json& extra) const override { inner_->describe(extra); }
 
  private:
   std::unique_ptr<comm::GradientSync> inner_;

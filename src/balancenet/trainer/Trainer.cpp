@@ -183,6 +183,7 @@ void Trainer::describe(metrics::RunSummary& summary) {
   summary.extra["skipped_samples"] = counts[0].item<double>();
   const double reads = counts[1].item<double>() + counts[2].item<double>();
   if (reads > 0) summary.extra["prefetch_hit_rate"] = counts[1].item<double>() / reads;
+  parts_->sync.describe(summary.extra);
 }
 
 metrics::EvalPoint Trainer::evaluate() {

@@ -5,6 +5,7 @@
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
 #include "balancenet/comm/SufficientFactorSync.h"
+#include "balancenet/commchoice/AutoSync.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
 #include "balancenet/job/JobRendezvous.h"
@@ -26,14 +27,42 @@ void installLinkEmulation(comm::Communicator& comm, const EmulationOptions& e) {
 
 bool capturesFactors(const CommOptions& comm) { return comm::capturesFactors(comm.mode); }
 
+namespace {
+
+// The exchanges that sum the whole gradient, by --comm name: what --comm auto tries, in order of preference
+// (a tie goes to the earlier: the overlapped buckets, then the ring, as before auto existed).
+std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
+                                                  const comm::BucketOptions& buckets) {
+  switch (mode) {
+    case comm::CommMode::Flat: return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::Ring);
+    case comm::CommMode::HalvingDoubling:
+      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::HalvingDoubling);
+    case comm::CommMode::AllToAll: return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::AllToAll);
+    default: return std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
+  }
+}
+
+// --comm auto's candidates (alone, every exchange is none: the flat one, which skips its all-reduce).
+std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, models::Network& net,
+                                                 const comm::BucketOptions& buckets) {
+  if (comm.size() == 1) return std::make_unique<comm::FlatAllReduceSync>(comm);
+  std::vector<commchoice::Candidate> candidates;
+  for (auto mode : {comm::CommMode::AllReduce, comm::CommMode::Flat, comm::CommMode::HalvingDoubling,
+                    comm::CommMode::AllToAll})
+    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, buckets)});
+  return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
+}
+
+}  // namespace
+
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const JobConfig& c) {
   comm::BucketOptions buckets;
   buckets.bucketMb = c.comm.bucketMb;
   buckets.overlap = c.comm.overlap;
   std::unique_ptr<comm::GradientSync> sync;
-  if (c.comm.mode == comm::CommMode::Flat) {
-    sync = std::make_unique<comm::FlatAllReduceSync>(comm);
+  if (c.comm.mode == comm::CommMode::Auto) {
+    sync = makeAutoSync(comm, net, buckets);
   } else if (capturesFactors(c.comm)) {
     comm::FactorSyncOptions factors;
     factors.hybrid = c.comm.mode == comm::CommMode::Hybrid;
@@ -48,10 +77,9 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     sync =
         std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), c.comm.staleness);
   } else {
-    sync = std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
+    sync = makeAllReduce(c.comm.mode, comm, net, buckets);
   }
-  const bool allReduces = c.comm.mode == comm::CommMode::AllReduce || c.comm.mode == comm::CommMode::Flat;
-  if (allReduces && c.comm.offloadBelow > 0)
+  if (comm::allReduces(c.comm.mode) && c.comm.offloadBelow > 0)
     sync = std::make_unique<comm::OffloadSync>(comm, comm::namedParameters(net), std::move(sync), c.comm.offloadBelow);
   const auto& e = c.emulation;
   const int rank = comm.rank();

@@ -1,0 +1,90 @@
+// Delegation to the candidate of the step, the piggybacked step time, the decision's log line and summary.
+#include "balancenet/commchoice/AutoSync.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/Error.h"
+
+namespace balancenet::commchoice {
+namespace {
+
+std::vector<std::string> namesOf(const std::vector<Candidate>& candidates) {
+  std::vector<std::string> names;
+  for (const auto& c : candidates) names.push_back(c.name);
+  return names;
+}
+
+}  // namespace
+
+AutoSync::AutoSync(comm::Communicator& comm, std::vector<Candidate> candidates, TrialSettings settings)
+    : comm_(comm), candidates_(std::move(candidates)), trial_(namesOf(candidates_), settings) {
+  if (candidates_.empty()) throw RuntimeFailure("--comm auto needs at least one candidate");
+}
+
+int AutoSync::candidateFor(int64_t step) {
+  if (step != runningStep_) {
+    running_ = trial_.modeFor(step);
+    runningStep_ = step;
+  }
+  return running_;
+}
+
+void AutoSync::beginStep(const comm::SyncContext& context) {
+  candidates_[candidateFor(context.step)].sync->beginStep(context);
+}
+
+comm::SyncStats AutoSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                                      const comm::SyncContext& context) {
+  const int which = candidateFor(context.step);
+  const int64_t n = scalars.numel();
+  auto extended = at::cat({scalars.reshape({-1}), at::full({1}, pendingMs_, at::kFloat)});
+  auto stats = candidates_[which].sync->synchronize(grads, extended, context);
+  scalars.copy_(extended.narrow(0, 0, n).view(scalars.sizes()));
+  if (pendingStep_ >= 0 && trial_.record(pendingStep_, extended[n].item<double>() / comm_.size())) logDecision();
+
+  const auto now = std::chrono::steady_clock::now();
+  pendingStep_ = haveLastEnd_ ? context.step : -1;
+  pendingMs_ = haveLastEnd_ ? std::chrono::duration<double, std::milli>(now - lastEnd_).count() : 0;
+  lastEnd_ = now;
+  haveLastEnd_ = true;
+  return stats;
+}
+
+void AutoSync::logDecision() const {
+  if (comm_.rank() != 0) return;
+  const auto& d = trial_.decisions().back();
+  std::vector<std::string> times;
+  for (size_t c = 0; c < candidates_.size(); ++c)
+    times.push_back(fmt::format("{} {:.1f}", candidates_[c].name, d.medianMs[c]));
+  spdlog::info("--comm auto chose {} at step {} ({}; median step ms at {} workers: {})", candidates_[d.chosen].name,
+               d.step, d.reason, comm_.size(), fmt::join(times, ", "));
+}
+
+std::string AutoSync::explain() const {
+  std::string out = fmt::format(
+      "auto: tries {} round-robin on the first {} steps (the first round dropped, then the median step time of "
+      "each), keeps the fastest, tries again when its step time drifts; the choice is logged and in summary.json\n",
+      fmt::join(trial_.candidates(), ", "), trial_.trialSteps());
+  for (const auto& c : candidates_) out += fmt::format("  {}: {}", c.name, c.sync->explain());
+  return out;
+}
+
+void AutoSync::describe(nlohmann::json& extra) const {
+  auto decisions = nlohmann::json::array();
+  for (const auto& d : trial_.decisions()) {
+    nlohmann::json times = nlohmann::json::object();
+    for (size_t c = 0; c < candidates_.size(); ++c) times[candidates_[c].name] = d.medianMs[c];
+    decisions.push_back({{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name},
+                         {"median_step_ms", times}});
+  }
+  extra["comm_auto"] = {{"candidates", trial_.candidates()},
+                        {"workers", comm_.size()},
+                        {"chosen", trial_.decisions().empty() ? "" : candidates_[trial_.decisions().back().chosen].name},
+                        {"decisions", decisions}};
+}
+
+}  // namespace balancenet::commchoice

@@ -1,0 +1,50 @@
+// AutoSync: --comm auto. Runs the candidate exchanges on the job's own steps (they all sum the exact gradient,
+// so the steps train normally while they are timed) and keeps the fastest (ModeTrial).
+#pragma once
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/GradientSync.h"
+#include "balancenet/commchoice/ModeTrial.h"
+
+namespace balancenet::commchoice {
+
+struct Candidate {
+  std::string name;  // as --comm takes it
+  std::unique_ptr<comm::GradientSync> sync;
+};
+
+// A step's time is the time between the ends of two syncs on a rank (update, data, compute and sync: what a mode
+// changes and what it overlaps), averaged over the ranks. The average travels with the next step's gradients (one
+// more float in the scalars), so deciding costs no message of its own and every rank decides alike.
+class AutoSync : public comm::GradientSync {
+ public:
+  AutoSync(comm::Communicator& comm, std::vector<Candidate> candidates, TrialSettings settings = {});
+
+  void beginStep(const comm::SyncContext& context) override;
+  comm::SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
+                              const comm::SyncContext& context) override;
+  std::string explain() const override;
+  void describe(nlohmann::json& extra) const override;
+
+  const ModeTrial& trial() const { return trial_; }
+
+ private:
+  int candidateFor(int64_t step);
+  void logDecision() const;
+
+  comm::Communicator& comm_;
+  std::vector<Candidate> candidates_;
+  ModeTrial trial_;
+  int64_t runningStep_ = -1;  // the step whose candidate is chosen
+  int running_ = 0;
+  std::chrono::steady_clock::time_point lastEnd_{};
+  bool haveLastEnd_ = false;
+  int64_t pendingStep_ = -1;  // the step whose time goes out with the next sync
+  double pendingMs_ = 0;
+};
+
+}  // namespace balancenet::commchoice

@@ -1,0 +1,95 @@
+// Round-robin trial, median decision, drift check.
+#include "balancenet/commchoice/ModeTrial.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace balancenet::commchoice {
+
+double medianOf(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  return (*std::max_element(values.begin(), values.begin() + mid) + upper) / 2;
+}
+
+ModeTrial::ModeTrial(std::vector<std::string> candidates, TrialSettings settings)
+    : candidates_(std::move(candidates)), settings_(settings), samples_(candidates_.size()) {}
+
+int ModeTrial::trialSteps() const {
+  return (settings_.warmupRounds + settings_.rounds) * static_cast<int>(candidates_.size());
+}
+
+void ModeTrial::startTrial(int64_t firstStep, std::string reason) {
+  trying_ = true;
+  trialStart_ = firstStep;
+  trialReason_ = std::move(reason);
+  samples_.assign(candidates_.size(), {});
+  ranAt_.clear();
+  recent_.clear();
+}
+
+int ModeTrial::modeFor(int64_t step) {
+  if (trialStart_ < 0) startTrial(step, trialReason_);
+  const int64_t offset = step - trialStart_;
+  int which = current_;
+  if (trying_) {
+    if (offset < trialSteps()) {
+      which = static_cast<int>(offset % static_cast<int64_t>(candidates_.size()));
+    } else {  // the trial's last time is still on its way: the best so far
+      double best = 0;
+      for (size_t c = 0; c < samples_.size(); ++c) {
+        const double m = medianOf(samples_[c]);
+        if (m > 0 && (best == 0 || m < best)) best = m, which = static_cast<int>(c);
+      }
+    }
+  }
+  if (offset >= 0 && offset == static_cast<int64_t>(ranAt_.size())) ranAt_.push_back(which);
+  return which;
+}
+
+bool ModeTrial::record(int64_t step, double stepMs) {
+  const int64_t offset = step - trialStart_;
+  if (trialStart_ < 0 || offset < 0 || offset >= static_cast<int64_t>(ranAt_.size())) return false;
+  const int which = ranAt_[offset];
+  if (trying_) {
+    if (offset >= trialSteps()) return false;
+    const int64_t round = offset / static_cast<int64_t>(candidates_.size());
+    if (round >= settings_.warmupRounds) samples_[which].push_back(stepMs);
+    if (offset < trialSteps() - 1) return false;  // times come in step order; one may be missing (the job's first)
+    decide(step);
+    return true;
+  }
+  if (which != current_) return false;
+  recent_.push_back(stepMs);
+  if (static_cast<int>(recent_.size()) > settings_.driftWindow) recent_.erase(recent_.begin());
+  const auto& last = decisions_.back();
+  const double trialMs = last.medianMs[current_];
+  if (static_cast<int>(recent_.size()) < settings_.driftWindow || trialMs <= 0) return false;
+  const double drift = medianOf(recent_) / trialMs - 1;
+  if (std::abs(drift) > settings_.driftRatio && step - last.step >= settings_.minStepsBetween) {
+    trialStart_ = -1;  // the next step asked for starts it
+    trialReason_ = fmt::format("step time drifted {:+.0f}%", 100 * drift);
+    trying_ = true;
+  }
+  return false;
+}
+
+void ModeTrial::decide(int64_t step) {
+  TrialDecision d;
+  d.step = step;
+  d.reason = trialReason_;
+  for (const auto& s : samples_) d.medianMs.push_back(medianOf(s));
+  for (size_t c = 1; c < d.medianMs.size(); ++c)
+    if (d.medianMs[c] < d.medianMs[d.chosen]) d.chosen = static_cast<int>(c);
+  current_ = d.chosen;
+  trying_ = false;
+  recent_.clear();
+  decisions_.push_back(std::move(d));
+}
+
+}  // namespace balancenet::commchoice

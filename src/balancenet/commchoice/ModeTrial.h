@@ -1,0 +1,63 @@
+// ModeTrial: which gradient exchange to run at each step under --comm auto, decided from measured step times.
+// Pure and deterministic: every rank feeds it the same agreed times, so every rank runs the same mode.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace balancenet::commchoice {
+
+struct TrialSettings {
+  int warmupRounds = 1;       // rounds whose times are dropped (a mode's first use connects or allocates)
+  int rounds = 3;             // measured rounds; a mode's time is the median of its steps
+  int driftWindow = 8;        // steps of the chosen mode whose median is compared with its trial time
+  double driftRatio = 0.25;   // |window median / trial median - 1| above this starts a new trial ...
+  int minStepsBetween = 100;  // ... but not sooner than this many steps after the last decision
+};
+
+// One decision: the step it took effect at, the measured median of every candidate, what won and why.
+struct TrialDecision {
+  int64_t step = 0;
+  std::vector<double> medianMs;  // per candidate, in the candidates' order
+  int chosen = 0;
+  std::string reason;  // "start", "drift 0.31"
+};
+
+// Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
+// every candidate alike): warmupRounds + rounds rounds, then the one with the least median step time runs
+// until its time drifts. Ties go to the earlier candidate (the list is ordered by preference).
+class ModeTrial {
+ public:
+  ModeTrial(std::vector<std::string> candidates, TrialSettings settings = {});
+
+  // The candidate (index) step `step` runs. Steps are asked for in increasing order, each once.
+  int modeFor(int64_t step);
+  // The agreed time of step `step` (which ran modeFor(step)); may come one step late, before or after
+  // modeFor(step + 1), in step order; a step's time may be missing. Returns true when it completed a decision.
+  bool record(int64_t step, double stepMs);
+
+  bool decided() const { return !decisions_.empty() && !trying_; }
+  const std::vector<std::string>& candidates() const { return candidates_; }
+  const std::vector<TrialDecision>& decisions() const { return decisions_; }
+  int trialSteps() const;  // steps one trial takes
+
+ private:
+  void startTrial(int64_t firstStep, std::string reason);
+  void decide(int64_t step);
+
+  std::vector<std::string> candidates_;
+  TrialSettings settings_;
+  bool trying_ = true;
+  int64_t trialStart_ = -1;  // first step of the current trial (-1: set by the first modeFor)
+  std::string trialReason_ = "start";
+  std::vector<std::vector<double>> samples_;  // per candidate, this trial's measured times
+  int current_ = 0;               // the chosen candidate once decided
+  std::vector<double> recent_;    // the chosen candidate's recent times (drift)
+  std::vector<int> ranAt_;        // candidate per step since trialStart_, for records that come late
+  std::vector<TrialDecision> decisions_;
+};
+
+// The median of `values` (0 when empty).
+double medianOf(std::vector<double> values);
+
+}  // namespace balancenet::commchoice

@@ -1,0 +1,95 @@
+// ModeTrial: the round-robin schedule, the median decision, late and missing times, drift.
+#include <gtest/gtest.h>
+
+#include "balancenet/commchoice/ModeTrial.h"
+
+namespace balancenet::commchoice {
+namespace {
+
+// Runs `steps` steps, each mode taking `msOf(mode, step)`, the time of each step recorded one step late (as
+// AutoSync does, the job's first step has none). Returns the mode of every step.
+template <typename MsOf>
+std::vector<int> run(ModeTrial& trial, int64_t steps, MsOf msOf) {
+  std::vector<int> modes;
+  for (int64_t s = 0; s < steps; ++s) {
+    modes.push_back(trial.modeFor(s));
+    if (s >= 2) trial.record(s - 1, msOf(modes[s - 1], s - 1));
+  }
+  return modes;
+}
+
+TEST(ModeTrialTest, TriesEveryCandidateRoundRobinThenKeepsTheFastest) {
+  ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3});
+  EXPECT_EQ(trial.trialSteps(), 12);
+  const auto modes = run(trial, 30, [](int mode, int64_t) { return mode == 1 ? 10.0 : 20.0; });
+  for (int s = 0; s < 12; ++s) EXPECT_EQ(modes[s], s % 3) << s;
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].chosen, 1);
+  EXPECT_EQ(trial.decisions()[0].medianMs, (std::vector<double>{20, 10, 20}));
+  EXPECT_EQ(trial.decisions()[0].reason, "start");
+  for (int s = 13; s < 30; ++s) EXPECT_EQ(modes[s], 1) << s;
+  EXPECT_TRUE(trial.decided());
+}
+
+TEST(ModeTrialTest, WarmUpRoundIsDroppedAndTheMedianResistsOneOutlier) {
+  ModeTrial trial({"a", "b"}, TrialSettings{1, 3});
+  // a's first use is very slow (connection set-up), and one of b's measured steps is hit by a stall.
+  run(trial, 12, [](int mode, int64_t s) {
+    if (mode == 0) return s == 0 ? 500.0 : 12.0;
+    return s == 5 ? 90.0 : 11.0;
+  });
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].chosen, 1);
+  EXPECT_DOUBLE_EQ(trial.decisions()[0].medianMs[1], 11.0);
+}
+
+TEST(ModeTrialTest, TieGoesToTheEarlierCandidate) {
+  ModeTrial trial({"a", "b"}, TrialSettings{1, 2});
+  run(trial, 10, [](int, int64_t) { return 7.0; });
+  ASSERT_FALSE(trial.decisions().empty());
+  EXPECT_EQ(trial.decisions()[0].chosen, 0);
+}
+
+TEST(ModeTrialTest, StepAfterTheTrialRunsTheBestSoFarUntilTheLastTimeArrives) {
+  ModeTrial trial({"a", "b"}, TrialSettings{0, 2});
+  std::vector<double> ms{30, 10, 30, 10};
+  for (int64_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(trial.modeFor(s), s % 2);
+    if (s >= 1) trial.record(s - 1, ms[s - 1]);
+  }
+  EXPECT_FALSE(trial.decided());
+  EXPECT_EQ(trial.modeFor(4), 1);  // b's one time so far beats a's
+  EXPECT_TRUE(trial.record(3, ms[3]));
+  EXPECT_TRUE(trial.decided());
+}
+
+TEST(ModeTrialTest, DriftStartsANewTrialNotSoonerThanAllowed) {
+  TrialSettings settings{1, 2, 4, 0.25, 20};
+  ModeTrial trial({"a", "b"}, settings);
+  // b is fastest until step 40, then it becomes three times slower than a.
+  const auto modes = run(trial, 80, [](int mode, int64_t s) {
+    if (mode == 0) return 15.0;
+    return s < 40 ? 10.0 : 45.0;
+  });
+  ASSERT_GE(trial.decisions().size(), 2u);
+  EXPECT_EQ(trial.decisions()[0].chosen, 1);
+  EXPECT_EQ(trial.decisions()[1].chosen, 0);
+  EXPECT_NE(trial.decisions()[1].reason.find("drifted"), std::string::npos);
+  EXPECT_GE(trial.decisions()[1].step - trial.decisions()[0].step, settings.minStepsBetween);
+  EXPECT_EQ(modes.back(), 0);
+}
+
+TEST(ModeTrialTest, SteadyTimesNeverStartAnotherTrial) {
+  ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3, 8, 0.25, 10});
+  run(trial, 300, [](int mode, int64_t s) { return 10.0 + mode + 0.5 * (s % 3); });
+  EXPECT_EQ(trial.decisions().size(), 1u);
+}
+
+TEST(ModeTrialTest, MedianOfEvenAndOddCounts) {
+  EXPECT_DOUBLE_EQ(medianOf({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(medianOf({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(medianOf({}), 0);
+}
+
+}  // namespace
+}  // namespace balancenet::commchoice
