@@ -14,7 +14,9 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
   comm_.allreduceSum(buffer_);
   unpackGradients(buffer_, grads, scalars);
   const int64_t wire = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
-  return {watch.elapsedMs(), wire, wire};
+  SyncStats stats{watch.elapsedMs(), wire, wire};
+  stats.phases = ringAllReducePhases(comm_.size());  // one ring all-reduce
+  return stats;
 }
 
 }  // namespace balancenet::comm
