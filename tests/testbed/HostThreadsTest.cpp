@@ -3,6 +3,8 @@
 // and its steps.csv counts the quota's stalls (issue 30).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "CsvRows.h"
@@ -36,6 +38,7 @@ TEST_F(HostThreads, AWorkerUnderAQuotaBelowOneCoreRunsOneThread) {
     throttledSteps += std::stoll(row.at("throttled_periods")) > 0;
     throttledMs += std::stod(row.at("throttled_ms"));
   }
+  std::printf("0.45-core host: %d of 20 steps throttled, %.0f ms stalled in all\n", throttledSteps, throttledMs);
   EXPECT_GE(throttledSteps, 10) << readFile(runDir(0) + "/steps.csv");
   EXPECT_GT(throttledMs, 0);
 }
