@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 #include "balancenet/report/RunResults.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/SyntheticData.h"
@@ -32,19 +33,6 @@ namespace fs = std::filesystem;
 
 constexpr int kSteps = 3;
 constexpr int kMicroBatches = 4;
-
-// A run directory's CSV file as rows of cells named by its header.
-using CsvRow = std::map<std::string, std::string>;
-std::vector<CsvRow> readCsvRows(const std::string& path) {
-  const auto lines = report::readCsv(path);
-  std::vector<CsvRow> rows;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    CsvRow row;
-    for (size_t c = 0; c < lines[0].size() && c < lines[i].size(); ++c) row[lines[0][c]] = lines[i][c];
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
 
 // What --export wrote: the state_dict, by name.
 std::map<std::string, at::Tensor> readExport(const std::string& path) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 #include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
@@ -101,24 +102,34 @@ TEST_F(ProcessEquivalence, TorchScriptModelMatchesOneProcess) {
   EXPECT_EQ(layers.find(",sfb,"), std::string::npos) << layers;
 }
 
+// Also where steps.csv's CPU-quota columns are checked: with --comm flat each rank waits on one ring all-reduce
+// a step, 2(P-1) = 4 dependent phases at 3 ranks.
 TEST_F(ProcessEquivalence, WorkersStartedByHandWithTorchrunEnvironment) {
   const int port = freePort();
-  std::vector<ProcessResult> results(2);
+  std::vector<ProcessResult> results(3);
   std::vector<std::thread> workers;
-  for (int rank = 0; rank < 2; ++rank)
+  for (int rank = 0; rank < 3; ++rank)
     workers.emplace_back([&, rank] {
       ProcessOptions o;
       o.env = {{"RANK", std::to_string(rank)},
-               {"WORLD_SIZE", "2"},
+               {"WORLD_SIZE", "3"},
                {"MASTER_ADDR", "127.0.0.1"},
                {"MASTER_PORT", std::to_string(port)}};
       o.timeoutSeconds = 120;
-      results[rank] = train({"--model", "mlp", "--global-batch", "16", "--split", "3,13", "--steps", "3"}, o);
+      results[rank] =
+          train({"--model", "mlp", "--global-batch", "16", "--split", "5,5,6", "--steps", "3", "--comm", "flat"}, o);
     });
   for (auto& w : workers) w.join();
-  for (int rank = 0; rank < 2; ++rank) EXPECT_EQ(results[rank].exitCode, 0) << results[rank].output;
-  const auto csv = readFile(dir_.file("run/steps.csv"));
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2) << csv;
+  for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(results[rank].exitCode, 0) << results[rank].output;
+  const auto rows = readCsvRows(dir_.file("run/steps.csv"));
+  ASSERT_EQ(rows.size(), 3u * 3u);
+  for (const auto& row : rows) {
+    for (const char* column : {"throttled_periods", "throttled_ms", "sync_cpu_ms", "comm_phases"})
+      ASSERT_TRUE(row.count(column)) << column << " missing from steps.csv";
+    EXPECT_EQ(row.at("comm_phases"), "4") << "step " << row.at("step") << " rank " << row.at("rank");
+    EXPECT_GT(std::stod(row.at("sync_cpu_ms")), 0) << "step " << row.at("step") << " rank " << row.at("rank");
+    EXPECT_GE(std::stod(row.at("throttled_ms")), 0);
+  }
 }
 
 }  // namespace

@@ -126,6 +126,7 @@ TEST(BucketedAllReduceSync, BucketsStartDuringBackwardAndSumLikeTheFlatSync) {
     for (const auto& l : stats.layers) perLayer += l.bytesSent;
     EXPECT_EQ(perLayer, (numel - 1) * 4);
     EXPECT_EQ(timeline.size(), static_cast<size_t>(2 * buckets));  // a wait and a message per bucket
+    EXPECT_EQ(stats.phases, (buckets + 1) * 2);  // a 2-rank ring all-reduce per bucket and the scalars': 2 hops
   });
 }
 

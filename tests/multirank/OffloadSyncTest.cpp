@@ -100,6 +100,7 @@ TEST(OffloadSync, EveryRankGetsTheSumAndTheSlowRankMovesOnePayloadEachWay) {
     const std::vector<int64_t> expected{payload + ring, ring, ring, payload};
     EXPECT_EQ(stats.bytesSent, expected[comm.rank()]) << "rank " << comm.rank();
     EXPECT_EQ(stats.bytesReceived, expected[comm.rank()]) << "rank " << comm.rank();
+    EXPECT_EQ(stats.phases, 2 + 4) << "rank " << comm.rank();  // hand-over, a ring of three, hand-back
   });
 }
 

@@ -156,6 +156,8 @@ TEST(ParameterServer, BspSumsGradientsAndScalars) {
         EXPECT_EQ(stats.layers[0].method, "ps");
         EXPECT_EQ(stats.layers[0].bytesSent, 16);
         EXPECT_GT(stats.bytesReceived, 7 * 4);
+        // A push and a pull, every server's at once; rank 0 first sends each server the start parameters.
+        EXPECT_EQ(stats.phases, r == 0 ? 2 + kServers : 2);
         params[r] = {list[0].tensor.clone(), list[1].tensor.clone()};
         losses[r] = scalars.item<double>();
       },

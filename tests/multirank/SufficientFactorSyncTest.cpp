@@ -89,6 +89,13 @@ GradientCheck compareWithAllReduce(const std::string& model, bool hybrid, const 
     const auto stats = sync.synchronize(grads, scalars, context);
     EXPECT_EQ(scalars.item<float>(), float(split.worldSize()));
     const int64_t k = split.batches[comm.rank()], others = split.total() - k;
+    // Phases: a P-1 hop ring all-gather per factor layer, 2(P-1) per all-reduced one, and the rest's buckets
+    // and scalars (at least one all-reduce: the scalars'): a lower bound that fails if the factor layers count none.
+    const int64_t world = split.worldSize();
+    int64_t factorPhases = 0;
+    for (const auto& d : sync.decisions()) factorPhases += d.sfb ? world - 1 : 2 * (world - 1);
+    EXPECT_GE(stats.phases, factorPhases + 2 * (world - 1));
+    EXPECT_EQ((stats.phases - factorPhases) % (2 * (world - 1)), 0);
     for (const auto& d : sync.decisions()) {
       auto row =
           std::find_if(stats.layers.begin(), stats.layers.end(), [&](auto& l) { return l.layer == d.shape.layer; });

@@ -13,6 +13,8 @@ class Outputs(TempDirTest):
         self.assertSucceeded(result)
         steps = read_csv(os.path.join(run_dir, "steps.csv"))
         self.assertEqual(len(steps), 9 * 2)
+        # The CPU-quota columns (issue 30): throttling is measured here too; the sync is DDP's, so no phases.
+        self.assertTrue(all(float(r["throttled_ms"]) >= 0 and r["comm_phases"] == "0" for r in steps), steps[0])
         for step in range(9):  # every step trains the whole global batch, however it is split
             self.assertEqual(sum(int(r["batch"]) for r in steps if int(r["step"]) == step), 40)
         with open(os.path.join(run_dir, "summary.json")) as f:

@@ -156,6 +156,8 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
   stats.bytesSent += scalarWire;
   stats.bytesReceived += scalarWire;
   stats.layers = traffic_;
+  // A ring all-reduce per bucket and one for the scalars: c10d runs them one after another.
+  stats.phases = static_cast<int64_t>(buckets_.size() + 1) * ringAllReducePhases(comm_.size());
   stats.elapsedMs = watch.elapsedMs();
   return stats;
 }

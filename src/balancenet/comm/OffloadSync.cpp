@@ -44,6 +44,9 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   packGradients(grads, scalars, buffer_);
   const int peer = plan_.peerOf[comm_.rank()];
   SyncStats stats = peer >= 0 ? handToPeer(peer, context) : sumForClients(context);
+  // The chain every rank's step hangs on, whichever part of it the rank waits on itself: the hand-over, the
+  // ring among the fast ranks, the hand-back.
+  stats.phases = 2 + ringAllReducePhases(static_cast<int>(plan_.ring.size()));
   unpackGradients(buffer_, grads, scalars);
   stats.elapsedMs = watch.elapsedMs();
   return stats;

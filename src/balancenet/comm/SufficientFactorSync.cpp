@@ -167,6 +167,9 @@ void SufficientFactorSync::addTraffic(size_t l, SyncStats& stats) const {
   stats.bytesSent += t.bytesSent;
   stats.bytesReceived += t.bytesReceived;
   stats.layers.push_back(std::move(t));
+  // Gloo's all-gather is a ring of P-1 hops; an all-reduce layer is a ring all-reduce.
+  const int world = comm_.size();
+  stats.phases += d.sfb ? std::max(0, world - 1) : ringAllReducePhases(world);
 }
 
 SyncStats SufficientFactorSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,

@@ -74,6 +74,12 @@ std::optional<CpuQuota> readCpuQuota(const CgroupPaths& paths) {
   return tightest;
 }
 
+std::optional<std::string> throttlingStatFile(const CgroupPaths& paths) {
+  const auto quota = readCpuQuota(paths);
+  if (!quota) return std::nullopt;
+  return (fs::path(quota->source).parent_path() / "cpu.stat").string();
+}
+
 std::optional<MemoryRoom> readMemoryRoom(const CgroupPaths& paths) {
   std::optional<MemoryRoom> tightest;
   for (const auto& dir : cgroupDirectories(paths, "memory")) {

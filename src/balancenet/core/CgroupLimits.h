@@ -22,6 +22,10 @@ struct CpuQuota {
 // across v2 cpu.max and v1 cpu.cfs_quota_us / cpu.cfs_period_us; nothing when none sets one or none can be read.
 std::optional<CpuQuota> readCpuQuota(const CgroupPaths& paths = {});
 
+// The cpu.stat beside the quota readCpuQuota finds: the group whose quota binds is the one the kernel throttles,
+// and counts it for (every process in it alike). Nothing when no quota is set: then nothing is throttled.
+std::optional<std::string> throttlingStatFile(const CgroupPaths& paths = {});
+
 struct MemoryRoom {
   int64_t limitBytes = 0;  // memory.max (v2) or memory.limit_in_bytes (v1)
   int64_t usedBytes = 0;   // memory.current / memory.usage_in_bytes less the inactive page cache (reclaimable)

@@ -58,6 +58,15 @@ std::optional<int64_t> statValue(const std::string& stat, const std::string& key
   return std::nullopt;
 }
 
+std::optional<CpuThrottling> cpuThrottling(const std::string& cpuStat) {
+  const auto periods = statValue(cpuStat, "nr_throttled");
+  std::optional<int64_t> us = statValue(cpuStat, "throttled_usec");
+  if (!us)
+    if (const auto ns = statValue(cpuStat, "throttled_time")) us = *ns / 1000;
+  if (!periods || !us || *periods < 0 || *us < 0) return std::nullopt;
+  return CpuThrottling{*periods, *us};
+}
+
 std::optional<CgroupLine> cgroupLine(const std::string& procSelfCgroup, const std::string& controller) {
   std::istringstream in(procSelfCgroup);
   std::string line;

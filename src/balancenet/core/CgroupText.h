@@ -23,6 +23,16 @@ std::optional<int64_t> cgroupNumber(const std::string& text);
 // The value of `key` in a "key value" file (memory.stat, cpu.stat); nothing when the key is missing.
 std::optional<int64_t> statValue(const std::string& stat, const std::string& key);
 
+// The throttling counters of a cpu.stat: periods in which the quota ran out, and the time the group stood
+// still for it. cgroup v2 writes nr_throttled and throttled_usec, v1 nr_throttled and throttled_time (ns).
+struct CpuThrottling {
+  int64_t periods = 0;
+  int64_t throttledUs = 0;
+};
+// Nothing for text without nr_throttled or without either time (v2's cpu.stat lists only usage when the cpu
+// controller is not enabled for the group), or with a count that is not a non-negative number.
+std::optional<CpuThrottling> cpuThrottling(const std::string& cpuStat);
+
 // This process's cgroup path in /proc/self/cgroup's text: `controller` "" is the v2 line ("0::/a/b"),
 // "cpu" or "memory" the v1 line whose controller list names it ("4:cpu,cpuacct:/a/b"). With `mountName`
 // the v1 line's controller list as the directory it is mounted at ("cpu,cpuacct").

@@ -23,9 +23,16 @@ struct StepRecord {
   double sendMs = 0;    // waiting for this stage's sends to be taken (posted asynchronously)
   double recvMs = 0;    // receiving activations and gradients once they were on their way
   double dataMs = 0;    // reading (decoding, augmenting) this rank's samples; part of computeMs
+  // Where a CPU quota's time went (issue 30): the periods in which this worker's cgroup ran out of quota during
+  // the step and how long it stood still (0 without a quota), the process's CPU time (all threads, Gloo's
+  // included) inside the gradient sync, and the dependent communication phases the sync waited on.
+  int64_t throttledPeriods = 0;
+  double throttledMs = 0;
+  double syncCpuMs = 0;
+  int64_t commPhases = 0;
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 16;
+  static constexpr int kFields = 20;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -42,11 +49,16 @@ struct StepRecord {
             bubbleMs,
             sendMs,
             recvMs,
-            dataMs};
+            dataMs,
+            double(throttledPeriods),
+            throttledMs,
+            syncCpuMs,
+            double(commPhases)};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6],  v[7],
-            int64_t(v[8]), int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14], v[15]};
+    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],       v[4],           v[5],          v[6],
+            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]), int64_t(v[11]), v[12],         v[13],
+            v[14],         v[15],         int64_t(v[16]), v[17],      v[18],          int64_t(v[19])};
   }
 };
 

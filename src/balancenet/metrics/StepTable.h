@@ -24,7 +24,8 @@ class StepTable {
   int64_t totalSamples() const;  // samples of the global batches (a pipeline's stage-0 rows)
 
   // steps.csv: step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,
-  // stage,micro_batches,bubble_ms,send_ms,recv_ms
+  // stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases
+  // (columns are only ever appended: readers of older files look them up by name)
   std::string toCsv() const;
 
  private:

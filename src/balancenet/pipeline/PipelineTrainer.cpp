@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/core/CpuStopwatch.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/metrics/ResourceProbe.h"
@@ -196,10 +197,12 @@ metrics::StepRecord PipelineTrainer::step() {
   auto scalars = at::full({1}, column[0], at::kFloat);
   comm::SyncContext context{step_, split.batches[j], outcome.computeMs, split.batches, lr, timeline_.get()};
   comm::SyncStats stats;
+  CpuStopwatch syncCpu;
   {
     Timeline::Span span(timeline_.get(), "synchronize", "sync");
     stats = stageSync_->synchronize(grads, scalars, context);
   }
+  const double syncCpuMs = syncCpu.elapsedMs();
   {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
     if (options_.trainer.clipGradNorm > 0) {
@@ -228,6 +231,8 @@ metrics::StepRecord PipelineTrainer::step() {
   record.bubbleMs = std::max(0.0, spanMs - outcome.computeMs);
   record.sendMs = outcome.sendMs;
   record.recvMs = outcome.recvMs;
+  record.syncCpuMs = syncCpuMs;
+  record.commPhases = stats.phases;
   bubbleMs_ += record.bubbleMs;
   spanMs_ += spanMs;
   if (g.firstStage()) {

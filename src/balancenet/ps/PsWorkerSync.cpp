@@ -128,7 +128,11 @@ comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, 
   if (scalars.numel() > kMaxScalars)
     throw RuntimeFailure(fmt::format("ps sync carries at most {} scalars, given {}", kMaxScalars, scalars.numel()));
   comm::SyncStats stats;
-  if (!started_ && group_->rank() == 0) stats.bytesSent += sendStartParameters();
+  const int servers = static_cast<int>(shards_.size());
+  if (!started_ && group_->rank() == 0) {
+    stats.bytesSent += sendStartParameters();
+    stats.phases += servers;  // one blocking send to each server in turn
+  }
   started_ = true;
 
   PsHeader header;
@@ -138,7 +142,9 @@ comm::SyncStats PsWorkerSync::synchronize(const std::vector<at::Tensor>& grads, 
   const auto values = scalars.to(at::kFloat).contiguous();
   std::copy(values.data_ptr<float>(), values.data_ptr<float>() + values.numel(), header.scalars);
   exchange(header, grads, context.timeline);
-  const int servers = static_cast<int>(shards_.size());
+  // A round trip is a push and a pull; every server's is posted before any is waited on, so the servers
+  // overlap and the step waits on two phases (as an all-to-all's posted exchanges count one).
+  stats.phases += 2;
   int64_t slowest = context.step + 1;
   for (int k = 0; k < servers; ++k) {
     const PsHeader h = replies_[k].header();

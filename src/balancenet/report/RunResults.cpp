@@ -93,6 +93,13 @@ RunResults loadRun(const std::string& dir) {
   // batch (every later stage processes the same samples): count a step's samples there alone. Data-parallel
   // rows say stage 0; runs from before pipelines have no stage column, an empty field means stage 0 too.
   const int stageCol = optionalColumn(steps[0], "stage");
+  // Columns added later (issue 30), read where the run wrote them.
+  const int throttledPeriodsCol = optionalColumn(steps[0], "throttled_periods"),
+            throttledCol = optionalColumn(steps[0], "throttled_ms"),
+            syncCpuCol = optionalColumn(steps[0], "sync_cpu_ms"), phasesCol = optionalColumn(steps[0], "comm_phases");
+  const auto optionalValue = [](const std::vector<std::string>& row, int col) {
+    return col < 0 || static_cast<size_t>(col) >= row.size() || row[col].empty() ? 0.0 : std::stod(row[col]);
+  };
   const auto firstStage = [&](const std::vector<std::string>& row) {
     return stageCol < 0 || static_cast<size_t>(stageCol) >= row.size() || row[stageCol].empty() ||
            std::stoi(row[stageCol]) == 0;
@@ -115,12 +122,18 @@ RunResults loadRun(const std::string& dir) {
     sum.computeMs += std::stod(steps[i].at(computeCol));
     sum.commMs += std::stod(steps[i].at(commCol));
     sum.waitMs += std::stod(steps[i].at(waitCol));
+    sum.throttledPeriods += optionalValue(steps[i], throttledPeriodsCol);
+    sum.throttledMs += optionalValue(steps[i], throttledCol);
+    sum.syncCpuMs += optionalValue(steps[i], syncCpuCol);
+    sum.commPhases += optionalValue(steps[i], phasesCol);
     ++count;
   }
   for (const auto& [step, n] : samples) r.samplesPerStep.push_back(n);
   for (const auto& [rank, acc] : perRank) {
     const auto& [sum, count] = acc;
-    r.ranks.push_back({rank, sum.computeMs / count, sum.commMs / count, sum.waitMs / count});
+    r.ranks.push_back({rank, sum.computeMs / count, sum.commMs / count, sum.waitMs / count,
+                       sum.throttledPeriods / count, sum.throttledMs / count, sum.syncCpuMs / count,
+                       sum.commPhases / count});
   }
   for (const auto& [step, ms] : slowest) r.updateMsPerStep.push_back(ms);
   for (const auto& [step, s] : sync) r.syncMsPerStep.push_back(s.first / s.second);

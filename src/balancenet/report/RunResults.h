@@ -18,6 +18,9 @@ struct SplitChange {
 struct RankBreakdown {
   int rank = 0;
   double computeMs = 0, commMs = 0, waitMs = 0;
+  // steps.csv's CPU-quota columns (0 for runs from before them): throttled_periods, throttled_ms, sync_cpu_ms,
+  // comm_phases.
+  double throttledPeriods = 0, throttledMs = 0, syncCpuMs = 0, commPhases = 0;
 };
 
 struct RunResults {

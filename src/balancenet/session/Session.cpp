@@ -168,6 +168,7 @@ BatchShare Session::beginBatch() {
   if (!clock_.running()) {
     split_ = allocator_->splitFor(step_);
     clock_.begin(StepClock::Clock::now());
+    throttle_.markStepStart();
     stepShare_ = 0;
     stepBatches_ = 0;
     pacedComputeMs_ = 0;
@@ -220,7 +221,8 @@ void Session::endStep(double loss) {
   r.syncMs = t.syncMs;
   r.updateMs = t.updateMs;
   r.dataMs = t.dataMs;
-  r.loss = loss;  // this rank's mean; finish() makes it the whole batch's
+  r.loss = loss;           // this rank's mean; finish() makes it the whole batch's
+  throttle_.stampStep(r);  // comm_phases and sync_cpu_ms stay 0: the sync is DDP's, inside torch
   records_.push_back(r);
   allocator_->observe(r);
   trainMs_ += t.updateMs;

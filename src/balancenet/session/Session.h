@@ -20,6 +20,7 @@
 #include "balancenet/elastic/Heartbeat.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobConfig.h"
+#include "balancenet/metrics/CpuThrottleSampler.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
 #include "balancenet/monitor/NodeMonitor.h"
@@ -156,6 +157,8 @@ class Session {
   std::optional<data::GlobalPermutationSampler> sampler_;
   Split split_;
   StepClock clock_;
+  // The step rows' throttled_periods and throttled_ms.
+  metrics::CpuThrottleSampler throttle_;
   int64_t step_ = 0;           // steps done
   int64_t batch_ = 0;          // global batches begun
   int64_t stepShare_ = 0;      // this rank's samples in the step so far

@@ -39,7 +39,9 @@ metrics::RunSummary RunLoop::run() {
   while (engine.stepsDone() < o.steps) {
     try {
       Stopwatch watch;
+      throttle_.markStepStart();
       records.push_back(engine.step());
+      throttle_.stampStep(records.back());
       trainSeconds += watch.elapsedMs() / 1000.0;
       const int64_t done = engine.stepsDone();
       // The step's model is evaluated by the group that trained it, before the boundaries may change the

@@ -4,6 +4,7 @@
 #pragma once
 #include <vector>
 
+#include "balancenet/metrics/CpuThrottleSampler.h"
 #include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/trainer/StepEngine.h"
@@ -30,6 +31,7 @@ class RunLoop {
 
   TrainerOptions options_;
   RunParts parts_;
+  metrics::CpuThrottleSampler throttle_;  // each step's row: how long the CPU quota stalled this worker
 };
 
 }  // namespace balancenet::trainer

@@ -12,6 +12,7 @@
 
 #include <sstream>
 
+#include "balancenet/core/CpuStopwatch.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/trainer/BatchPrefetcher.h"
@@ -138,10 +139,13 @@ metrics::StepRecord Trainer::step() {
   }
   auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
   comm::SyncStats stats;
+  // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
+  CpuStopwatch syncCpu;
   {
     Timeline::Span span(timeline_.get(), "synchronize", "sync");
     stats = parts_->sync.synchronize(grads, scalars, context);
   }
+  const double syncCpuMs = syncCpu.elapsedMs();
   if (!parts_->sync.updatesParameters()) {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
     // Every rank holds the same global gradient here, so every rank clips it alike.
@@ -161,6 +165,8 @@ metrics::StepRecord Trainer::step() {
   record.lr = lr;
   record.bytesSent = stats.bytesSent;
   record.bytesReceived = stats.bytesReceived;
+  record.syncCpuMs = syncCpuMs;
+  record.commPhases = stats.phases;
   parts_->allocator.observe(record);
 
   position_ += globalBatch;

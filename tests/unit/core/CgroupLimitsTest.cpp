@@ -71,6 +71,18 @@ TEST(CgroupLimits, V1QuotaUnderTheControllersMount) {
   expectQuota({tmp.file("fs"), tmp.file("self")}, 0.45, tmp.file("fs/cpu,cpuacct/testbed/h0/cpu.cfs_quota_us"));
 }
 
+TEST(CgroupLimits, TheThrottlingStatIsTheBindingQuotasGroups) {
+  testing::TempDir tmp;
+  const auto paths = v2Tree(tmp);
+  EXPECT_FALSE(throttlingStatFile(paths));  // no quota: nothing is throttled
+  write(tmp.file("fs/kubepods/pod1/cpu.max"), "45000 100000\n");
+  EXPECT_EQ(throttlingStatFile(paths).value(), tmp.file("fs/kubepods/pod1/cpu.stat"));
+  write(tmp.file("v1self"), "4:cpu,cpuacct:/testbed/h0\n");
+  writeCfs(tmp.file("v1/cpu,cpuacct/testbed/h0"), "11000", "100000");
+  EXPECT_EQ(throttlingStatFile({tmp.file("v1"), tmp.file("v1self")}).value(),
+            tmp.file("v1/cpu,cpuacct/testbed/h0/cpu.stat"));
+}
+
 // Docker without a cgroup namespace: /proc/self/cgroup names the host's path, the mount is the container's own.
 TEST(CgroupLimits, APathMissingUnderTheMountStillReadsTheMountsRoot) {
   testing::TempDir tmp;

@@ -56,5 +56,34 @@ TEST(CgroupText, ProcSelfCgroupLinesOfBothVersions) {
   EXPECT_FALSE(cgroupLine("4:memory:/x\n", ""));
 }
 
+TEST(CgroupText, CpuThrottlingOfV2) {
+  // A 6.x kernel's cpu.stat of a group with a quota (burst and idle lines are not ours to read).
+  const auto t = cpuThrottling(
+      "usage_usec 8231042\nuser_usec 7012001\nsystem_usec 1219041\ncore_sched.force_idle_usec 0\n"
+      "nr_periods 412\nnr_throttled 187\nthrottled_usec 1034567\nnr_bursts 0\nburst_usec 0\n");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->periods, 187);
+  EXPECT_EQ(t->throttledUs, 1034567);
+}
+
+TEST(CgroupText, CpuThrottlingOfV1InNanoseconds) {
+  const auto t = cpuThrottling("nr_periods 90\nnr_throttled 41\nthrottled_time 2500999000\nnr_bursts 0\n");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->periods, 41);
+  EXPECT_EQ(t->throttledUs, 2500999);
+}
+
+// What the sampler turns into zeros: no cpu controller, a field missing, text that is not a cpu.stat.
+TEST(CgroupText, CpuThrottlingOfTextWithoutTheCountersIsNothing) {
+  EXPECT_FALSE(cpuThrottling("usage_usec 8231042\nuser_usec 7012001\nsystem_usec 1219041\n"));  // v2, no cpu
+  EXPECT_FALSE(cpuThrottling("nr_periods 3\nnr_throttled 2\n"));                                // no time
+  EXPECT_FALSE(cpuThrottling("nr_periods 3\nthrottled_usec 20\n"));                             // no count
+  EXPECT_FALSE(cpuThrottling("nr_throttled two\nthrottled_usec 20\n"));
+  EXPECT_FALSE(cpuThrottling("nr_throttled -1\nthrottled_usec 20\n"));
+  EXPECT_FALSE(cpuThrottling("\x01\x02 garbage\n"));
+  EXPECT_FALSE(cpuThrottling(""));
+  EXPECT_EQ(cpuThrottling("nr_throttled 0\nthrottled_usec 0").value().periods, 0);  // no final newline
+}
+
 }  // namespace
 }  // namespace balancenet

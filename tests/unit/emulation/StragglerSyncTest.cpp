@@ -14,7 +14,9 @@ class CountingSync : public comm::GradientSync {
   int calls = 0;
   comm::SyncStats synchronize(const std::vector<at::Tensor>&, at::Tensor&, const comm::SyncContext&) override {
     ++calls;
-    return {0.5, 100, 0};
+    comm::SyncStats stats{0.5, 100, 0};
+    stats.phases = 6;
+    return stats;
   }
 };
 
@@ -35,6 +37,7 @@ TEST(StragglerSync, RelativeSleepsFactorMinusOneTimesCompute) {
   EXPECT_LT(stats.emulatedComputeMs, 120.0);
   EXPECT_NEAR(stats.elapsedMs - stats.emulatedComputeMs, 0.5, 1e-9);  // the inner sync's own time
   EXPECT_EQ(stats.bytesSent, 100);
+  EXPECT_EQ(stats.phases, 6);  // the inner sync's, passed on
 }
 
 TEST(StragglerSync, PacedFillsUpToBatchOverSpeedAndFollowsTheSchedule) {

@@ -45,10 +45,12 @@ TEST(StepTable, MeanAndPerBlockUseTheSlowestRank) {
 TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   StepTable t({rec(0, 0, 1, 2), rec(0, 1, 1, 2), rec(1, 0, 1, 2), rec(1, 1, 1, 2)});
   auto csv = t.toCsv();
-  EXPECT_EQ(csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
-                      "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms\n",
-                      0),
-            0u);
+  EXPECT_EQ(
+      csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
+                "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,"
+                "comm_phases\n",
+                0),
+      0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(csv.find("\n1,1,11,"), std::string::npos);
 }
@@ -76,6 +78,10 @@ TEST(StepRecord, RowRoundTrip) {
   r.sendMs = 0.5;
   r.recvMs = 0.75;
   r.dataMs = 2.5;
+  r.throttledPeriods = 6;
+  r.throttledMs = 31.5;
+  r.syncCpuMs = 4.25;
+  r.commPhases = 12;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -90,6 +96,21 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.sendMs, 0.5);
   EXPECT_DOUBLE_EQ(back.recvMs, 0.75);
   EXPECT_DOUBLE_EQ(back.dataMs, 2.5);
+  EXPECT_EQ(back.throttledPeriods, 6);
+  EXPECT_DOUBLE_EQ(back.throttledMs, 31.5);
+  EXPECT_DOUBLE_EQ(back.syncCpuMs, 4.25);
+  EXPECT_EQ(back.commPhases, 12);
+}
+
+// The CPU-quota columns come last, so a reader that takes columns by position up to data_ms still reads.
+TEST(StepTable, CsvEndsWithTheCpuQuotaColumns) {
+  StepRecord r = rec(0, 0, 1, 2);
+  r.throttledPeriods = 3;
+  r.throttledMs = 12.5;
+  r.syncCpuMs = 0.75;
+  r.commPhases = 4;
+  const std::string csv = StepTable({r}).toCsv();
+  EXPECT_NE(csv.find(",3,12.500,0.7500,4\n"), std::string::npos) << csv;
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {

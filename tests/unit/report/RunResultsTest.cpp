@@ -93,6 +93,30 @@ TEST(RunResults, ADataParallelRunsRowsAllSayStageZeroAndAllCount) {
   EXPECT_EQ(run.samplesPerStep, (std::vector<double>{64, 64}));  // an empty stage field is stage 0
 }
 
+// Runs before issue 30 have no CPU-quota columns (LoadsSlowestRank... reads one with even fewer): zeros.
+TEST(RunResults, TheCpuQuotaColumnsAreMeanPerRankAndZeroWhereARunHasNone) {
+  testing::TempDir old;
+  const auto before = loadSteps(old, {{0, 0, 32, 100, "0"}, {1, 0, 32, 50, "0"}});
+  ASSERT_EQ(before.ranks.size(), 1u);
+  EXPECT_DOUBLE_EQ(before.ranks[0].throttledMs, 0);
+  EXPECT_DOUBLE_EQ(before.ranks[0].commPhases, 0);
+
+  testing::TempDir dir;
+  writeRun(dir);
+  write(dir.file("steps.csv"),
+        "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,stage,"
+        "micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases\n"
+        "0,0,32,1,1,0,1,100,1,0.1,4,4,0,1,0,0,0,0,99,999,99,4\n"  // step 0 (set-up) is left out
+        "1,0,32,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,3,12.5,2,4\n"
+        "2,0,32,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,5,17.5,4,4\n");
+  const auto run = loadRun(dir.path());
+  ASSERT_EQ(run.ranks.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.ranks[0].throttledPeriods, 4);
+  EXPECT_DOUBLE_EQ(run.ranks[0].throttledMs, 15);
+  EXPECT_DOUBLE_EQ(run.ranks[0].syncCpuMs, 3);
+  EXPECT_DOUBLE_EQ(run.ranks[0].commPhases, 4);
+}
+
 TEST(RunCharts, ASplitChartSpansAnElasticGroupThatShrank) {
   RunResults run;
   run.splits = {{0, {10, 10, 10}}, {15, {15, 15}}};  // splits.csv's membership change: 3 -> 2 workers
