@@ -78,10 +78,10 @@ MODEL=${MODEL:-cnn}
 RESNET_WIDTH=0.5
 # Per model: its flags (the same for ddp_peer.py), the scenario folder's suffix, and for the estimate at
 # start what one uncapped core trains alone (samples/s, measured here: cnn 370 at 0.45 cores, resnet18 at
-# width 0.5 about 130 on a loaded machine).
+# width 0.5 67 at 0.45 cores).
 case $MODEL in
   cnn) model_args=(--model cnn) suffix="" per_core=820 ALONE_STEPS=${ALONE_STEPS:-12} steady=25 ;;
-  resnet18) model_args=(--model resnet18 --width "$RESNET_WIDTH") suffix=-resnet18 per_core=130
+  resnet18) model_args=(--model resnet18 --width "$RESNET_WIDTH") suffix=-resnet18 per_core=150
     ALONE_STEPS=${ALONE_STEPS:-5} steady=15 ;;
   *) echo "testbed_vs_ddp: error: MODEL must be cnn or resnet18, not '$MODEL'" >&2; exit 2 ;;
 esac
@@ -101,7 +101,7 @@ scenario() {
   case $1 in
     T1) echo "0.45,0.45,0.45,0.11 128 150 40 - -" ;;
     T2) echo "0.8,0.2 256 100 40 - -" ;;
-    T3) echo "0.45,0.45,0.45,0.45 128 200 45 - -" ;;
+    T3) echo "0.45,0.45,0.45,0.45 128 200 60 - -" ;;
     T4) echo "0.45,0.45,0.45,0.45 128 10 4 0,0,0,20 -" ;;
     T5) echo "0.45,0.45,0.45,0.11 128 150 40 - 0.333=0.45,0.667=0.11" ;;
     T6) echo "0.3,0.3,0.3,0.3,0.3,0.3,0.1,0.1 256 120 40 - -" ;;
