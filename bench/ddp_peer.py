@@ -109,16 +109,42 @@ def cnn():
                          nn.Linear(128, 10))
 
 
-def resnet18(channels, size):
+def resnet18(channels, size, width=1.0):
     """The zoo's resnet18 (models/ResNet.cpp): torchvision's, with the CIFAR stem (3x3, stride 1, no max-pool)
-    below 64 pixels, `channels` input channels."""
+    below 64 pixels, `channels` input channels, every stage's channels times `width` (the zoo's --width,
+    rounded as its ModelOptions::scaled rounds)."""
     from torchvision.models import resnet18 as tv_resnet18
+    from torchvision.models.resnet import BasicBlock
     model = tv_resnet18(num_classes=10)
+    scaled = lambda c: max(1, int(c * width + 0.5))  # llround of a positive number
+    stem = scaled(64)
     if size < 64:
-        model.conv1, model.maxpool = nn.Conv2d(channels, 64, 3, 1, 1, bias=False), nn.Identity()
+        model.conv1, model.maxpool = nn.Conv2d(channels, stem, 3, 1, 1, bias=False), nn.Identity()
     else:
-        model.conv1 = nn.Conv2d(channels, 64, 7, 2, 3, bias=False)
+        model.conv1 = nn.Conv2d(channels, stem, 7, 2, 3, bias=False)
+    if width != 1.0:  # torchvision fixes the stages at 64..512: rebuilt with its own builder at the scaled sizes
+        model.bn1, model.inplanes = nn.BatchNorm2d(stem), stem
+        model.layer1 = model._make_layer(BasicBlock, scaled(64), 2)
+        model.layer2 = model._make_layer(BasicBlock, scaled(128), 2, stride=2)
+        model.layer3 = model._make_layer(BasicBlock, scaled(256), 2, stride=2)
+        model.layer4 = model._make_layer(BasicBlock, scaled(512), 2, stride=2)
+        model.fc = nn.Linear(scaled(512), 10)
+        for m in model.modules():  # torchvision's initialisation, which the rebuilt layers missed
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            elif isinstance(m, nn.BatchNorm2d):
+                nn.init.constant_(m.weight, 1)
+                nn.init.constant_(m.bias, 0)
     return model
+
+
+def make_model(name, size, width=1.0):
+    """--model: the zoo's cnn (at width 1 only, as bench scripts run it) or resnet18 at --width."""
+    if name == "cnn":
+        if width != 1.0:
+            raise SystemExit("ddp_peer: --width applies to resnet18 only")
+        return cnn()
+    return resnet18(1, size, width)
 
 
 class FolderImages:
@@ -264,6 +290,7 @@ def main():
     p.add_argument("--image-size", type=int, default=28)
     p.add_argument("--augment", default="", help="crop,flip: RandomCrop(padding 4) and RandomHorizontalFlip")
     p.add_argument("--model", default="cnn", choices=["cnn", "resnet18"])
+    p.add_argument("--width", type=float, default=1.0, help="resnet18's channels times this (balancenet's --width)")
     p.add_argument("--balancenet", action="store_true",
                    help="balancenet.torch's five lines: live per-rank shares, the weighted comm hook (run under "
                    "`balancenet launch`)")
@@ -289,7 +316,7 @@ def main():
     if a.test_samples:
         x_test, y_test = x_test[:a.test_samples], y_test[:a.test_samples]
     torch.manual_seed(a.seed)
-    model = nn.parallel.DistributedDataParallel(cnn() if a.model == "cnn" else resnet18(1, a.image_size))
+    model = nn.parallel.DistributedDataParallel(make_model(a.model, a.image_size, a.width))
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
     if bn:
         bn.attach(model, opt)  # bn: 3
@@ -345,13 +372,18 @@ def main():
     if bn:
         bn.finish()  # steps.csv, splits.csv, summary.json in the run directory (collective)
     dist.destroy_process_group()
+    leave()
+
+
+def leave():
+    """Everything is written: leave without the interpreter's teardown. torch 1.13 frees DDP's reducer with the
+    GIL held, and the reducer's Gloo group joins its threads there; a Gloo thread still releasing a tensor that
+    Python owns waits for the GIL: a hang at exit (seen once in the suite; on the testbed, 4 of T6's 8 ranks).
+    Called at the end of main(), not after it: main()'s return frees the model, the reducer with it."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
     main()
-    # torch 1.13 frees DDP's reducer at the interpreter's teardown with the GIL held, and its Gloo group joins
-    # its threads there; a Gloo thread still releasing a tensor that Python owns waits for the GIL: a hang at
-    # exit (seen once in the suite, the outputs already written). Everything is written: leave without it.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)

@@ -1,6 +1,6 @@
 # Shared by the benchmarks that run PyTorch DDP beside balancenet (bench/vs_ddp.sh, bench/testbed_vs_ddp.sh):
 # the Python to use, the skip when it has no torch, and a group of peer processes started together and
-# waited for together. Source it from the repository root.
+# waited for together (DDP's, bench/allreduce_cpu.py's). Source it from the repository root.
 PY=/usr/bin/python3 # Debian's python3-torch; a python earlier on PATH may have no torch
 
 # Exit 77 (a skip, for CTest) when $PY cannot import torch.distributed. $1: the script's name for the message.
@@ -33,20 +33,27 @@ wait_peers() {
   return $rc
 }
 
-# run_ddp RUNNER NODES MASTER_ADDR MASTER_PORT OUT_JSON ARGS...: one bench/ddp_peer.py per rank with
-# torchrun's environment, set by hand: Debian's `python3 -m torch.distributed.run` (torch 1.13) fails under
-# Python 3.11 (AttributeError in its redirect handling), so the workers are started directly. Each is
-# started as `RUNNER RANK env ... python3 ...` in a background subshell: the runner places rank RANK (this
-# machine, a testbed host), sets what is local to it (LOCAL_RANK, LOCAL_WORLD_SIZE, GLOO_SOCKET_IFNAME) and
-# execs the command, so that the pid waited for (and stopped by wait_peers) is the worker's own.
-run_ddp() {
-  local runner=$1 nodes=$2 addr=$3 port=$4 out=$5 r
+# run_peers RUNNER NODES MASTER_ADDR MASTER_PORT SCRIPT ARGS...: one Python SCRIPT per rank with torchrun's
+# environment, set by hand: Debian's `python3 -m torch.distributed.run` (torch 1.13) fails under Python 3.11
+# (AttributeError in its redirect handling), so the workers are started directly. Each is started as
+# `RUNNER RANK env ... python3 ...` in a background subshell: the runner places rank RANK (this machine, a
+# testbed host), sets what is local to it (LOCAL_RANK, LOCAL_WORLD_SIZE, GLOO_SOCKET_IFNAME) and execs the
+# command, so that the pid waited for (and stopped by wait_peers) is the worker's own.
+run_peers() {
+  local runner=$1 nodes=$2 addr=$3 port=$4 script=$5 r
   local -a pids=()
   shift 5
   for ((r = 0; r < nodes; r++)); do
     "$runner" "$r" env RANK=$r WORLD_SIZE="$nodes" MASTER_ADDR="$addr" MASTER_PORT="$port" \
-      "$PY" bench/ddp_peer.py --out "$out" "$@" &
+      "$PY" "$script" "$@" &
     pids+=($!)
   done
   wait_peers "${pids[@]}"
+}
+
+# run_ddp RUNNER NODES MASTER_ADDR MASTER_PORT OUT_JSON ARGS...: bench/ddp_peer.py on every rank (run_peers).
+run_ddp() {
+  local runner=$1 nodes=$2 addr=$3 port=$4 out=$5
+  shift 5
+  run_peers "$runner" "$nodes" "$addr" "$port" bench/ddp_peer.py --out "$out" "$@"
 }

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -27,21 +28,24 @@ std::pair<std::string, bool> run(const std::string& command) {
   return {out, pclose(pipe) == 0};
 }
 
-// bench/resnet_imagefolder.sh compares balancenet's resnet18 with DDP's: the two must be one network, at the
-// CIFAR stem (28 pixels) and the ImageNet stem (64).
+// bench/resnet_imagefolder.sh and bench/testbed_vs_ddp.sh (MODEL=resnet18, width 0.5) compare balancenet's
+// resnet18 with DDP's: the two must be one network, at the CIFAR stem (28 pixels), the ImageNet stem (64) and
+// half the channels.
 TEST(BenchPeers, DdpPeerResnet18HasTheZoosParameters) {
   if (!run("/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null").second)
     GTEST_SKIP() << "/usr/bin/python3 has no torch or torchvision";
-  for (int64_t size : {28, 64}) {
+  for (const auto& [size, width] : {std::pair<int64_t, double>{28, 1.0}, {64, 1.0}, {28, 0.5}}) {
     balancenet::models::ModelOptions options;
     options.name = "resnet18";
     options.inputShape = {1, size, size};
+    options.width = width;
     const auto zoo = balancenet::models::buildModel(options).info.parameters;
-    const auto [out, ok] = run(std::string("cd ") + BALANCENET_SOURCE_DIR +
-                               "/bench && /usr/bin/python3 -c 'import ddp_peer; m = ddp_peer.resnet18(1, " +
-                               std::to_string(size) + "); print(sum(p.numel() for p in m.parameters()))'");
+    const auto [out, ok] =
+        run(std::string("cd ") + BALANCENET_SOURCE_DIR +
+            "/bench && /usr/bin/python3 -c 'import ddp_peer; m = ddp_peer.make_model(\"resnet18\", " +
+            std::to_string(size) + ", " + std::to_string(width) + "); print(sum(p.numel() for p in m.parameters()))'");
     ASSERT_TRUE(ok) << out;
-    EXPECT_EQ(std::stoll(out), zoo) << "at " << size << " pixels";
+    EXPECT_EQ(std::stoll(out), zoo) << "at " << size << " pixels, width " << width;
   }
 }
 
