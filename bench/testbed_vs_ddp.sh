@@ -19,7 +19,7 @@
 # per mode and still to come). Rates: rank 0's step times over the steady steps, from STEADY_FROM on, the
 # same steps for every row (auto tries modes in its first steps; the split settles); the CSV also has each
 # row's rate over every step but the first.
-#   MODES="..."    the --comm modes, one run each (default "allreduce flat hd bcube a2a auto"); each is checked
+#   MODES="..."    the --comm modes, one run each (default "allreduce flat hd a2a auto"); each is checked
 #                  against the binary before any run
 #   MODEL=m        cnn (default) or resnet18 (at width 0.5; DDP the same network): results in OUT/S for cnn,
 #                  OUT/S-resnet18 for resnet18, so both models' calls can share one out-dir and one table
@@ -73,7 +73,7 @@ EVAL_IMAGES=${EVAL_IMAGES:-10000}
 DATA=$OUT/data             # the training set and the first EVAL_IMAGES test images: T1's, with EVAL_EVERY
 CHECK_DATA=$OUT/data-check # the training set and the first 1000 test images: the others'
 ALONE_DATA=$OUT/data-alone # the training set and the first 100 test images: the alone runs' (their end)
-MODES=${MODES:-allreduce flat hd bcube a2a auto}
+MODES=${MODES:-allreduce flat hd a2a auto}
 MODEL=${MODEL:-cnn}
 RESNET_WIDTH=0.5
 # Per model: its flags (the same for ddp_peer.py), the scenario folder's suffix, and for the estimate at

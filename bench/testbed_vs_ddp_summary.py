@@ -26,7 +26,7 @@ import sys
 from testbed_limit import ideal, limit
 from vs_ddp_summary import balancenet_run, ddp_run, fmt, time_to
 
-MODE_ORDER = ["allreduce", "flat", "hd", "bcube", "a2a", "auto"]  # --comm modes in the table's order
+MODE_ORDER = ["allreduce", "flat", "hd", "a2a", "auto"]  # --comm modes in the table's order
 FIRST = [("bn-balanced", "balancenet, balanced (the default --comm)"),
          ("bn-nooffload", "balancenet, balanced, --offload-below 0")]
 LAST = [("bn-equal", "balancenet, --policy equal"), ("ddp", "PyTorch DDP")]
