@@ -6,6 +6,7 @@
 #            (default: 3 for homo, 2 for h1 h1r h2, about 20 minutes in all on the 2-core machine)
 #   STEPS=n, EVAL_EVERY=n, TARGET=a  override every scenario's steps, evaluation period, target accuracy
 #   QUICK=1  a smoke run: a few steps, one pair each, a 50% target (about a minute per scenario)
+#   BN_FLAGS="..."  more balancenet train flags (e.g. "--comm allreduce": the default before --comm auto)
 # Exit 77 (a skip, for CTest) when Debian's python3-torch is missing. Results: docs/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,8 +57,9 @@ for s in $SCENARIOS; do
   for ((i = 1; i <= reps; i++)); do
     echo "vs_ddp: $s pair $i/$reps: balancenet ($(uptime | sed 's/.*load/load/'))" >&2
     rm -rf "$OUT/$s/bn-$i"
+    # shellcheck disable=SC2086  # BN_FLAGS is a list of words
     "$BN" train --nodes "$nodes" --threads 1 --progress-seconds 0 --log-level warn --run-dir "$OUT/$s/bn-$i" \
-      "${common[@]}" > "$OUT/$s-bn-$i.log" 2>&1 || { echo "vs_ddp: balancenet failed, see $OUT/$s-bn-$i.log" >&2; exit 1; }
+      "${common[@]}" ${BN_FLAGS:-} > "$OUT/$s-bn-$i.log" 2>&1 || { echo "vs_ddp: balancenet failed, see $OUT/$s-bn-$i.log" >&2; exit 1; }
     echo "vs_ddp: $s pair $i/$reps: DDP" >&2
     run_ddp on_this_machine "$nodes" 127.0.0.1 "$(free_port)" "$OUT/$s/ddp-$i.json" "${common[@]}" > "$OUT/$s-ddp-$i.log" 2>&1 \
       || { echo "vs_ddp: DDP failed, see $OUT/$s-ddp-$i.log" >&2; exit 1; }

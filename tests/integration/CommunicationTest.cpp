@@ -39,6 +39,11 @@ TEST_F(Communication, TimelineLayersAndExplanation) {
   EXPECT_EQ(layers.rfind("step,rank,layer,method,bytes_sent,bytes_received\n", 0), 0u);
   EXPECT_NE(layers.find("3,1,layers."), std::string::npos) << layers.substr(0, 300);  // every step, every rank
   EXPECT_NE(layers.find(",allreduce,"), std::string::npos);
+  // --comm auto (the default) tries the exchanges in turn on steps 0-3: buckets, ring, halving-doubling,
+  // all-to-all; every one reports its layers.
+  EXPECT_NE(layers.find("2,0,layers.1,hd,"), std::string::npos) << layers;
+  EXPECT_NE(layers.find("3,0,layers.1,a2a,"), std::string::npos) << layers;
+  EXPECT_NE(r.output.find("auto: tries allreduce, flat, hd, a2a"), std::string::npos) << r.output;
 }
 
 TEST_F(Communication, CompareRunsVariantsSideBySide) {

@@ -184,7 +184,7 @@ std::vector<HostileCase> flagCases() {
       {"UnknownCommMode",
        {"--comm", "carrier-pigeon"},
        {},
-       "unknown --comm 'carrier-pigeon'; choose one of: allreduce, flat, sfb, hybrid"},
+       "unknown --comm 'carrier-pigeon'; choose one of: auto, allreduce, flat, hd, a2a, sfb, hybrid"},
       {"StalenessWithoutParameterServers", {"--staleness", "2"}, {}, "--staleness is for --comm ps"},
       {"NonPositiveBucketSize", {"--bucket-mb", "0"}, {}, "--bucket-mb must be positive"},
       {"OffloadFractionAboveOne", {"--offload-below", "1.5"}, {}, "--offload-below must be between 0 and 1, got 1.5"},

@@ -91,7 +91,7 @@ TEST_F(ParameterServerProcess, KilledServerEndsTheJobNamingIt) {
 TEST_F(ParameterServerProcess, BadFlagCombinationsAreUsageErrors) {
   expectOneLineError(trainWith({"--comm", "ps"}), "--comm ps needs --ps K", 2);
   expectOneLineError(trainWith({"--comm", "ps", "--ps", "0"}), "--ps must be at least 1 with --comm ps, got 0", 2);
-  expectOneLineError(trainWith({"--ps", "2"}), "--ps is for --comm ps (got --comm allreduce)", 2);
+  expectOneLineError(trainWith({"--ps", "2"}), "--ps is for --comm ps (got --comm auto)", 2);
   expectOneLineError(trainWith({"--staleness", "1"}), "--staleness is for --comm ps", 2);
   expectOneLineError(trainWith({"--comm", "ps", "--ps", "1", "--staleness", "-1"}), "--staleness must not be negative",
                      2);

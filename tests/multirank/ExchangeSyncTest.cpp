@@ -41,7 +41,8 @@ std::vector<at::Tensor> reference(const Split& split, int64_t steps = 4) {
 }
 
 testing::DistributedRun runWith(const Split& split, Exchange exchange) {
-  testing::DistributedRun run{split.worldSize(), [split] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
+  testing::DistributedRun run{split.worldSize(),
+                              [split] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
   run.sync = [exchange](comm::Communicator& comm, models::Network&) {
     return std::make_unique<comm::FlatAllReduceSync>(comm, exchange);
   };
@@ -62,16 +63,16 @@ TEST_P(ExchangeSyncTest, UnequalSharesMatchOneProcessAndRepeatBitForBit) {
   EXPECT_EQ(testing::maxAbsDifference(train(run, split), first), 0.0) << "a second run differs";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Worlds, ExchangeSyncTest,
-    ::testing::Values(Case{"hd_2", Exchange::HalvingDoubling, sharesOf(2)},
-                      Case{"hd_3", Exchange::HalvingDoubling, sharesOf(3)},
-                      Case{"hd_4", Exchange::HalvingDoubling, sharesOf(4)},
-                      Case{"hd_6", Exchange::HalvingDoubling, sharesOf(6)},
-                      Case{"hd_8", Exchange::HalvingDoubling, sharesOf(8)},
-                      Case{"a2a_2", Exchange::AllToAll, sharesOf(2)}, Case{"a2a_5", Exchange::AllToAll, sharesOf(5)},
-                      Case{"a2a_8", Exchange::AllToAll, sharesOf(8)}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Worlds, ExchangeSyncTest,
+                         ::testing::Values(Case{"hd_2", Exchange::HalvingDoubling, sharesOf(2)},
+                                           Case{"hd_3", Exchange::HalvingDoubling, sharesOf(3)},
+                                           Case{"hd_4", Exchange::HalvingDoubling, sharesOf(4)},
+                                           Case{"hd_6", Exchange::HalvingDoubling, sharesOf(6)},
+                                           Case{"hd_8", Exchange::HalvingDoubling, sharesOf(8)},
+                                           Case{"a2a_2", Exchange::AllToAll, sharesOf(2)},
+                                           Case{"a2a_5", Exchange::AllToAll, sharesOf(5)},
+                                           Case{"a2a_8", Exchange::AllToAll, sharesOf(8)}),
+                         [](const auto& info) { return info.param.name; });
 
 // Auto switches strategy every step while it tries them (no warm-up round, one measured round: the whole
 // run is a trial), the overlapped buckets among them: the trajectory is still the one process's.
@@ -80,8 +81,8 @@ TEST(AutoSyncExactness, SwitchingStrategiesEveryStepMatchesOneProcess) {
   testing::DistributedRun run{4, [split] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
   run.sync = [](comm::Communicator& comm, models::Network& net) {
     std::vector<commchoice::Candidate> candidates;
-    candidates.push_back({"allreduce", std::make_unique<comm::BucketedAllReduceSync>(
-                                           comm, comm::namedParameters(net), comm::BucketOptions{})});
+    candidates.push_back({"allreduce", std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net),
+                                                                                     comm::BucketOptions{})});
     candidates.push_back({"flat", std::make_unique<comm::FlatAllReduceSync>(comm, Exchange::Ring)});
     candidates.push_back({"hd", std::make_unique<comm::FlatAllReduceSync>(comm, Exchange::HalvingDoubling)});
     candidates.push_back({"a2a", std::make_unique<comm::FlatAllReduceSync>(comm, Exchange::AllToAll)});

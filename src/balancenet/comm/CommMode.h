@@ -6,16 +6,7 @@
 
 namespace balancenet::comm {
 
-enum class CommMode {
-  Auto,
-  AllReduce,
-  Flat,
-  HalvingDoubling,
-  AllToAll,
-  SufficientFactors,
-  Hybrid,
-  ParameterServers
-};
+enum class CommMode { Auto, AllReduce, Flat, HalvingDoubling, AllToAll, SufficientFactors, Hybrid, ParameterServers };
 
 struct CommModeEntry {
   CommMode mode;

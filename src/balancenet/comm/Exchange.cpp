@@ -7,9 +7,12 @@ namespace balancenet::comm {
 
 const char* exchangeName(Exchange exchange) {
   switch (exchange) {
-    case Exchange::Ring: return "ring";
-    case Exchange::HalvingDoubling: return "halving-doubling";
-    case Exchange::AllToAll: return "all-to-all";
+    case Exchange::Ring:
+      return "ring";
+    case Exchange::HalvingDoubling:
+      return "halving-doubling";
+    case Exchange::AllToAll:
+      return "all-to-all";
   }
   return "?";
 }
@@ -27,9 +30,12 @@ std::vector<int> halvingDoublingGroups(int worldSize) {
 int64_t exchangePhases(Exchange exchange, int worldSize) {
   if (worldSize <= 1) return 0;
   switch (exchange) {
-    case Exchange::Ring: return ringAllReducePhases(worldSize);
-    case Exchange::HalvingDoubling: return 2 * static_cast<int64_t>(halvingDoublingGroups(worldSize).size());
-    case Exchange::AllToAll: return 2;
+    case Exchange::Ring:
+      return ringAllReducePhases(worldSize);
+    case Exchange::HalvingDoubling:
+      return 2 * static_cast<int64_t>(halvingDoublingGroups(worldSize).size());
+    case Exchange::AllToAll:
+      return 2;
   }
   return 0;
 }

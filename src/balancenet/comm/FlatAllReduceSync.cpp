@@ -8,7 +8,28 @@
 
 namespace balancenet::comm {
 
-FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange) : comm_(comm), exchange_(exchange) {}
+namespace {
+
+// layers.csv's method column: the --comm name of the exchange ("allreduce" for the ring, as the buckets').
+const char* methodOf(Exchange exchange) {
+  switch (exchange) {
+    case Exchange::HalvingDoubling:
+      return "hd";
+    case Exchange::AllToAll:
+      return "a2a";
+    default:
+      return "allreduce";
+  }
+}
+
+}  // namespace
+
+FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params)
+    : comm_(comm), exchange_(exchange) {
+  const int world = comm.size();
+  traffic_ = trafficByLayer(params, methodOf(exchange),
+                            [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
+}
 
 SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                                          const SyncContext&) {
@@ -19,6 +40,7 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
   const int64_t wire = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
   SyncStats stats{watch.elapsedMs(), wire, wire};
   stats.phases = exchangePhases(exchange_, comm_.size());
+  stats.layers = traffic_;
   return stats;
 }
 

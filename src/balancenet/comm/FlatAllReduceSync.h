@@ -11,14 +11,16 @@ namespace balancenet::comm {
 // (--comm flat: the ring; hd, a2a: fewer dependent phases).
 class FlatAllReduceSync : public GradientSync {
  public:
-  explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring);
+  // `params` (the model's, optional): each step's stats then carry the per-layer bytes (layers.csv).
+  explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {});
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
 
  private:
   Communicator& comm_;
   Exchange exchange_;
-  at::Tensor buffer_;  // reused across steps
+  std::vector<LayerTraffic> traffic_;  // per layer, the same every step
+  at::Tensor buffer_;                  // reused across steps
 };
 
 }  // namespace balancenet::comm

@@ -4,8 +4,8 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
 
@@ -78,13 +78,14 @@ void AutoSync::describe(nlohmann::json& extra) const {
   for (const auto& d : trial_.decisions()) {
     nlohmann::json times = nlohmann::json::object();
     for (size_t c = 0; c < candidates_.size(); ++c) times[candidates_[c].name] = d.medianMs[c];
-    decisions.push_back({{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name},
-                         {"median_step_ms", times}});
+    decisions.push_back(
+        {{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name}, {"median_step_ms", times}});
   }
-  extra["comm_auto"] = {{"candidates", trial_.candidates()},
-                        {"workers", comm_.size()},
-                        {"chosen", trial_.decisions().empty() ? "" : candidates_[trial_.decisions().back().chosen].name},
-                        {"decisions", decisions}};
+  extra["comm_auto"] = {
+      {"candidates", trial_.candidates()},
+      {"workers", comm_.size()},
+      {"chosen", trial_.decisions().empty() ? "" : candidates_[trial_.decisions().back().chosen].name},
+      {"decisions", decisions}};
 }
 
 }  // namespace balancenet::commchoice

@@ -51,9 +51,9 @@ class ModeTrial {
   int64_t trialStart_ = -1;  // first step of the current trial (-1: set by the first modeFor)
   std::string trialReason_ = "start";
   std::vector<std::vector<double>> samples_;  // per candidate, this trial's measured times
-  int current_ = 0;               // the chosen candidate once decided
-  std::vector<double> recent_;    // the chosen candidate's recent times (drift)
-  std::vector<int> ranAt_;        // candidate per step since trialStart_, for records that come late
+  int current_ = 0;                           // the chosen candidate once decided
+  std::vector<double> recent_;                // the chosen candidate's recent times (drift)
+  std::vector<int> ranAt_;                    // candidate per step since trialStart_, for records that come late
   std::vector<TrialDecision> decisions_;
 };
 

@@ -56,8 +56,8 @@ struct EmulationOptions {
 // How gradients travel (see comm/GradientSync.h for the strategies).
 struct CommOptions {
   comm::CommMode mode = comm::CommMode::Auto;  // --comm (see comm/CommMode.h)
-  int servers = 0;                                  // --ps K: parameter server processes beside the workers (mode ps)
-  int staleness = 0;                                // --staleness: 0 BSP, s > 0 SSP (mode ps)
+  int servers = 0;                             // --ps K: parameter server processes beside the workers (mode ps)
+  int staleness = 0;                           // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
   bool overlap = true;  // --no-overlap turns it off
   // --offload-below: with allreduce or flat, a rank whose share is below this fraction of the largest

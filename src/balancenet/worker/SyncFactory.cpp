@@ -33,12 +33,16 @@ namespace {
 // (a tie goes to the earlier: the overlapped buckets, then the ring, as before auto existed).
 std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
                                                   const comm::BucketOptions& buckets) {
+  const auto params = comm::namedParameters(net);
   switch (mode) {
-    case comm::CommMode::Flat: return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::Ring);
+    case comm::CommMode::Flat:
+      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::Ring, params);
     case comm::CommMode::HalvingDoubling:
-      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::HalvingDoubling);
-    case comm::CommMode::AllToAll: return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::AllToAll);
-    default: return std::make_unique<comm::BucketedAllReduceSync>(comm, comm::namedParameters(net), buckets);
+      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::HalvingDoubling, params);
+    case comm::CommMode::AllToAll:
+      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::AllToAll, params);
+    default:
+      return std::make_unique<comm::BucketedAllReduceSync>(comm, params, buckets);
   }
 }
 
@@ -47,8 +51,8 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
                                                  const comm::BucketOptions& buckets) {
   if (comm.size() == 1) return std::make_unique<comm::FlatAllReduceSync>(comm);
   std::vector<commchoice::Candidate> candidates;
-  for (auto mode : {comm::CommMode::AllReduce, comm::CommMode::Flat, comm::CommMode::HalvingDoubling,
-                    comm::CommMode::AllToAll})
+  for (auto mode :
+       {comm::CommMode::AllReduce, comm::CommMode::Flat, comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll})
     candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, buckets)});
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }

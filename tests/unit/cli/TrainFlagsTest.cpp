@@ -23,10 +23,10 @@ void expectRefused(const std::vector<std::string>& args, const std::string& frag
   EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
 }
 
-TEST_F(TrainFlags, DefaultsAreOneWorkerAllReduceAndTheBalancedPolicy) {
+TEST_F(TrainFlags, DefaultsAreOneWorkerAutoCommAndTheBalancedPolicy) {
   const auto c = parseTrainCommandLine({});
   EXPECT_EQ(c.launch.worldSize(), 1);
-  EXPECT_EQ(c.comm.mode, comm::CommMode::AllReduce);
+  EXPECT_EQ(c.comm.mode, comm::CommMode::Auto);
   EXPECT_EQ(c.orchestration.policy, "balanced");
   EXPECT_EQ(c.split.batches, std::vector<int64_t>{c.trainer.globalBatch});
   EXPECT_FALSE(c.worker.has_value());
@@ -96,8 +96,10 @@ TEST_F(TrainFlags, CommModesComeFromTheRegistry) {
     EXPECT_EQ(comm::commModeNamed(entry.name), entry.mode);
     EXPECT_STREQ(comm::commModeName(entry.mode), entry.name);
   }
-  expectRefused({"--comm", "pigeon"}, "unknown --comm 'pigeon'; choose one of: allreduce, flat, sfb, hybrid, ps");
-  expectRefused({"--comm", "sfb", "--elastic"}, "--elastic works with --comm allreduce or flat, not --comm sfb");
+  expectRefused({"--comm", "pigeon"},
+                "unknown --comm 'pigeon'; choose one of: auto, allreduce, flat, hd, a2a, sfb, hybrid, ps");
+  expectRefused({"--comm", "sfb", "--elastic"},
+                "--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm sfb");
 }
 
 TEST_F(TrainFlags, ParseErrorsAreUsageErrors) {
