@@ -7,6 +7,7 @@
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
+#include "balancenet/commchoice/AutoSync.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "testing/ChangingAllocator.h"
 #include "testing/DistributedTraining.h"
@@ -63,6 +64,30 @@ INSTANTIATE_TEST_SUITE_P(Splits, OffloadSyncTest,
                                            Case{"cnn_one_fast_of_3", "cnn", {5, 1, 26}, true},
                                            Case{"mlp_two_rings_of_5", "mlp", {20, 2, 18, 3, 1}, true}),
                          [](const auto& info) { return info.param.name; });
+
+// --comm auto's candidates each offload, over one group: their fast ranks sum by the ring, halving-doubling and
+// all-to-all in turn (a candidate a step), sharing the group's one subgroup of the fast ranks; exact throughout.
+TEST(OffloadSync, CandidatesOfAutoShareTheFastRanksSubgroupAndEachExchangeIsExact) {
+  const Split split{{30, 28, 26, 4}};
+  const auto train = testing::syntheticDataset(300, 3);
+  const auto options = testing::comparisonOptions("sgd", 7, split.total(), 5e-4);
+  testing::DistributedRun run;
+  run.world = split.worldSize();
+  run.allocator = [split] { return std::make_unique<orchestrator::StaticAllocator>(split); };
+  run.sync = [](comm::Communicator& comm, models::Network& net) {
+    std::vector<commchoice::Candidate> candidates;
+    for (auto exchange : {comm::Exchange::Ring, comm::Exchange::HalvingDoubling, comm::Exchange::AllToAll})
+      candidates.push_back({comm::exchangeName(exchange),
+                            std::make_unique<comm::OffloadSync>(comm, comm::namedParameters(net),
+                                                                std::make_unique<comm::FlatAllReduceSync>(comm),
+                                                                comm::kDefaultOffloadBelow, exchange)});
+    return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates), commchoice::TrialSettings{0, 2});
+  };
+  const auto model = testing::comparisonModel("cnn");
+  EXPECT_LT(testing::maxAbsDifference(testing::distributedTraining(model, options, train, run),
+                                      testing::referenceTraining(model, options, train)),
+            1e-5);
+}
 
 // The plan changes every step (a ring of one, of one other, everyone), and each plan comes back, so
 // a member set's subgroup is reused, not formed a second time over the same store keys.

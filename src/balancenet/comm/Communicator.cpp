@@ -108,6 +108,12 @@ std::unique_ptr<Communicator> Communicator::subgroup(const std::vector<int>& mem
   return sub;
 }
 
+Communicator& Communicator::keptSubgroup(const std::vector<int>& members) {
+  auto& kept = keptSubgroups_[members];
+  if (!kept) kept = subgroup(members);
+  return *kept;
+}
+
 Communicator::~Communicator() = default;
 
 LinkModel::Clock::time_point Communicator::deliveredAt(int64_t wireBytes) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,6 +110,9 @@ class Communicator {
   // the order given. Collective among the members only (others do not call it); each member set at most once
   // per group (the store keys are the set's). Throws RuntimeFailure if this group cannot make groups.
   std::unique_ptr<Communicator> subgroup(const std::vector<int>& members);
+  // The same subgroup, formed on first use and kept by this group: for strategies that are built more than once
+  // over one group (--comm auto's candidates each offload) and so must not form one member set twice.
+  Communicator& keptSubgroup(const std::vector<int>& members);
 
   // The c10d group itself, for code that drives it directly (the Python package hands it to torch).
   const c10::intrusive_ptr<c10d::ProcessGroup>& processGroup() const { return group_; }
@@ -125,6 +129,7 @@ class Communicator {
   int rank_;
   int size_;
   std::unique_ptr<GlooMesh> mesh_;  // connected on the first all-reduce that needs it
+  std::map<std::vector<int>, std::unique_ptr<Communicator>> keptSubgroups_;
 };
 
 }  // namespace balancenet::comm

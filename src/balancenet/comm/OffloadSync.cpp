@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "balancenet/core/Stopwatch.h"
+#include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
 namespace {
@@ -16,14 +17,14 @@ constexpr int kTagFromPeer = 1502;
 
 }  // namespace
 
-OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below)
-    : comm_(comm), params_(std::move(params)), whenEven_(std::move(whenEven)), below_(below) {}
+OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below,
+                         Exchange ringExchange)
+    : comm_(comm),
+      params_(std::move(params)),
+      whenEven_(std::move(whenEven)),
+      below_(below),
+      ringExchange_(ringExchange) {}
 
-Communicator& OffloadSync::ringOf(const std::vector<int>& members) {
-  auto& ring = rings_[members];
-  if (!ring) ring = comm_.subgroup(members);
-  return *ring;
-}
 
 void OffloadSync::beginStep(const SyncContext& context) {
   // A split that is not this group's (tests may give none) decides nothing: nobody offloads.
@@ -34,7 +35,7 @@ void OffloadSync::beginStep(const SyncContext& context) {
     return;
   }
   // Formed here, before forward, so a new member set's connection set-up is not charged to the sync.
-  if (plan_.peerOf[comm_.rank()] < 0 && plan_.ring.size() > 1) ringOf(plan_.ring);
+  if (plan_.peerOf[comm_.rank()] < 0 && plan_.ring.size() > 1) comm_.keptSubgroup(plan_.ring);
 }
 
 SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -46,7 +47,7 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   SyncStats stats = peer >= 0 ? handToPeer(peer, context) : sumForClients(context);
   // The chain every rank's step hangs on, whichever part of it the rank waits on itself: the hand-over, the
   // ring among the fast ranks, the hand-back.
-  stats.phases = 2 + ringAllReducePhases(static_cast<int>(plan_.ring.size()));
+  stats.phases = 2 + exchangePhases(ringExchange_, static_cast<int>(plan_.ring.size()));
   unpackGradients(buffer_, grads, scalars);
   stats.elapsedMs = watch.elapsedMs();
   return stats;
@@ -80,9 +81,14 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
   }
   const int ringSize = static_cast<int>(plan_.ring.size());
   if (ringSize > 1) {
-    auto& ring = ringOf(plan_.ring);
-    ring.allreduceSumAsync(buffer_).wait(context.timeline, "wait ring",
-                                         fmt::format("all-reduce among ranks {}", fmt::join(plan_.ring, ",")));
+    auto& ring = comm_.keptSubgroup(plan_.ring);
+    if (ringExchange_ == Exchange::Ring) {
+      ring.allreduceSumAsync(buffer_).wait(context.timeline, "wait ring",
+                                           fmt::format("all-reduce among ranks {}", fmt::join(plan_.ring, ",")));
+    } else {
+      Timeline::Span span(context.timeline, "wait ring", "sync");
+      ring.allreduceSum(buffer_, ringExchange_);
+    }
   }
   std::vector<PendingWork> sends;
   for (int client : clients) sends.push_back(comm_.sendAsync(buffer_, client, kTagFromPeer));
@@ -99,8 +105,8 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
 std::string OffloadSync::explain() const {
   return fmt::format(
              "offload: in a step where a rank's share is below {} of the largest, it hands its gradient to a ring "
-             "peer (1 send + 1 recv) and the other ranks all-reduce among themselves; otherwise:\n",
-             below_) +
+             "peer (1 send + 1 recv) and the other ranks all-reduce among themselves ({}); otherwise:\n",
+             below_, exchangeName(ringExchange_)) +
          whenEven_->explain();
 }
 

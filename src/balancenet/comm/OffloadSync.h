@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/OffloadPlan.h"
 
@@ -20,8 +21,9 @@ namespace balancenet::comm {
 // rank knows) go to `whenEven` unchanged, so nothing changes there.
 class OffloadSync : public GradientSync {
  public:
+  // `ringExchange`: how the fast ranks all-reduce among themselves (the job's --comm algorithm).
   OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven,
-              double below = kDefaultOffloadBelow);
+              double below = kDefaultOffloadBelow, Exchange ringExchange = Exchange::Ring);
 
   void beginStep(const SyncContext& context) override;
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
@@ -33,14 +35,13 @@ class OffloadSync : public GradientSync {
  private:
   SyncStats handToPeer(int peer, const SyncContext& context);
   SyncStats sumForClients(const SyncContext& context);
-  Communicator& ringOf(const std::vector<int>& members);
 
   Communicator& comm_;
   ParameterList params_;
   std::unique_ptr<GradientSync> whenEven_;
   double below_;
+  Exchange ringExchange_;
   OffloadPlan plan_;
-  std::map<std::vector<int>, std::unique_ptr<Communicator>> rings_;  // subgroups by member set
   at::Tensor buffer_;                                                // grads then scalars, reused
   std::vector<at::Tensor> fromClients_;
 };

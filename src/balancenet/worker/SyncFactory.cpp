@@ -29,31 +29,40 @@ bool capturesFactors(const CommOptions& comm) { return comm::capturesFactors(com
 
 namespace {
 
-// The exchanges that sum the whole gradient, by --comm name: what --comm auto tries, in order of preference
-// (a tie goes to the earlier: the overlapped buckets, then the ring, as before auto existed).
-std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
-                                                  const comm::BucketOptions& buckets) {
-  const auto params = comm::namedParameters(net);
-  switch (mode) {
-    case comm::CommMode::Flat:
-      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::Ring, params);
-    case comm::CommMode::HalvingDoubling:
-      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::HalvingDoubling, params);
-    case comm::CommMode::AllToAll:
-      return std::make_unique<comm::FlatAllReduceSync>(comm, comm::Exchange::AllToAll, params);
-    default:
-      return std::make_unique<comm::BucketedAllReduceSync>(comm, params, buckets);
-  }
+comm::Exchange exchangeOf(comm::CommMode mode) {
+  if (mode == comm::CommMode::HalvingDoubling) return comm::Exchange::HalvingDoubling;
+  if (mode == comm::CommMode::AllToAll) return comm::Exchange::AllToAll;
+  return comm::Exchange::Ring;
 }
 
-// --comm auto's candidates (alone, every exchange is none: the flat one, which skips its all-reduce).
+// An exchange that sums the whole gradient, by --comm name, with --offload-below's hand-over in skewed steps
+// (its fast ranks all-reduce by the same algorithm).
+std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
+                                                  const job::CommOptions& options) {
+  const auto params = comm::namedParameters(net);
+  std::unique_ptr<comm::GradientSync> sync;
+  if (mode == comm::CommMode::AllReduce) {
+    comm::BucketOptions buckets;
+    buckets.bucketMb = options.bucketMb;
+    buckets.overlap = options.overlap;
+    sync = std::make_unique<comm::BucketedAllReduceSync>(comm, params, buckets);
+  } else {
+    sync = std::make_unique<comm::FlatAllReduceSync>(comm, exchangeOf(mode), params);
+  }
+  if (options.offloadBelow > 0)
+    sync = std::make_unique<comm::OffloadSync>(comm, params, std::move(sync), options.offloadBelow, exchangeOf(mode));
+  return sync;
+}
+
+// --comm auto's candidates, in order of preference (a tie goes to the earlier: the overlapped buckets, then the
+// ring, as before auto existed). Alone, every exchange is none: the flat one, which skips its all-reduce.
 std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, models::Network& net,
-                                                 const comm::BucketOptions& buckets) {
+                                                 const job::CommOptions& options) {
   if (comm.size() == 1) return std::make_unique<comm::FlatAllReduceSync>(comm);
   std::vector<commchoice::Candidate> candidates;
   for (auto mode :
        {comm::CommMode::AllReduce, comm::CommMode::Flat, comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll})
-    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, buckets)});
+    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options)});
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }
 
@@ -61,16 +70,14 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
 
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const JobConfig& c) {
-  comm::BucketOptions buckets;
-  buckets.bucketMb = c.comm.bucketMb;
-  buckets.overlap = c.comm.overlap;
   std::unique_ptr<comm::GradientSync> sync;
   if (c.comm.mode == comm::CommMode::Auto) {
-    sync = makeAutoSync(comm, net, buckets);
+    sync = makeAutoSync(comm, net, c.comm);
   } else if (capturesFactors(c.comm)) {
     comm::FactorSyncOptions factors;
     factors.hybrid = c.comm.mode == comm::CommMode::Hybrid;
-    factors.buckets = buckets;
+    factors.buckets.bucketMb = c.comm.bucketMb;
+    factors.buckets.overlap = c.comm.overlap;
     factors.initialBatches = c.split.batches;
     sync = std::make_unique<comm::SufficientFactorSync>(comm, net, factors);
   } else if (c.comm.mode == comm::CommMode::ParameterServers) {
@@ -81,10 +88,8 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     sync =
         std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), c.comm.staleness);
   } else {
-    sync = makeAllReduce(c.comm.mode, comm, net, buckets);
+    sync = makeAllReduce(c.comm.mode, comm, net, c.comm);
   }
-  if (comm::allReduces(c.comm.mode) && c.comm.offloadBelow > 0)
-    sync = std::make_unique<comm::OffloadSync>(comm, comm::namedParameters(net), std::move(sync), c.comm.offloadBelow);
   const auto& e = c.emulation;
   const int rank = comm.rank();
   if (!e.slowdown.empty())
