@@ -25,7 +25,6 @@ OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_p
       below_(below),
       ringExchange_(ringExchange) {}
 
-
 void OffloadSync::beginStep(const SyncContext& context) {
   // A split that is not this group's (tests may give none) decides nothing: nobody offloads.
   const bool known = static_cast<int>(context.batches.size()) == comm_.size();

@@ -42,7 +42,7 @@ class OffloadSync : public GradientSync {
   double below_;
   Exchange ringExchange_;
   OffloadPlan plan_;
-  at::Tensor buffer_;                                                // grads then scalars, reused
+  at::Tensor buffer_;  // grads then scalars, reused
   std::vector<at::Tensor> fromClients_;
 };
 
