@@ -233,7 +233,9 @@ void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
       ->capture_default_str();
   app.add_flag("--no-overlap", raw.noOverlap, "Send the buckets after backward instead of during it (for comparison)");
   app.add_option("--offload-below", c.comm.offloadBelow,
-                 "With --comm allreduce or flat: a worker whose share of the batch is below this fraction of the "
+                 "With the all-reducing --comm modes (auto, allreduce, flat, hd, a2a): a worker whose share of the "
+                 "batch is below "
+                 "this fraction of the "
                  "largest share hands its gradient to a fast peer instead of joining the ring all-reduce (0: never)")
       ->capture_default_str();
   app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");

@@ -60,7 +60,7 @@ struct CommOptions {
   int staleness = 0;                           // --staleness: 0 BSP, s > 0 SSP (mode ps)
   double bucketMb = 25;
   bool overlap = true;  // --no-overlap turns it off
-  // --offload-below: with allreduce or flat, a rank whose share is below this fraction of the largest
+  // --offload-below: with the all-reducing modes, a rank whose share is below this fraction of the largest
   // hands its gradient to a ring peer (comm/OffloadSync.h); 0: never.
   double offloadBelow = comm::kDefaultOffloadBelow;
   bool explain = false;  // --explain-comm: rank 0 prints how each layer is synchronised
