@@ -236,7 +236,7 @@ void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "With the all-reducing --comm modes (auto, allreduce, flat, hd, a2a): a worker whose share of the "
                  "batch is below "
                  "this fraction of the "
-                 "largest share hands its gradient to a fast peer instead of joining the ring all-reduce (0: never)")
+                 "largest share hands its gradient to a fast peer instead of joining the all-reduce (0: never)")
       ->capture_default_str();
   app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");
 }
