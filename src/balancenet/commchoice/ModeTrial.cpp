@@ -17,6 +17,24 @@ double medianOf(std::vector<double> values) {
   return (*std::max_element(values.begin(), values.begin() + mid) + upper) / 2;
 }
 
+namespace {
+
+std::vector<double> mediansOf(const std::vector<std::vector<double>>& samples) {
+  std::vector<double> medians;
+  for (const auto& s : samples) medians.push_back(medianOf(s));
+  return medians;
+}
+
+// The candidate with the least median; one without a time (median 0) never wins; a tie goes to the earlier.
+int fastestOf(const std::vector<double>& medians) {
+  int best = 0;
+  for (size_t c = 0; c < medians.size(); ++c)
+    if (medians[c] > 0 && (medians[best] <= 0 || medians[c] < medians[best])) best = static_cast<int>(c);
+  return best;
+}
+
+}  // namespace
+
 ModeTrial::ModeTrial(std::vector<std::string> candidates, TrialSettings settings)
     : candidates_(std::move(candidates)), settings_(settings), samples_(candidates_.size()) {}
 
@@ -41,11 +59,7 @@ int ModeTrial::modeFor(int64_t step) {
     if (offset < trialSteps()) {
       which = static_cast<int>(offset % static_cast<int64_t>(candidates_.size()));
     } else {  // the trial's last time is still on its way: the best so far
-      double best = 0;
-      for (size_t c = 0; c < samples_.size(); ++c) {
-        const double m = medianOf(samples_[c]);
-        if (m > 0 && (best == 0 || m < best)) best = m, which = static_cast<int>(c);
-      }
+      which = fastestOf(mediansOf(samples_));
     }
   }
   if (offset >= 0 && offset == static_cast<int64_t>(ranAt_.size())) ranAt_.push_back(which);
@@ -83,9 +97,8 @@ void ModeTrial::decide(int64_t step) {
   TrialDecision d;
   d.step = step;
   d.reason = trialReason_;
-  for (const auto& s : samples_) d.medianMs.push_back(medianOf(s));
-  for (size_t c = 1; c < d.medianMs.size(); ++c)
-    if (d.medianMs[c] < d.medianMs[d.chosen]) d.chosen = static_cast<int>(c);
+  d.medianMs = mediansOf(samples_);
+  d.chosen = fastestOf(d.medianMs);
   current_ = d.chosen;
   trying_ = false;
   recent_.clear();
