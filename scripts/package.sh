@@ -12,7 +12,7 @@ if [ ! -f "$BUILD_DIR/CPackConfig.cmake" ]; then
   exit 2
 fi
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" --target balancenet_installed
+  cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" --target balancenet_installed >&2  # stdout: the .deb alone
 fi
 # A fresh folder: one .deb, that of this build (an older version's would stay beside it).
 rm -rf "$PACKAGE_DIR"
