@@ -24,7 +24,9 @@ installed_kb=$(dpkg-deb --field "$deb" Installed-Size)
 was_installed=0
 dpkg-query -W -f='${Status}' balancenet 2>/dev/null | grep -q "install ok installed" && was_installed=1
 "${APT[@]}" remove balancenet >/dev/null 2>&1 || true
-restore() { if ((was_installed)); then "${APT[@]}" install "$deb"; else "${APT[@]}" remove balancenet; fi >/dev/null 2>&1; }
+restore() {
+  if ((was_installed)); then "${APT[@]}" install "$deb"; else "${APT[@]}" remove balancenet; fi >/dev/null 2>&1
+}
 trap restore EXIT
 
 # Seconds from $1 (an $EPOCHREALTIME) to the line "step 1/" of the job's output, printed when its first step ends
@@ -38,7 +40,8 @@ first_step_after() {
     done
 }
 
-echo "package: $deb ($size bytes, installed $installed_kb KiB), scripts/package.sh ${package_s} s" | tee "$OUT/summary.txt"
+echo "package: $deb ($size bytes, installed $installed_kb KiB), scripts/package.sh ${package_s} s" |
+  tee "$OUT/summary.txt"
 echo "rep install_s first_step_after_install_s install_to_first_step_s" | tee -a "$OUT/summary.txt"
 for ((rep = 1; rep <= REPS; rep++)); do
   t0=$EPOCHREALTIME

@@ -15,7 +15,7 @@ APT = ["apt-get", "-y", "-q", "-o", "DPkg::Lock::Timeout=120"]
 
 class AptInstallTest(unittest.TestCase):
     def setUp(self):
-        require_root(self)
+        require_root()
         self.deb = deb_file(self)
         self.root = tempfile.mkdtemp(prefix="balancenet-apt-")
         # Always removed, also when the install or the job failed.

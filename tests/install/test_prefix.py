@@ -11,6 +11,7 @@ from installed import BUILD_DIR, SOURCE_DIR, check_job, hidden, require_root, ru
 class InstalledPrefixTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        require_root()
         cls.root = tempfile.mkdtemp(prefix="balancenet-install-")
         cls.prefix = os.path.join(cls.root, "prefix")
         subprocess.run([os.environ["CMAKE_COMMAND"], "--install", BUILD_DIR, "--prefix", cls.prefix],
@@ -19,9 +20,6 @@ class InstalledPrefixTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.root, ignore_errors=True)
-
-    def setUp(self):
-        require_root(self)
 
     def program(self):
         return os.path.join(self.prefix, "bin", "balancenet")
