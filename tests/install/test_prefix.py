@@ -13,13 +13,10 @@ class InstalledPrefixTest(unittest.TestCase):
     def setUpClass(cls):
         require_root()
         cls.root = tempfile.mkdtemp(prefix="balancenet-install-")
+        cls.addClassCleanup(shutil.rmtree, cls.root, ignore_errors=True)  # also when the install fails
         cls.prefix = os.path.join(cls.root, "prefix")
         subprocess.run([os.environ["CMAKE_COMMAND"], "--install", BUILD_DIR, "--prefix", cls.prefix],
                        check=True, stdout=subprocess.DEVNULL)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.root, ignore_errors=True)
 
     def program(self):
         return os.path.join(self.prefix, "bin", "balancenet")
