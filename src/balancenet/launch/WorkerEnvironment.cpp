@@ -35,11 +35,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   if (auto addr = env(kMasterAddrVar)) launch.masterAddr = *addr;
   if (auto port = env(kMasterPortVar)) launch.masterPort = envInt(kMasterPortVar, *port, 1, 65535);
   if (auto file = env(kStoreFileVar)) launch.storeFile = *file;
-  if (auto token = env(kJobTokenVar); token && launch.jobToken.empty()) {
-    // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
-    if (token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
-    launch.jobToken = *token;
-  }
+  if (launch.jobToken.empty()) launch.jobToken = jobTokenFromEnvironment().value_or("");
   auto rank = env(kRankVar);
   if (!rank) return std::nullopt;
   auto world = env(kWorldSizeVar);
@@ -55,6 +51,13 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
   if (!env(kMasterPortVar) && launch.storeFile.empty())
     throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
   return id;
+}
+
+std::optional<std::string> jobTokenFromEnvironment() {
+  auto token = env(kJobTokenVar);
+  // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
+  if (token && token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
+  return token;
 }
 
 std::optional<int> readServerEnvironment() {

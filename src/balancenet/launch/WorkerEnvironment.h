@@ -14,6 +14,9 @@ namespace balancenet::launch {
 // launch.jobToken from BALANCENET_JOB_TOKEN unless --job-token gave one.
 std::optional<job::WorkerIdentity> readWorkerEnvironment(job::LaunchOptions& launch);
 
+// BALANCENET_JOB_TOKEN when it is set; set but empty is a UsageError.
+std::optional<std::string> jobTokenFromEnvironment();
+
 // The parameter server index this process was started as (BALANCENET_PS_SERVER), if any.
 std::optional<int> readServerEnvironment();
 
