@@ -426,8 +426,10 @@ std::vector<HostileCase> jobTokenCases() {
   using std::filesystem::perms;
   return {
       {"NonLoopbackMasterWithoutToken", node(0, {"--master-addr", "203.0.113.7"}), {}, open},
-      {"NonLoopbackMasterOfAWorkerStartedByHand", {}, {{"RANK", "1"}, {"WORLD_SIZE", "2"},
-       {"MASTER_ADDR", "203.0.113.7"}, {"MASTER_PORT", "{port}"}}, open},
+      {"NonLoopbackMasterOfAWorkerStartedByHand",
+       {},
+       {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "203.0.113.7"}, {"MASTER_PORT", "{port}"}},
+       open},
       {"JobTokenAutoWhereTheStoreIsNotServed",
        node(1, {"--master-addr", "203.0.113.7", "--job-token", "auto"}),
        {},
@@ -567,8 +569,8 @@ std::vector<HostileCase> dataFormatCases() {
 
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
-  for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(),
-                    jobTokenCases(), checkpointAndJoinCases(), pipelineCases(), dataFormatCases()})
+  for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), jobTokenCases(),
+                    checkpointAndJoinCases(), pipelineCases(), dataFormatCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

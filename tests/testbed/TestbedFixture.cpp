@@ -21,16 +21,17 @@ void TestbedFixture::SetUp() {
   BinaryFixture::SetUp();
   // As a user should give it: in a file only its owner can read, so it shows in no command line.
   std::ofstream(jobTokenFile()) << kTestbedJobToken << "\n";
-  std::filesystem::permissions(jobTokenFile(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::filesystem::permissions(jobTokenFile(),
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int host,
                                                      const std::vector<std::string>& flags, int jobHosts) const {
   auto all = flags;
-  all.insert(all.end(), {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank",
-                         std::to_string(host), "--nproc-per-node", "1", "--master-addr", bed.address(0),
-                         "--master-port", std::to_string(kTestbedStorePort), "--iface", "eth0", "--job-token-file",
-                         jobTokenFile()});
+  all.insert(all.end(),
+             {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
+              "--nproc-per-node", "1", "--master-addr", bed.address(0), "--master-port",
+              std::to_string(kTestbedStorePort), "--iface", "eth0", "--job-token-file", jobTokenFile()});
   return bed.asHost(host, trainCommand(dataDir_, runDir(host), all));
 }
 

@@ -23,8 +23,8 @@ namespace {
 
 using balancenet::testing::usageErrorOf;
 
-const std::vector<std::string> kNode0{"--nnodes", "2", "--node-rank", "0", "--master-addr", "10.0.0.1",
-                                      "--master-port", "29500"};
+const std::vector<std::string> kNode0{"--nnodes",      "2",        "--node-rank",   "0",
+                                      "--master-addr", "10.0.0.1", "--master-port", "29500"};
 
 std::vector<std::string> node(int rank, std::vector<std::string> more = {}) {
   auto flags = kNode0;
@@ -81,7 +81,8 @@ TEST_F(JobTokenFlags, TheTokenComesFromTheFileTheFlagOrTheEnvironment) {
   EXPECT_EQ(parseTrainCommandLine(node(1, {"--job-token", "from-the-flag"})).launch.jobToken, "from-the-flag");
   ::setenv("BALANCENET_JOB_TOKEN", "from-the-environment", 1);
   EXPECT_EQ(parseTrainCommandLine(node(1)).launch.jobToken, "from-the-environment");
-  EXPECT_EQ(parseTrainCommandLine(node(1, {"--job-token-file", tokenFile("file-wins\n")})).launch.jobToken, "file-wins");
+  EXPECT_EQ(parseTrainCommandLine(node(1, {"--job-token-file", tokenFile("file-wins\n")})).launch.jobToken,
+            "file-wins");
   // launch's launcher reads no worker environment, yet takes the token from it.
   EXPECT_EQ(parseLaunchFlags(node(0)).launch.jobToken, "from-the-environment");
 }
@@ -92,8 +93,10 @@ TEST_F(JobTokenFlags, AutoIsMadeUpWhereTheStoreIsServedAndNowhereElse) {
   EXPECT_EQ(launcher.launch.jobToken.size(), 32u);
   EXPECT_NE(parseTrainCommandLine(node(0, {"--job-token", "auto"})).launch.jobToken, launcher.launch.jobToken);
   const std::string notHere = "--job-token auto makes the token on the process that serves the job's store";
-  expectRefused(node(1, {"--job-token", "auto"}), notHere + " (node 0's launcher, or rank 0 started by another "
-                "launcher), which this one does not: give it the token node 0 printed");
+  expectRefused(node(1, {"--job-token", "auto"}),
+                notHere +
+                    " (node 0's launcher, or rank 0 started by another "
+                    "launcher), which this one does not: give it the token node 0 printed");
   startedAsRank(1);
   expectRefused({"--job-token", "auto"}, notHere);
   startedAsRank(0);  // rank 0 of another launcher serves the store itself
@@ -118,8 +121,8 @@ TEST_F(JobTokenFlags, TheWaysToGiveATokenExcludeEachOther) {
 }
 
 TEST_F(JobTokenFlags, FederateTakesTheSameFlags) {
-  const std::vector<std::string> hosts{"--clients", "3", "--nnodes", "2", "--nproc-per-node", "2", "--master-addr",
-                                       "10.0.0.1", "--master-port", "29500"};
+  const std::vector<std::string> hosts{"--clients",     "3",        "--nnodes",      "2",    "--nproc-per-node", "2",
+                                       "--master-addr", "10.0.0.1", "--master-port", "29500"};
   auto withFile = hosts;
   withFile.insert(withFile.end(), {"--job-token-file", tokenFile("federated\n")});
   EXPECT_EQ(parseFederateCommandLine(withFile).launch.jobToken, "federated");
@@ -128,8 +131,8 @@ TEST_F(JobTokenFlags, FederateTakesTheSameFlags) {
 }
 
 TEST_F(JobTokenFlags, PrintConfigShowsNeitherTheTokenNorTheFilesContent) {
-  for (const std::vector<std::string>& given :
-       {node(0, {"--job-token", "secret-on-the-line"}), node(0, {"--job-token-file", tokenFile("secret-in-a-file\n")})}) {
+  for (const std::vector<std::string>& given : {node(0, {"--job-token", "secret-on-the-line"}),
+                                                node(0, {"--job-token-file", tokenFile("secret-in-a-file\n")})}) {
     CLI::App train{"balancenet train", "train"};
     job::JobConfig config = defaultJobConfig();
     RawFlags raw;

@@ -37,7 +37,8 @@ TEST(ClosedJob, ATokenOrAnExplicitlyOpenJobPasses) {
 }
 
 TEST(ClosedJob, LoopbackAndFileStoresNeedNoToken) {
-  for (const char* addr : {"127.0.0.1", "127.1.2.3", "localhost", "::1"}) EXPECT_FALSE(openJobRefusal(store(addr))) << addr;
+  for (const char* addr : {"127.0.0.1", "127.1.2.3", "localhost", "::1"})
+    EXPECT_FALSE(openJobRefusal(store(addr))) << addr;
   auto file = store("10.0.0.1");
   file.storeFile = "/tmp/balancenet-store-x/store";
   EXPECT_FALSE(openJobRefusal(file));
