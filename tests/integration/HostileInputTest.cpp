@@ -444,6 +444,44 @@ std::vector<HostileCase> rendezvousCases() {
   };
 }
 
+// Closed by default: a store other hosts can reach needs a token, refused before anything opens (so no
+// background job: the address is a documentation one, TEST-NET-3, that nothing here answers).
+std::vector<HostileCase> jobTokenCases() {
+  const std::string open =
+      "the job's store at 203.0.113.7:{port} is reachable from other hosts and this process has no job token";
+  const auto tokenFile = [](const char* text, std::filesystem::perms mode) {
+    return [=](Scene& s) { std::filesystem::permissions(s.writeFile("job-token", text), mode); };
+  };
+  using std::filesystem::perms;
+  return {
+      {"NonLoopbackMasterWithoutToken", node(0, {"--master-addr", "203.0.113.7"}), {}, open},
+      {"NonLoopbackMasterOfAWorkerStartedByHand",
+       {},
+       {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "203.0.113.7"}, {"MASTER_PORT", "{port}"}},
+       open},
+      {"JobTokenAutoWhereTheStoreIsNotServed",
+       node(1, {"--master-addr", "203.0.113.7", "--job-token", "auto"}),
+       {},
+       "--job-token auto makes the token on the process that serves the job's store"},
+      {"GroupReadableTokenFile",
+       node(0, {"--master-addr", "203.0.113.7", "--job-token-file", "{dir}/job-token"}),
+       {},
+       "--job-token-file {dir}/job-token: permissions 0640 are too open",
+       2,
+       tokenFile("4f1d0c9e8b7a6f5e\n", perms::owner_read | perms::owner_write | perms::group_read)},
+      {"EmptyTokenFile",
+       node(0, {"--job-token-file", "{dir}/job-token"}),
+       {},
+       "--job-token-file {dir}/job-token: its first line is empty",
+       2,
+       tokenFile("\n", perms::owner_read | perms::owner_write)},
+      {"TokenAndTokenFile",
+       {"--job-token", "a1b2c3d4e5f6", "--job-token-file", "{dir}/none"},
+       {},
+       "--job-token excludes --job-token-file"},
+  };
+}
+
 // Each setup writes its checkpoint files with Scene::protect: a refused resume damages none of them.
 std::vector<HostileCase> checkpointAndJoinCases() {
   const auto damaged = [](std::string bytes) {
@@ -560,7 +598,7 @@ std::vector<HostileCase> dataFormatCases() {
 
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
-  for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(),
+  for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), jobTokenCases(),
                     checkpointAndJoinCases(), pipelineCases(), dataFormatCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;

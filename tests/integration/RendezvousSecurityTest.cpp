@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -141,6 +142,74 @@ TEST_F(RendezvousSecurity, NodesWithTheSameTokenTrainTogetherOverTheTcpStore) {
   EXPECT_EQ(node1.exitCode, 0) << node1.output;
   EXPECT_TRUE(std::filesystem::exists(dir_.file("run-node0/steps.csv"))) << first.output;
   EXPECT_EQ(first.output.find("admits any process"), std::string::npos) << "a job with a token warned it is open";
+}
+
+// Closed by default. 0.0.0.0 is not a loopback address, yet reaches this machine (Gloo on lo): a job "beyond
+// loopback" that runs here.
+std::vector<std::string> beyondLoopback(std::vector<std::string> more = {}) {
+  more.insert(more.begin(), {"--master-addr", "0.0.0.0", "--iface", "lo"});
+  return more;
+}
+
+TEST_F(RendezvousSecurity, HostBeyondLoopbackWithoutATokenIsRefusedBeforeItWaitsForTheStore) {
+  // Node 1 would wait up to the rendezvous timeout for a store nobody serves; it must not even try.
+  const int port = freePort();
+  const auto r = runProcess(nodeCommand(1, port, {"--master-addr", "203.0.113.7", "--rendezvous-timeout", "60"}),
+                            withToken("", 40));
+  expectOneLineError(r,
+                     "the job's store at 203.0.113.7:" + std::to_string(port) +
+                         " is reachable from other hosts and this process has no job token: give every process the "
+                         "job's token with --job-token-file FILE, BALANCENET_JOB_TOKEN or --job-token TOKEN",
+                     2);
+  EXPECT_NE(r.output.find("--insecure-open-job"), std::string::npos) << r.output;
+  EXPECT_LT(r.seconds, 15) << "refused only after waiting for the store";
+}
+
+TEST_F(RendezvousSecurity, InsecureOpenJobTrainsBeyondLoopbackAndSaysItIsOpen) {
+  const int port = freePort();
+  BackgroundRun node0(nodeCommand(0, port, beyondLoopback({"--insecure-open-job"})), withToken(""));
+  ASSERT_TRUE(waitForListener(port, 30)) << "node 0 never served the store on port " << port;
+  const auto node1 = runProcess(nodeCommand(1, port, beyondLoopback({"--insecure-open-job"})), withToken(""));
+  const auto& first = node0.finish();
+  EXPECT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_EQ(node1.exitCode, 0) << node1.output;
+  EXPECT_NE(first.output.find("admits any process that reaches it"), std::string::npos) << first.output;
+}
+
+// --job-token auto on node 0: the token it prints, written to a private file, admits node 1.
+TEST_F(RendezvousSecurity, AutoTokenPrintedByTheStoresHostAdmitsAHostGivenItInAFile) {
+  const int port = freePort();
+  std::mutex mutex;
+  std::string printed;
+  ProcessOptions o = withToken("");
+  o.onOutput = [&](const std::string& output, double) {
+    const std::string key = "export BALANCENET_JOB_TOKEN=";
+    const auto at = output.find(key);
+    if (at == std::string::npos || output.find('\n', at) == std::string::npos) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    printed = output.substr(at + key.size(), output.find('\n', at) - at - key.size());
+  };
+  BackgroundRun node0(nodeCommand(0, port, beyondLoopback({"--job-token", "auto"})), o);
+  ASSERT_TRUE(waitForListener(port, 30)) << "node 0 never served the store on port " << port;
+  std::string token;
+  for (int i = 0; i < 200 && token.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::lock_guard<std::mutex> lock(mutex);
+    token = printed;
+  }
+  ASSERT_EQ(token.size(), 32u) << "node 0 printed no token: '" << token << "'";
+  const std::string file = dir_.file("job-token");
+  { std::ofstream(file) << token << "\n"; }
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const auto node1 = runProcess(nodeCommand(1, port, beyondLoopback({"--job-token-file", file})), withToken(""));
+  const auto& first = node0.finish();
+  EXPECT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_EQ(node1.exitCode, 0) << node1.output;
+  EXPECT_EQ(first.output.find("admits any process"), std::string::npos) << "a job with a token warned it is open";
+  size_t shown = 0;  // once: node 0's workers take the launcher's token from their environment
+  for (auto at = first.output.find(token); at != std::string::npos; at = first.output.find(token, at + 1)) ++shown;
+  EXPECT_EQ(shown, 2u) << "the token should appear once, in the two lines that tell how to give it:\n" << first.output;
+  EXPECT_EQ(node1.output.find(token), std::string::npos) << "node 1 showed the token";
 }
 
 // What a stranger writes to the store port before the job's other node arrives, then hangs up.

@@ -1,6 +1,7 @@
-// Security between hosts: a fifth host that is not part of a 4-host job tries to join it with no token,
-// with another token and with another world size while the job trains. Each is refused with the
-// documented one line (docs/reliability.md, "Security of the rendezvous"), and the job goes on undisturbed.
+// Security between hosts: a 4-host job given its token in a file (--job-token-file, TestbedFixture) trains, while a
+// fifth host that is not part of it tries to join with no token, with another token and with another world size.
+// Each is refused with the documented one line (docs/reliability.md, "Security of the rendezvous"): without a
+// token before it reaches the store at all, since the store is beyond loopback. The job goes on undisturbed.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -57,7 +58,8 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
   Testbed bed({"none", "none", "none", "none", "none"});
   const std::string job = bed.address(0) + ":" + std::to_string(kTestbedStorePort);
   const std::vector<Stranger> strangers{
-      {"no-token", nullptr, kJobHosts, 1, "job token does not match the job at " + job + " (this process has none)"},
+      {"no-token", nullptr, kJobHosts, 1,
+       "the job's store at " + job + " is reachable from other hosts and this process has no job token"},
       {"wrong-token", "not-the-job-token-0a9b8c", kJobHosts, 1, "job token does not match the job at " + job},
       {"wrong-world-size", kTestbedJobToken, kJobHosts + 1, kJobHosts,
        "world size mismatch: this process was started for 5 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) "

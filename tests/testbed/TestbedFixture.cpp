@@ -1,6 +1,8 @@
 #include "TestbedFixture.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -17,14 +19,19 @@ void TestbedFixture::SetUp() {
     GTEST_SKIP() << "no testbed on this machine: " << *why;
   }
   BinaryFixture::SetUp();
+  // As a user should give it: in a file only its owner can read, so it shows in no command line.
+  std::ofstream(jobTokenFile()) << kTestbedJobToken << "\n";
+  std::filesystem::permissions(jobTokenFile(),
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int host,
                                                      const std::vector<std::string>& flags, int jobHosts) const {
   auto all = flags;
-  all.insert(all.end(), {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank",
-                         std::to_string(host), "--nproc-per-node", "1", "--master-addr", bed.address(0),
-                         "--master-port", std::to_string(kTestbedStorePort), "--iface", "eth0"});
+  all.insert(all.end(),
+             {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
+              "--nproc-per-node", "1", "--master-addr", bed.address(0), "--master-port",
+              std::to_string(kTestbedStorePort), "--iface", "eth0", "--job-token-file", jobTokenFile()});
   return bed.asHost(host, trainCommand(dataDir_, runDir(host), all));
 }
 
@@ -32,7 +39,6 @@ std::vector<ProcessResult> TestbedFixture::trainOnHosts(const Testbed& bed, cons
                                                         ProcessOptions options,
                                                         const std::function<void(int, pid_t, double)>& whileRunning,
                                                         int jobHosts) {
-  options.env.emplace("BALANCENET_JOB_TOKEN", kTestbedJobToken);
   if (jobHosts <= 0) jobHosts = bed.hosts();
   std::vector<ProcessResult> results(jobHosts);
   std::vector<std::thread> hosts;

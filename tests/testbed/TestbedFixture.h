@@ -19,6 +19,9 @@ class TestbedFixture : public BinaryFixture {
  protected:
   void SetUp() override;
 
+  // The job's token (kTestbedJobToken) in a file private to its owner: every host's command gives --job-token-file.
+  std::string jobTokenFile() const { return dir_.file("job-token"); }
+
   // Host `host`'s run directory (its workers write there; rank 0's holds steps.csv, splits.csv, summary.json).
   std::string runDir(int host) const { return dir_.file("run-h" + std::to_string(host)); }
 
@@ -28,7 +31,7 @@ class TestbedFixture : public BinaryFixture {
                                        int jobHosts = 0) const;
 
   // Starts the command of every host of the job (hosts 0..jobHosts-1; 0: all of `bed`) at once (one thread
-  // each), waits for all, returns each host's result. `options.env` gets the job token;
+  // each), waits for all, returns each host's result (every host given the job token file);
   // `whileRunning(host, pid, seconds)` is called while host's process runs.
   std::vector<ProcessResult> trainOnHosts(const Testbed& bed, const std::vector<std::string>& flags,
                                           ProcessOptions options = {},

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/RunSetup.h"
 #include "balancenet/core/Error.h"
@@ -164,6 +165,7 @@ void validateFederateFlags(FederateFlags& f) {
   auto& c = f.config;
   validateOptions(f);
   validateShape(f);
+  settleJobToken(c, f.raw.jobTokenFile);
   validateModel(c);
   validateEmulation(c, f.raw, f.options.clients);  // one value per client
   validateCheckpointFlags(c.checkpoint);
@@ -198,6 +200,7 @@ int runFederate(FederateFlags& flags, int argc, char** argv) {
   config.worker = launch::readWorkerEnvironment(config.launch);
   validateFederateFlags(flags);
   settleLoggingAndOutputs(config, flags.raw);
+  announceJobToken(config);
   if (config.worker) return worker::runWorker(config);
   const JobConfig checked = checkBeforeLaunch(config);  // the model sized for the data from here on
   if (checked.launch.nodeRank == 0) preflightFederatedCheckpoints(checked);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/ProgramPath.h"
 #include "balancenet/cli/RunSetup.h"
 #include "balancenet/core/Error.h"
@@ -62,6 +63,7 @@ int runLaunch(const CLI::App& launch, JobConfig& config, LaunchRawFlags& raw, co
   chooseProgram(config, words.program);
   config.argv = words.flags;
   settleLoggingAndOutputs(config, raw.raw);
+  announceJobToken(config);
   return launch::launchLocalWorkers(config);
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/ProgramPath.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
@@ -45,9 +46,11 @@ void addLaunchCommandFlags(CLI::App& app, JobConfig& c, LaunchRawFlags& f) {
   addAllocationFlags(app, c, f.raw);
   app.get_option("--job-token")
       ->description(
-          "Shared secret of the job: only processes given the same token join balancenet's rendezvous (prefer the "
-          "environment variable BALANCENET_JOB_TOKEN: command lines are visible to every user of a host). On one "
-          "host the launcher makes one up, since torch's env:// needs a TCP store port open to the host");
+          "Shared secret of the job: only processes given the same token join balancenet's rendezvous; required "
+          "when --master-addr is not a loopback address. auto: node 0's launcher makes one up and prints it for the "
+          "other hosts. Prefer --job-token-file or the environment variable BALANCENET_JOB_TOKEN: command lines are "
+          "visible to every user of a host. On one host the launcher makes one up, since torch's env:// needs a TCP "
+          "store port open to the host");
   app.get_option("--split")->description(
       "Samples per worker and step, comma separated, one per worker of the job: the global batch is their sum "
       "(default: the program's loader decides, split equally)");
@@ -65,6 +68,7 @@ void validateLaunchFlags(JobConfig& c, const LaunchRawFlags& f) {
   validateLaunch(c, raw);
   const int world = c.launch.worldSize();
   validateResilience(c, raw);
+  settleJobToken(c, raw.jobTokenFile);
   if (!raw.split.empty()) {
     c.split = Split::parse(raw.split, world, splitSum(raw.split));
     c.trainer.globalBatch = c.split.total();

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/RunSetup.h"
 #include "balancenet/cli/YamlConfig.h"
@@ -27,6 +28,7 @@ int runTrain(const CLI::App& train, job::JobConfig& config, RawFlags& raw, int a
     return 0;
   }
   settleLoggingAndOutputs(config, raw);
+  announceJobToken(config);
   if (config.server) return worker::runParameterServer(config);
   if (config.worker) return worker::runWorker(config);
   const job::JobConfig checked = checkBeforeLaunch(config);

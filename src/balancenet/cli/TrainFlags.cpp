@@ -1,10 +1,13 @@
 // The flags of `balancenet train`: names follow torchrun where they overlap; --help is the reference for users.
 #include "balancenet/cli/TrainFlags.h"
 
+#include "balancenet/cli/JobTokenFlags.h"
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "balancenet/cli/DataFlags.h"
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/YamlConfig.h"
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/EnvironmentVariables.h"
@@ -73,6 +76,7 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
   app.add_flag("--force", c.launch.force,
                "Start this host's processes even when their estimated memory exceeds what the host has available");
+  addJobTokenFlags(app, c, raw.jobTokenFile);
 }
 
 // Surviving dead and stalled workers, joining a running job.
@@ -109,13 +113,6 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--store-file", raw.joinStoreFile,
                  "With --join: the private store file of a single-host --elastic job (its launcher prints it "
                  "and writes it to RUN_DIR/join-store)");
-  app.add_option("--job-token", c.launch.jobToken,
-                 "Shared secret of a job over several hosts: only processes given the same token join it (a "
-                 "wrong one is refused at once). Prefer the environment variable BALANCENET_JOB_TOKEN: command "
-                 "lines are visible to every user of a host. A single-host job needs none: its store is a "
-                 "private file. See docs/reliability.md")
-      ->check(CLI::Validator(
-          [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TOKEN"));
 }
 
 void addModelFlags(CLI::App& app, JobConfig& c) {

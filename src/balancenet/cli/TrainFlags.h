@@ -30,6 +30,7 @@ struct RawFlags {
   std::string pipelineStages = "1";  // --pipeline-stages: a number or auto (kAutoStages)
   std::string memoryLimitMb = "0";   // --memory-limit-mb: one cap or one per worker
   std::string joinStoreFile;
+  std::string jobTokenFile;  // --job-token-file (cli/JobTokenFlags.h)
   std::string lrDecay = "constant";
   double progressSeconds = -1;
   bool threadsGiven = false;  // else a worker takes its share of the cores
@@ -44,9 +45,9 @@ job::JobConfig defaultJobConfig();
 void addTrainFlags(CLI::App& train, job::JobConfig& config, RawFlags& raw);
 
 // Flag groups `balancenet federate` shares with train (declared once, here):
-// who runs where (--nnodes, --node-rank, --master-addr, --job-token, ...),
+// who runs where and who may join (--nnodes, --node-rank, --master-addr, --job-token, --job-token-file, ...),
 void addLaunchFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
-// --elastic, --min-workers, --max-workers, --peer-timeout, --max-restarts, --stall-timeout, --join, --job-token,
+// --elastic, --min-workers, --max-workers, --peer-timeout, --max-restarts, --stall-timeout, --join,
 void addResilienceFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
 // --split, --policy, --rebalance-every and the orchestrator's other flags (not --global-batch),
 void addAllocationFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/PlacementCheck.h"
 #include "balancenet/cli/TrainFlags.h"
 #include "balancenet/comm/CommMode.h"
@@ -376,6 +377,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
   validatePipeline(c, raw, world);
   validateResilience(c, raw);
+  settleJobToken(c, raw.jobTokenFile);  // after --join, which makes this process a worker
   validateModel(c);
   validateGradientShaping(c);
   validateAllocation(c, raw, world);

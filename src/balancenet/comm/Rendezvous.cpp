@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/comm/ClosedJob.h"
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/SetupWatchdog.h"
@@ -44,7 +45,10 @@ c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, 
 
 // The job's store as this process sees it: `server` hosts it (for a file store: nothing to host).
 c10::intrusive_ptr<c10d::Store> openStore(const RendezvousOptions& o, bool server) {
-  if (o.storeFile.empty()) return openTcpStore(o.masterAddr, o.masterPort, server, o.timeout);
+  if (o.storeFile.empty()) {
+    requireClosedJob(o);  // every path to a TCP store passes here, a Python session's too
+    return openTcpStore(o.masterAddr, o.masterPort, server, o.timeout);
+  }
   try {
     // -1 workers: c10d never deletes the file; the launcher removes its private directory.
     return c10::make_intrusive<c10d::FileStore>(o.storeFile, -1);
@@ -56,16 +60,6 @@ c10::intrusive_ptr<c10d::Store> openStore(const RendezvousOptions& o, bool serve
 JobPlace placeOf(const RendezvousOptions& o) {
   return {o.jobToken, o.storeFile.empty() ? fmt::format("{}:{}", o.masterAddr, o.masterPort) : "its private store file",
           o.timeout};
-}
-
-// c10d's TCPStore server listens on every interface: without a token any process that reaches the port joins.
-void warnIfOpen(const RendezvousOptions& o, int port) {
-  if (o.storeFile.empty() && o.jobToken.empty())
-    spdlog::warn(
-        "the rendezvous store on port {} listens on every interface and admits any process that reaches "
-        "it; on a shared network give the job a --job-token (or BALANCENET_JOB_TOKEN), see "
-        "docs/reliability.md",
-        port);
 }
 
 // One phrase for a store that went silent, whichever way node 1 finds out: its request timed out, or the

@@ -31,7 +31,8 @@ struct RendezvousOptions {
   // A c10d FileStore at this path instead of the TCPStore: a single-machine job opens no store port at all
   // (c10d 1.13's TCPStore listens on every interface, whatever masterAddr says). Gloo then uses loopback.
   std::string storeFile;
-  std::string jobToken;  // only processes with the same token join (see JobAdmission.h); empty: none
+  std::string jobToken;       // only processes with the same token join (see JobAdmission.h); empty: none
+  bool insecureOpen = false;  // --insecure-open-job: a TCP store beyond loopback may go without a token (ClosedJob.h)
   // A job restarted whole by its launcher meets again under fresh keys (attemptPrefix): the dead attempt's
   // rank claims and addresses stay in the store.
   int attempt = 0;

@@ -13,6 +13,7 @@ comm::RendezvousOptions rendezvousOptions(const JobConfig& c) {
   rv.iface = c.launch.iface;
   rv.storeFile = c.launch.storeFile;
   rv.jobToken = c.launch.jobToken;
+  rv.insecureOpen = c.launch.insecureOpen;
   rv.glooThreads = std::min(comm::kDefaultGlooThreads, c.threads);  // no more than the worker's share of the CPU
   rv.collectiveTimeout = c.resilience.elastic ? c.resilience.peerTimeout : c.resilience.stallTimeout;
   rv.worldSize = c.worker ? c.worker->worldSize : c.launch.worldSize();

@@ -85,11 +85,7 @@ std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
 std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch, const Environment& env) {
   launch.sources.clear();
   if (auto file = env(kStoreFileVar)) launch.storeFile = *file;
-  if (auto token = env(kJobTokenVar); token && launch.jobToken.empty()) {
-    // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
-    if (token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
-    launch.jobToken = *token;
-  }
+  if (launch.jobToken.empty()) launch.jobToken = jobTokenFromEnvironment(env).value_or("");
   const auto reading = schedulers::readSchedulerEnvironment(env);
   readStoreAddress(launch, env, reading);
   if (!reading) return std::nullopt;
@@ -110,6 +106,17 @@ std::string launchSourcesComment(const LaunchOptions& launch) {
                                  launch.scheduler.empty() ? "no launcher" : launch.scheduler + "'s variables");
   for (const auto& s : launch.sources) text += fmt::format("#   {}: {}  ({})\n", s.setting, s.value, s.from);
   return text;
+}
+
+std::optional<std::string> jobTokenFromEnvironment() {
+  return jobTokenFromEnvironment(schedulers::processEnvironment());
+}
+
+std::optional<std::string> jobTokenFromEnvironment(const Environment& env) {
+  auto token = env(kJobTokenVar);
+  // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
+  if (token && token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
+  return token;
 }
 
 std::optional<int> readServerEnvironment() {

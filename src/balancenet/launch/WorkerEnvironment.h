@@ -25,6 +25,10 @@ std::optional<job::WorkerIdentity> readWorkerEnvironment(job::LaunchOptions& lau
 // launch.sources as YAML comment lines for --print-config (empty when nothing was read).
 std::string launchSourcesComment(const job::LaunchOptions& launch);
 
+// BALANCENET_JOB_TOKEN when it is set; set but empty is a UsageError.
+std::optional<std::string> jobTokenFromEnvironment();
+std::optional<std::string> jobTokenFromEnvironment(const schedulers::Environment& env);
+
 // The parameter server index this process was started as (BALANCENET_PS_SERVER), if any.
 std::optional<int> readServerEnvironment();
 
