@@ -19,7 +19,7 @@ const std::string kSource = BALANCENET_SOURCE_DIR;
 constexpr int kWorkers = 4;
 constexpr int kSteps = 3;
 
-class Schedulers : public BinaryFixture {
+class RealSchedulers : public BinaryFixture {
  protected:
   void SetUp() override {
     BinaryFixture::SetUp();
@@ -94,7 +94,7 @@ class Schedulers : public BinaryFixture {
   std::string slurmDir_;
 };
 
-TEST_F(Schedulers, SlurmAndMpirunExamplesLearnWhatFourWorkersLearn) {
+TEST_F(RealSchedulers, SlurmAndMpirunExamplesLearnWhatFourWorkersLearn) {
   // The local run first, while the new slurmctld passes the few seconds before it schedules a batch job.
   const auto local = train(job({"--workers", std::to_string(kWorkers), "--save-params", dir_.file("local.pt"),
                                 "--run-dir", dir_.file("run-local")}));
