@@ -55,23 +55,26 @@ Manifest readManifest() {
 // /etc/netns/<namespace>/hosts of every testbed host: the pods' DNS names, as the headless Service gives them.
 class PodNames {
  public:
-  PodNames(const Testbed& bed, const Manifest& m) {
+  PodNames(const Testbed& bed, const Manifest& m) : madeRoot_(!std::filesystem::exists(kRoot)) {
     std::string hosts = "127.0.0.1 localhost\n";
     for (int i = 0; i < bed.hosts(); ++i)
       hosts += bed.address(i) + " " + m.job + "-" + std::to_string(i) + "." + m.service + "\n";
     for (int i = 0; i < bed.hosts(); ++i) {
-      dirs_.push_back("/etc/netns/" + bed.name() + "-h" + std::to_string(i));
+      dirs_.push_back(std::string(kRoot) + "/" + bed.name() + "-h" + std::to_string(i));
       std::filesystem::create_directories(dirs_.back());
       std::ofstream(dirs_.back() + "/hosts") << hosts;
     }
   }
   ~PodNames() {
     for (const auto& d : dirs_) std::filesystem::remove_all(d);
+    if (madeRoot_) std::filesystem::remove(kRoot);
   }
   PodNames(const PodNames&) = delete;
   PodNames& operator=(const PodNames&) = delete;
 
  private:
+  static constexpr const char* kRoot = "/etc/netns";
+  bool madeRoot_;  // removed afterwards only if this made it
   std::vector<std::string> dirs_;
 };
 
