@@ -65,7 +65,7 @@ class RealSchedulers : public BinaryFixture {
   }
 
   // examples/mpi/train.sh with 4 processes, as root (which mpirun refuses unless told twice) on this 2-core
-  // machine (more processes than cores).
+  // machine (more processes than cores), the store on a free port: the default 29500 may be taken here.
   ProcessResult runMpirunExample(const std::vector<std::string>& flags) {
     std::vector<std::string> argv{kSource + "/examples/mpi/train.sh", "--threads", "1"};
     argv.insert(argv.end(), flags.begin(), flags.end());
@@ -76,7 +76,8 @@ class RealSchedulers : public BinaryFixture {
              {"RUN_DIR", dir_.file("run-mpi")},
              {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
              {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-             {"OMPI_MCA_rmaps_base_oversubscribe", "1"}};
+             {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
+             {"MASTER_PORT", std::to_string(freePort())}};
     return runProcess(argv, o);
   }
 
