@@ -117,9 +117,49 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
   }
 }
 
-// --workers, --nnodes, --node-rank, --master-port, --rendezvous-timeout.
+namespace {
+
+// --nproc-per-node: this host's count, or every host's by node rank.
+void validateWorkersPerHost(job::LaunchOptions& l, const RawFlags& raw) {
+  const auto counts = job::parseWorkersPerHost(raw.nprocPerNode);
+  if (counts.size() == 1) {
+    l.nprocPerNode = counts[0];
+    return;
+  }
+  require(static_cast<int>(counts.size()) == l.nnodes,
+          fmt::format("--nproc-per-node {} has {} counts but --nnodes is {}: one per host, by node rank",
+                      raw.nprocPerNode, counts.size(), l.nnodes));
+  l.hostWorkers = counts;
+  l.nprocPerNode = counts.at(std::min(l.nodeRank, l.nnodes - 1));
+}
+
+// A launcher of several hosts given one count checks the flags below against --nnodes x its count until the hosts
+// have met; they are named there if the hosts run another world (launch/HostMeeting.h).
+void noteFlagsThatAssumeTheWorld(JobConfig& c, const RawFlags& raw) {
+  auto& l = c.launch;
+  if (c.worker || l.nnodes == 1 || !l.hostWorkers.empty()) return;
+  const std::pair<bool, const char*> flags[] = {
+      {!raw.split.empty(), "--split"},
+      {raw.memoryLimitMb.find(',') != std::string::npos, "--memory-limit-mb"},
+      {!raw.slowdown.empty() || !raw.slowdownSchedule.empty(), "--slowdown"},
+      {!raw.nodeSpeed.empty() || !raw.speedSchedule.empty(), "--node-speed"},
+      {!raw.netDelayMs.empty(), "--net-delay-ms"},
+      {!raw.netBandwidthMbps.empty(), "--net-bandwidth-mbps"},
+      {raw.pipelineStages != "1", "--pipeline-stages"},
+      {c.resilience.minNodes != 1, "--min-workers"},
+      {c.resilience.maxNodes != 0, "--max-workers"},
+  };
+  for (const auto& [given, flag] : flags)
+    if (given) l.assumedWorldFlags.emplace_back(flag);
+}
+
+}  // namespace
+
+// --workers, --nnodes, --node-rank, --nproc-per-node, --master-port, --rendezvous-timeout.
 void validateLaunch(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
+  validateWorkersPerHost(l, raw);
+  noteFlagsThatAssumeTheWorld(c, raw);
   if (raw.workers != kUnset) {
     require(raw.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.workers));
     require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
@@ -150,6 +190,8 @@ namespace {
 // The launched workers in the words of the flags (or the environment) that set their number.
 std::string workersGiven(const JobConfig& c, int world) {
   if (c.worker) return fmt::format("WORLD_SIZE {}", world);
+  if (!c.launch.hostWorkers.empty())
+    return fmt::format("--nproc-per-node {} = {} workers", job::workersPerHostText(c.launch.hostWorkers), world);
   if (c.launch.nnodes > 1)
     return fmt::format("--nnodes {} x --nproc-per-node {} = {} workers", c.launch.nnodes, c.launch.nprocPerNode, world);
   return fmt::format("--nodes {}", world);

@@ -12,17 +12,24 @@
 #include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/federated/FederatedOptions.h"
+#include "balancenet/job/HostLayout.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/objective/ObjectiveOptions.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::job {
 
-// torchrun's conventions: a job of nnodes machines, nprocPerNode workers on each.
+// torchrun's conventions: a job of nnodes machines, nprocPerNode workers on this one (hosts may differ).
 struct LaunchOptions {
   int nnodes = 1;
   int nodeRank = 0;
-  int nprocPerNode = 1;
+  int nprocPerNode = 1;  // this host's workers
+  // Every host's workers by node rank: from --nproc-per-node's list form, or agreed when the hosts' launchers met
+  // (launch/HostMeeting.h). Empty: not known yet, every host assumed to run nprocPerNode.
+  std::vector<int> hostWorkers;
+  // Flags checked against nnodes x nprocPerNode while hostWorkers was not known: hosts that turn out to run
+  // another world are refused at their meeting, naming these (give the list form then).
+  std::vector<std::string> assumedWorldFlags;
   std::string masterAddr = "127.0.0.1";
   int masterPort = 0;  // 0: pick a free port (single-machine runs only)
   std::chrono::milliseconds rendezvousTimeout{60000};
@@ -30,7 +37,11 @@ struct LaunchOptions {
   std::string jobToken;   // --job-token or BALANCENET_JOB_TOKEN: only processes holding it join the job
   std::string storeFile;  // set by a single-machine launcher for its children: the job's private FileStore
   bool force = false;     // --force: start the processes even where their memory estimate exceeds what is available
-  int worldSize() const { return nnodes * nprocPerNode; }
+  int worldSize() const { return hostWorkers.empty() ? nnodes * nprocPerNode : hostLayout(hostWorkers).world; }
+  // This host's first rank: its workers are ranks firstRank() .. firstRank() + nprocPerNode - 1.
+  int firstRank() const {
+    return hostWorkers.empty() ? nodeRank * nprocPerNode : hostLayout(hostWorkers).firstRanks.at(nodeRank);
+  }
 };
 
 // Set when this process is one worker of a job (RANK and WORLD_SIZE in the environment).
