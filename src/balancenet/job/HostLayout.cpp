@@ -35,9 +35,8 @@ std::vector<int> parseWorkersPerHost(const std::string& text) {
     const size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     // Digits only: parseInteger, as std::stoll, would take " 2" and "+2".
-    const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char ch) {
-      return std::isdigit(ch) != 0;
-    });
+    const bool digits =
+        !item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
     const auto count = digits ? parseInteger<int>(item) : std::nullopt;
     require(count && *count >= 1,
             fmt::format("--nproc-per-node must be this host's worker count (at least 1) or one count per host by node "

@@ -21,12 +21,12 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/JobToken.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/PrivateDirectory.h"
-#include "balancenet/comm/JobAdmission.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/launch/HostMeeting.h"

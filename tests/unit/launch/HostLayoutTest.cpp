@@ -29,7 +29,9 @@ TEST(HostLayout, RanksFollowNodeRanksWithoutGaps) {
 }
 
 TEST(HostLayout, ACountBelowOneOrNoHostIsRefused) {
-  EXPECT_NE(usageErrorOf([] { hostLayout({2, 0}); }).find("host 1 must run at least 1 worker, got 0"),
+  EXPECT_NE(usageErrorOf([] {
+              hostLayout({2, 0});
+            }).find("host 1 must run at least 1 worker, got 0"),
             std::string::npos);
   EXPECT_NE(usageErrorOf([] { hostLayout({}); }).find("at least one host"), std::string::npos);
 }

@@ -110,7 +110,9 @@ TEST(HostMeeting, AMissingHostIsNamedAfterTheTimeout) {
 TEST(HostMeeting, FlagsCheckedAgainstAnAssumedWorldNeedTheListForm) {
   auto l = host(2, 0, 2);
   l.assumedWorldFlags = {"--split", "--node-speed"};
-  EXPECT_NE(usageErrorOf([&] { agreeOnHosts(l, {2, 1}); })
+  EXPECT_NE(usageErrorOf([&] {
+              agreeOnHosts(l, {2, 1});
+            })
                 .find("the hosts run 2+1 = 3 workers, not the --nnodes 2 x --nproc-per-node 2 = 4 that --split, "
                       "--node-speed were checked against: give every host --nproc-per-node 2,1"),
             std::string::npos);
