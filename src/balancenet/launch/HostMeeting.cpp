@@ -37,7 +37,7 @@ void waitForEveryHost(c10d::Store& job, const std::string& what, const job::Laun
   std::vector<bool> seen(launch.nnodes, false);
   for (int waiting = launch.nnodes; waiting > 0;) {
     if (job.check({kAbortKey})) throw UsageError(text(job.get(kAbortKey)));
-    for (int k = 0; k < launch.nnodes; ++k)
+    for (int k = 0; k < launch.nnodes && (k == 0 || seen[0]); ++k)  // host 0's first: the job's reference
       if (!seen[k] && job.check({fmt::format("hosts/{}/{}", what, k)})) {
         arrived(k, text(job.get(fmt::format("hosts/{}/{}", what, k))));
         seen[k] = true;
@@ -72,10 +72,15 @@ void meetHosts(c10d::Store& job, const std::string& where, job::LaunchOptions& l
   waitForEveryHost(job, "workers", launch, where, deadline, timeout, [&](int k, const std::string& value) {
     int theirNodes = 0;
     std::sscanf(value.c_str(), "%d %d", &counts[k], &theirNodes);
-    if (theirNodes != nnodes)
-      abortMeeting(job, fmt::format("host {} was started with --nnodes {} but host {} with --nnodes {}: give every "
-                                    "host the same --nnodes",
-                                    k, theirNodes, me, nnodes));
+    if (theirNodes == nnodes) return;
+    const auto why = fmt::format(
+        "host {} was started with --nnodes {} but host {} with --nnodes {}: give every host "
+        "the same --nnodes",
+        k, theirNodes, me, nnodes);
+    // Against host 0 this host is the odd one, and may be no member at all (--node-rank beyond the job's hosts):
+    // it goes alone. A member that disagrees with host 0 stops every host.
+    if (k == 0) throw UsageError(why);
+    abortMeeting(job, why);
   });
   try {
     agreeOnHosts(launch, counts);
