@@ -391,16 +391,41 @@ int parsePipelineStages(const std::string& text) {
   return *stages;
 }
 
+namespace {
+
+// Runs the checks of `check` that count workers; where this launcher only assumes the world (one --nproc-per-node
+// on several hosts, see noteFlagsThatAssumeTheWorld), a refusal says so and names the list form.
+template <typename Check>
+void againstTheWorld(const JobConfig& c, Check check) {
+  try {
+    check();
+  } catch (const UsageError& e) {
+    const auto& l = c.launch;
+    if (l.assumedWorldFlags.empty()) throw;
+    throw UsageError(
+        fmt::format("{} (this launcher assumes --nnodes {} x --nproc-per-node {} = {} workers until the "
+                    "hosts meet; if hosts run different counts, give every host the list, e.g. "
+                    "--nproc-per-node {},1)",
+                    e.what(), l.nnodes, l.nprocPerNode, l.worldSize(), l.nprocPerNode));
+  }
+}
+
+}  // namespace
+
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateLaunch(c, raw);
   validateComm(c, raw);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
-  validatePipeline(c, raw, world);
-  validateResilience(c, raw);
+  againstTheWorld(c, [&] {
+    validatePipeline(c, raw, world);
+    validateResilience(c, raw);
+  });
   validateModel(c);
   validateGradientShaping(c);
-  validateAllocation(c, raw, world);
-  validateEmulation(c, raw, world);
+  againstTheWorld(c, [&] {
+    validateAllocation(c, raw, world);
+    validateEmulation(c, raw, world);
+  });
   validateParameterServers(c, raw);
   validateOptimisation(c, raw);
   require(c.trainer.evalEvery >= 0, "--eval-every must not be negative");

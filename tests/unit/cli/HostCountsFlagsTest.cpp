@@ -57,6 +57,12 @@ TEST_F(HostCountsFlags, OneCountOnSeveralHostsNamesTheFlagsCheckedAgainstAnAssum
                                        "--min-workers", "2", "--elastic", "--memory-limit-mb", "0,0,0,900"}));
   EXPECT_EQ(assuming.launch.assumedWorldFlags,
             (std::vector<std::string>{"--split", "--memory-limit-mb", "--node-speed", "--min-workers"}));
+  // Refused against the assumed world: the message says it was assumed, and names the list form.
+  expectHostsRefused(hostFlags(0, "2", {"--node-speed", "9,9,9"}),
+                     "--node-speed has 3 values but the job has 4 workers (this launcher assumes --nnodes 2 x "
+                     "--nproc-per-node 2 = 4 workers until the hosts meet; if hosts run different counts, give every "
+                     "host the list, e.g. --nproc-per-node 2,1)");
+  expectHostsRefused(hostFlags(0, "2", {"--steps", "0"}), "--steps must be at least 1");  // no hint without such flags
   // One host: its count is the world.
   EXPECT_TRUE(parseTrainCommandLine({"--nproc-per-node", "2", "--split", "1,1", "--global-batch", "2"})
                   .launch.assumedWorldFlags.empty());
