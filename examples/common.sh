@@ -1,9 +1,12 @@
 # Sourced by the example scripts: the balancenet binary, the Python with numpy/PIL, and where outputs go.
-# BALANCENET  the program (default: build/apps/balancenet of this checkout; scripts/setup.sh builds it)
+# BALANCENET  the program (default: build/apps/balancenet of this checkout, which scripts/setup.sh builds, else
+#             the installed one on PATH)
 # OUT         the example's folder for its data and runs (default: runs/<example>, relative to the caller)
 # RUN_DIR     the run's directory, where summary.json goes (default: $OUT/run-<time>)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BALANCENET=${BALANCENET:-$ROOT/build/apps/balancenet}
+# Installed (share/doc/balancenet/examples, no build/ above): the program on PATH.
+[ -x "$BALANCENET" ] || BALANCENET=$(command -v balancenet || echo "$BALANCENET")
 # Debian's python3, which has numpy and PIL (a pyenv python3 first on PATH may not).
 PYTHON=/usr/bin/python3
 if [ ! -x "$BALANCENET" ]; then

@@ -23,7 +23,7 @@ int runTrain(const CLI::App& train, job::JobConfig& config, RawFlags& raw, int a
   raw.threadsGiven = train.count("--threads") > 0;
   validateTrainFlags(config, raw);
   if (raw.printConfig) {
-    std::cout << effectiveConfigYaml(train) << std::flush;
+    std::cout << effectiveConfigYaml(train) << launch::launchSourcesComment(config.launch) << std::flush;
     return 0;
   }
   settleLoggingAndOutputs(config, raw);

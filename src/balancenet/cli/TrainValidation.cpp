@@ -153,6 +153,22 @@ void noteFlagsThatAssumeTheWorld(JobConfig& c, const RawFlags& raw) {
     if (given) l.assumedWorldFlags.emplace_back(flag);
 }
 
+// srun and mpirun start each worker themselves and say how many there are: flags that say otherwise are a mistake
+// in the job script, not something to guess around. (torchrun's and our own launcher's workers keep their flags.)
+void validateSchedulerShape(const JobConfig& c) {
+  const auto& l = c.launch;
+  if (!c.worker || l.scheduler.empty() || l.scheduler == "torchrun") return;
+  const int flagged = l.worldSize();  // --nproc-per-node 2,1: the sum
+  if (flagged == 1 || flagged == c.worker->worldSize) return;
+  std::string from = "the launcher";
+  for (const auto& s : l.sources)
+    if (s.setting == "world_size") from = s.from;
+  throw UsageError(
+      fmt::format("{}={} ({} starts each worker) but the flags ask for {} workers: drop --workers, --nnodes and "
+                  "--nproc-per-node under srun or mpirun, or start {} tasks",
+                  from, c.worker->worldSize, l.scheduler, flagged, flagged));
+}
+
 }  // namespace
 
 // --workers, --nnodes, --node-rank, --nproc-per-node, --master-port, --rendezvous-timeout.
@@ -165,6 +181,7 @@ void validateLaunch(JobConfig& c, const RawFlags& raw) {
     require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
     l.nprocPerNode = raw.workers;
   }
+  validateSchedulerShape(c);
   require(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
   require(l.nnodes == 1 || c.worker || l.masterPort != 0,
           "a job over several hosts needs --master-port (and --master-addr) known to all of them");

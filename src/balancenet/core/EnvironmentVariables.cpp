@@ -26,6 +26,8 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
        true},
       {kServerVar, "internal: this process is parameter server K", true},
       {kLaunchArgsVar, "launch: the launch flags, separated by the ASCII unit separator (0x1f)", true},
+      {kK8sServiceVar, "a Kubernetes Indexed Job's headless service: pod 0, <job>-0.<service>, serves the store",
+       false},
       {kFaultVar, "testing: RANK:STEP:kill|stop, a worker signals itself at a step", false},
       {kTmpDirVar, "where a single-host job's private store directory is made (default /tmp)", false},
       {kGlibcTunablesVar, "glibc.malloc.* tunables, or MALLOC_*_ variables: then balancenet leaves malloc as tuned",

@@ -28,6 +28,7 @@ inline constexpr const char* kAttemptVar = "BALANCENET_ATTEMPT";
 inline constexpr const char* kServerVar = "BALANCENET_PS_SERVER";
 inline constexpr const char* kLaunchArgsVar = "BALANCENET_LAUNCH_ARGS";
 inline constexpr const char* kPythonPathVar = "PYTHONPATH";
+inline constexpr const char* kK8sServiceVar = "BALANCENET_K8S_SERVICE";
 inline constexpr const char* kFaultVar = "BALANCENET_FAULT";
 // The system's, read only.
 inline constexpr const char* kTmpDirVar = "TMPDIR";

@@ -19,6 +19,13 @@
 
 namespace balancenet::job {
 
+// A launch setting read from the environment, and the variable (or rule) it came from: --print-config shows them.
+struct SettingSource {
+  std::string setting;  // "rank", "master_addr", ...
+  std::string value;
+  std::string from;  // "SLURM_PROCID", "first host of SLURM_STEP_NODELIST=node[01-04]"
+};
+
 // torchrun's conventions: a job of nnodes machines, nprocPerNode workers on this one (hosts may differ).
 struct LaunchOptions {
   int nnodes = 1;
@@ -37,6 +44,10 @@ struct LaunchOptions {
   std::string jobToken;   // --job-token or BALANCENET_JOB_TOKEN: only processes holding it join the job
   std::string storeFile;  // set by a single-machine launcher for its children: the job's private FileStore
   bool force = false;     // --force: start the processes even where their memory estimate exceeds what is available
+  // Which launcher's environment said who this process is (schedulers/SchedulerEnvironment.h), empty: none; and
+  // every setting read from the environment with its source.
+  std::string scheduler;
+  std::vector<SettingSource> sources;
   int worldSize() const { return hostWorkers.empty() ? nnodes * nprocPerNode : hostLayout(hostWorkers).world; }
   // This host's first rank: its workers are ranks firstRank() .. firstRank() + nprocPerNode - 1.
   int firstRank() const {

@@ -25,13 +25,16 @@ bool hasVariable(const std::vector<std::string>& environment, const std::string&
   return false;
 }
 
-// <build>/python beside <build>/apps/balancenet, when the package was built there.
+// <build>/python beside <build>/apps/balancenet, when the package was built there, or
+// <prefix>/lib/python3/dist-packages beside an installed <prefix>/bin/balancenet (cmake --install, the .deb).
 std::string packageDirectory() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  const auto dir = exe.parent_path().parent_path() / "python";
-  return std::filesystem::exists(dir / "balancenet" / "torch.py", ec) ? dir.string() : "";
+  const auto above = exe.parent_path().parent_path();
+  for (const auto& dir : {above / "python", above / "lib" / "python3" / "dist-packages"})
+    if (std::filesystem::exists(dir / "balancenet" / "torch.py", ec)) return dir.string();
+  return "";
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ std::vector<std::string> programVariables(const job::JobConfig& c, int restarts,
                                           const std::vector<std::string>& inherited);
 
 // `inherited` with the directory of balancenet's Python package (next to this binary's build tree: <build>/python,
-// when it holds balancenet/) first on PYTHONPATH, so a launched script imports balancenet.torch without setup.
+// or its installed prefix: <prefix>/lib/python3/dist-packages, when it holds balancenet/) first on PYTHONPATH, so a
+// launched script imports balancenet.torch without setup.
 std::vector<std::string> withPackageOnPythonPath(std::vector<std::string> inherited);
 
 }  // namespace balancenet::launch

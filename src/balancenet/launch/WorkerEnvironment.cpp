@@ -1,68 +1,124 @@
-// Parsing torchrun-style environment variables, with one-line errors for malformed values; and writing them.
+// Reading who a process is from its launcher's environment (schedulers/), with the store's address; and writing
+// torchrun's variables for the workers balancenet's own launcher starts.
 #include "balancenet/launch/WorkerEnvironment.h"
 
-#include <cctype>
-#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
-#include "balancenet/core/ParseNumber.h"
+#include "balancenet/schedulers/SchedulerEnvironment.h"
 
 namespace balancenet::launch {
 using job::LaunchOptions;
 using job::WorkerIdentity;
+using schedulers::Environment;
+using schedulers::SchedulerReading;
 namespace {
 
-std::optional<std::string> env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::optional<std::string>(v) : std::nullopt;
+constexpr const char* kDefaultMasterAddr = "127.0.0.1";  // LaunchOptions' default: --master-addr not given
+
+void note(LaunchOptions& launch, const std::string& setting, const std::string& value, const std::string& from) {
+  launch.sources.push_back({setting, value, from});
 }
 
-// The whole value, digits only (parseInteger, as std::stoll, would take " 4" and "+4").
-int envInt(const char* name, const std::string& value, int min, int max) {
-  const bool digitFirst = !value.empty() && std::isdigit(static_cast<unsigned char>(value.front()));
-  const auto v = digitFirst ? parseInteger<int>(value) : std::nullopt;
-  if (!v || *v < min || *v > max)
-    throw UsageError(fmt::format("environment variable {}='{}' must be an integer in [{}, {}]", name, value, min, max));
-  return *v;
+// The store's address: MASTER_ADDR and MASTER_PORT, then the flags, then what the launcher's own variables imply.
+void readStoreAddress(LaunchOptions& launch, const Environment& env, const std::optional<SchedulerReading>& r) {
+  if (auto addr = env(kMasterAddrVar)) {
+    launch.masterAddr = *addr;
+    note(launch, "master_addr", *addr, kMasterAddrVar);
+  } else if (launch.masterAddr == kDefaultMasterAddr && r && r->masterAddr) {
+    launch.masterAddr = r->masterAddr->value;
+    note(launch, "master_addr", r->masterAddr->value, r->masterAddr->from);
+  } else if (launch.masterAddr == kDefaultMasterAddr && r && !r->masterHint.empty() &&
+             (!r->nodeRank || launch.nnodes > 1)) {
+    throw UsageError(r->masterHint);
+  }
+  if (auto port = env(kMasterPortVar)) {
+    launch.masterPort = schedulers::environmentInteger(kMasterPortVar, *port, 1, 65535);
+    note(launch, "master_port", *port, kMasterPortVar);
+  } else if (launch.masterPort == 0 && r && r->masterPort) {
+    launch.masterPort = r->masterPort->value;
+    note(launch, "master_port", std::to_string(r->masterPort->value), r->masterPort->from);
+  }
+}
+
+// A pod of an Indexed Job is one host of a multi-host job: it launches that host's workers itself.
+void readNodeRank(LaunchOptions& launch, const schedulers::Sourced<int>& index) {
+  if (launch.nodeRank != 0 && launch.nodeRank != index.value)
+    throw UsageError(fmt::format("--node-rank {} disagrees with {}={}: give neither or the same", launch.nodeRank,
+                                 index.from, index.value));
+  if (index.value >= launch.nnodes)
+    throw UsageError(fmt::format("{}={} is not below --nnodes {}: the Job's completions and --nnodes must agree",
+                                 index.from, index.value, launch.nnodes));
+  launch.nodeRank = index.value;
+  note(launch, "node_rank", std::to_string(index.value), index.from);
+}
+
+WorkerIdentity identityOf(LaunchOptions& launch, const SchedulerReading& r, const Environment& env) {
+  WorkerIdentity id;
+  id.worldSize = r.worldSize->value;
+  id.rank = r.rank->value;
+  note(launch, "world_size", std::to_string(id.worldSize), r.worldSize->from);
+  note(launch, "rank", std::to_string(id.rank), r.rank->from);
+  if (r.localRank) {
+    id.localRank = r.localRank->value;
+    note(launch, "local_rank", std::to_string(id.localRank), r.localRank->from);
+  }
+  if (r.localWorldSize) {
+    id.localWorldSize = r.localWorldSize->value;
+    note(launch, "local_world_size", std::to_string(id.localWorldSize), r.localWorldSize->from);
+  }
+  // balancenet's own launcher's variables, on the workers it started.
+  id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
+  id.joining = env(kJoinVar).value_or("0") == "1";
+  if (auto attempt = env(kAttemptVar)) id.attempt = schedulers::environmentInteger(kAttemptVar, *attempt, 0, 1 << 20);
+  return id;
 }
 
 }  // namespace
 
 std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch) {
-  if (auto addr = env(kMasterAddrVar)) launch.masterAddr = *addr;
-  if (auto port = env(kMasterPortVar)) launch.masterPort = envInt(kMasterPortVar, *port, 1, 65535);
+  return readWorkerEnvironment(launch, schedulers::processEnvironment());
+}
+
+std::optional<WorkerIdentity> readWorkerEnvironment(LaunchOptions& launch, const Environment& env) {
+  launch.sources.clear();
   if (auto file = env(kStoreFileVar)) launch.storeFile = *file;
   if (auto token = env(kJobTokenVar); token && launch.jobToken.empty()) {
     // An empty variable is more likely `export BALANCENET_JOB_TOKEN=$UNSET` than a wish for an open job.
     if (token->empty()) throw UsageError(fmt::format("environment variable {} is set but empty", kJobTokenVar));
     launch.jobToken = *token;
   }
-  auto rank = env(kRankVar);
-  if (!rank) return std::nullopt;
-  auto world = env(kWorldSizeVar);
-  if (!world) throw UsageError("RANK is set but WORLD_SIZE is not; set both (or neither, to launch workers)");
-  WorkerIdentity id;
-  id.worldSize = envInt(kWorldSizeVar, *world, 1, 1 << 20);
-  id.rank = envInt(kRankVar, *rank, 0, id.worldSize - 1);
-  if (auto local = env(kLocalRankVar)) id.localRank = envInt(kLocalRankVar, *local, 0, 1 << 20);
-  if (auto local = env(kLocalWorldSizeVar)) id.localWorldSize = envInt(kLocalWorldSizeVar, *local, 1, 1 << 20);
-  id.storeHostedByLauncher = env(kStoreHostedVar).value_or("0") == "1";
-  id.joining = env(kJoinVar).value_or("0") == "1";
-  if (auto attempt = env(kAttemptVar)) id.attempt = envInt(kAttemptVar, *attempt, 0, 1 << 20);
-  if (!env(kMasterPortVar) && launch.storeFile.empty())
-    throw UsageError("RANK is set but MASTER_PORT is not: workers need the store's port");
-  return id;
+  const auto reading = schedulers::readSchedulerEnvironment(env);
+  readStoreAddress(launch, env, reading);
+  if (!reading) return std::nullopt;
+  launch.scheduler = reading->scheduler;
+  if (reading->nodeRank) {
+    readNodeRank(launch, *reading->nodeRank);
+    return std::nullopt;
+  }
+  if (launch.masterPort == 0 && launch.storeFile.empty())
+    throw UsageError(
+        fmt::format("{} is set but MASTER_PORT is not: workers need the store's port", reading->rank->from));
+  return identityOf(launch, *reading, env);
+}
+
+std::string launchSourcesComment(const LaunchOptions& launch) {
+  if (launch.sources.empty()) return {};
+  std::string text = fmt::format("# Read from the environment ({}), not flags:\n",
+                                 launch.scheduler.empty() ? "no launcher" : launch.scheduler + "'s variables");
+  for (const auto& s : launch.sources) text += fmt::format("#   {}: {}  ({})\n", s.setting, s.value, s.from);
+  return text;
 }
 
 std::optional<int> readServerEnvironment() {
+  const auto env = schedulers::processEnvironment();
   auto index = env(kServerVar);
   if (!index) return std::nullopt;
   if (!env(kMasterPortVar) && !env(kStoreFileVar))
     throw UsageError(fmt::format("{} is set but MASTER_PORT is not", kServerVar));
-  return envInt(kServerVar, *index, 0, 1 << 20);
+  return schedulers::environmentInteger(kServerVar, *index, 0, 1 << 20);
 }
 
 std::vector<std::string> childEnvironment(const std::vector<std::string>& inherited, const LaunchOptions& launch,

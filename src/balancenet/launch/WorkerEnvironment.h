@@ -1,4 +1,5 @@
-// WorkerEnvironment: reads torchrun's environment variables (who this process is), and writes them for children.
+// WorkerEnvironment: reads who this process is from its launcher's environment, and writes torchrun's variables
+// for the children of balancenet's own launcher.
 #pragma once
 #include <optional>
 #include <string>
@@ -6,13 +7,23 @@
 
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/job/JobConfig.h"
+#include "balancenet/schedulers/EnvironmentReading.h"
 
 namespace balancenet::launch {
 
-// RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT. Returns nothing when RANK is unset;
-// fills launch.masterAddr/masterPort/storeFile from the environment when they are set there, and
-// launch.jobToken from BALANCENET_JOB_TOKEN unless --job-token gave one.
+// Who this process is, from the first launcher in schedulers::schedulerPrecedence() whose variables are set
+// (torchrun's RANK..., Open MPI's, MPICH's, a Slurm step's, a Kubernetes pod's index). Returns nothing when this
+// process is not one worker: no launcher at all, or a Kubernetes pod (then launch.nodeRank is its index).
+// The store's address: MASTER_ADDR and MASTER_PORT win, then --master-addr/--master-port, then what the launcher's
+// variables imply (a Slurm step's first host, 127.0.0.1 when every rank is local, ...). Also launch.storeFile and
+// launch.jobToken (from BALANCENET_JOB_TOKEN unless --job-token gave one); launch.scheduler and launch.sources say
+// what was read from where.
 std::optional<job::WorkerIdentity> readWorkerEnvironment(job::LaunchOptions& launch);
+std::optional<job::WorkerIdentity> readWorkerEnvironment(job::LaunchOptions& launch,
+                                                         const schedulers::Environment& env);
+
+// launch.sources as YAML comment lines for --print-config (empty when nothing was read).
+std::string launchSourcesComment(const job::LaunchOptions& launch);
 
 // The parameter server index this process was started as (BALANCENET_PS_SERVER), if any.
 std::optional<int> readServerEnvironment();
