@@ -425,15 +425,33 @@ std::vector<HostileCase> rendezvousCases() {
        tokenMismatch,
        2,
        [=](Scene& s) { s.startJob(kQuick, byHand(0, 2, alpha)); }},
-      {"NodesWithDifferentWorkerCounts",
-       node(1, {"--nproc-per-node", "1"}),
+      // Hosts of different sizes (issue 31): counts may differ per host; lists that disagree, two launchers with one
+      // node rank and a host of no workers are one line, on every host at once, never a wait for the timeout.
+      {"NodesWithDifferentWorkerLists",
+       node(1, {"--nproc-per-node", "1,1"}),
        {},
-       "world size mismatch: this process was started for 2 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) but "
-       "the job at 127.0.0.1:{port} has 4",
+       "host 1: the hosts run 2,1 workers but this host's --nproc-per-node 1,1 says otherwise",
        2,
        [](Scene& s) {
-         s.startJob(concat(kQuick, node(0, {"--nproc-per-node", "2"})));
-       }},
+         s.startJob(concat(kQuick, node(0, {"--nproc-per-node", "2,1"})));
+       },
+       "host 1: the hosts run 2,1 workers"},
+      // Three hosts, host 2 never started: the meeting cannot end before the second host 1 arrives, whichever of the
+      // two claims first.
+      {"TwoHostsWithTheSameNodeRank",
+       node(1, {"--nnodes", "3"}),
+       {},
+       "two hosts were started with --node-rank 1 for the job at 127.0.0.1:{port}",
+       2,
+       [](Scene& s) {
+         s.startJob(concat(kQuick, node(0, {"--nnodes", "3"})));
+         s.startJob(concat(kQuick, node(1, {"--nnodes", "3"})));
+       },
+       "two hosts were started with --node-rank 1"},
+      {"HostWithNoWorkers",
+       node(1, {"--nproc-per-node", "0"}),
+       {},
+       "--nproc-per-node must be this host's worker count"},
       {"WorkersWithDifferentWorldSizes",
        {},
        byHand(1, 3),

@@ -61,10 +61,9 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
       {"no-token", nullptr, kJobHosts, 1,
        "the job's store at " + job + " is reachable from other hosts and this process has no job token"},
       {"wrong-token", "not-the-job-token-0a9b8c", kJobHosts, 1, "job token does not match the job at " + job},
+      // A launcher checks the job's --nnodes at the hosts' meeting; one of another job goes alone.
       {"wrong-world-size", kTestbedJobToken, kJobHosts + 1, kJobHosts,
-       "world size mismatch: this process was started for 5 workers (WORLD_SIZE, or --nnodes x --nproc-per-node) "
-       "but the job at " +
-           job + " has 4"},
+       "host 0 was started with --nnodes 4 but host 4 with --nnodes 5: give every host the same --nnodes"},
   };
   std::vector<ProcessResult> refused(strangers.size());
   std::vector<std::thread> tries;

@@ -1,5 +1,6 @@
 #include "TestbedFixture.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,11 +29,17 @@ void TestbedFixture::SetUp() {
 std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int host,
                                                      const std::vector<std::string>& flags, int jobHosts) const {
   auto all = flags;
+  const int workers = workersOnHost_.empty() ? 1 : workersOnHost_.at(host);
   all.insert(all.end(),
              {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
-              "--nproc-per-node", "1", "--master-addr", bed.address(0), "--master-port",
+              "--nproc-per-node", std::to_string(workers), "--master-addr", bed.address(0), "--master-port",
               std::to_string(kTestbedStorePort), "--iface", "eth0", "--job-token-file", jobTokenFile()});
-  return bed.asHost(host, trainCommand(dataDir_, runDir(host), all));
+  auto argv = trainCommand(dataDir_, runDir(host), all);
+  if (defaultThreads_) {  // trainCommand's "--threads 1" out
+    const auto threads = std::find(argv.begin(), argv.end(), "--threads");
+    argv.erase(threads, threads + 2);
+  }
+  return bed.asHost(host, argv);
 }
 
 std::vector<ProcessResult> TestbedFixture::trainOnHosts(const Testbed& bed, const std::vector<std::string>& flags,

@@ -22,6 +22,11 @@ class TestbedFixture : public BinaryFixture {
   // The job's token (kTestbedJobToken) in a file private to its owner: every host's command gives --job-token-file.
   std::string jobTokenFile() const { return dir_.file("job-token"); }
 
+  // Hosts of different sizes: --nproc-per-node of each host by index (empty: 1 each); and whether a worker takes
+  // its default threads (its host's quota shared by its host's workers) instead of --threads 1.
+  std::vector<int> workersOnHost_;
+  bool defaultThreads_ = false;
+
   // Host `host`'s run directory (its workers write there; rank 0's holds steps.csv, splits.csv, summary.json).
   std::string runDir(int host) const { return dir_.file("run-h" + std::to_string(host)); }
 

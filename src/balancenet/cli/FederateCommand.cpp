@@ -115,10 +115,13 @@ void validateShape(FederateFlags& f) {
   const int world = f.options.clients + 1;
   if (c.launch.nnodes == 1)
     c.launch.nprocPerNode = world;
-  else
+  else if (c.launch.hostWorkers.empty() && !c.worker)
+    c.launch.assumedWorldFlags.emplace_back("--clients");  // a launcher of one count: checked at the hosts' meeting
+  if (c.launch.nnodes > 1)
     require(c.launch.worldSize() == world,
-            fmt::format("--nnodes {} x --nproc-per-node {} must be --clients {} + 1 (the server is rank 0)",
-                        c.launch.nnodes, c.launch.nprocPerNode, f.options.clients));
+            fmt::format("--nnodes {} with --nproc-per-node {} makes {} processes; they must be --clients {} + 1 (the "
+                        "server is rank 0)",
+                        c.launch.nnodes, f.raw.nprocPerNode, c.launch.worldSize(), f.options.clients));
   require(!c.worker || c.worker->worldSize == world,
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }

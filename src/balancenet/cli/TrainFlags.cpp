@@ -63,7 +63,10 @@ void addLaunchFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--node-rank,--host-rank", c.launch.nodeRank,
                  "This host's index in [0, --nnodes) (torchrun's spelling; alias --host-rank)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--nproc-per-node", c.launch.nprocPerNode, "Workers per host")->check(CLI::PositiveNumber);
+  app.add_option("--nproc-per-node", raw.nprocPerNode,
+                 "Workers on this host (hosts may differ: they meet and agree on the ranks), or every host's count "
+                 "by node rank (2,1), which flags checked against the world size need when hosts differ")
+      ->capture_default_str();
   app.add_option("--master-addr", c.launch.masterAddr, "Address of host 0, where the rendezvous store listens")
       ->capture_default_str();
   app.add_option("--master-port", c.launch.masterPort, "Store port; 0 picks a free one (single-host jobs only)")

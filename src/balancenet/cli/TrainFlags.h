@@ -17,7 +17,8 @@ constexpr int kUnset = std::numeric_limits<int>::min();
 
 // Flags whose value needs checking or resolving before it goes into the JobConfig.
 struct RawFlags {
-  int workers = kUnset;  // --workers (alias --nodes)
+  int workers = kUnset;            // --workers (alias --nodes)
+  std::string nprocPerNode = "1";  // --nproc-per-node: this host's workers, or every host's by node rank ("2,1")
   int servers = kUnset, staleness = kUnset;
   std::string policy;
   std::string comm = "auto";

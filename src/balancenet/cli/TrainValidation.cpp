@@ -120,12 +120,46 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
 
 namespace {
 
+// --nproc-per-node: this host's count, or every host's by node rank.
+void validateWorkersPerHost(job::LaunchOptions& l, const RawFlags& raw) {
+  const auto counts = job::parseWorkersPerHost(raw.nprocPerNode);
+  if (counts.size() == 1) {
+    l.nprocPerNode = counts[0];
+    return;
+  }
+  require(static_cast<int>(counts.size()) == l.nnodes,
+          fmt::format("--nproc-per-node {} has {} counts but --nnodes is {}: one per host, by node rank",
+                      raw.nprocPerNode, counts.size(), l.nnodes));
+  l.hostWorkers = counts;
+  l.nprocPerNode = counts.at(std::min(l.nodeRank, l.nnodes - 1));
+}
+
+// A launcher of several hosts given one count checks the flags below against --nnodes x its count until the hosts
+// have met; they are named there if the hosts run another world (launch/HostMeeting.h).
+void noteFlagsThatAssumeTheWorld(JobConfig& c, const RawFlags& raw) {
+  auto& l = c.launch;
+  if (c.worker || l.nnodes == 1 || !l.hostWorkers.empty()) return;
+  const std::pair<bool, const char*> flags[] = {
+      {!raw.split.empty(), "--split"},
+      {raw.memoryLimitMb.find(',') != std::string::npos, "--memory-limit-mb"},
+      {!raw.slowdown.empty() || !raw.slowdownSchedule.empty(), "--slowdown"},
+      {!raw.nodeSpeed.empty() || !raw.speedSchedule.empty(), "--node-speed"},
+      {!raw.netDelayMs.empty(), "--net-delay-ms"},
+      {!raw.netBandwidthMbps.empty(), "--net-bandwidth-mbps"},
+      {raw.pipelineStages != "1", "--pipeline-stages"},
+      {c.resilience.minNodes != 1, "--min-workers"},
+      {c.resilience.maxNodes != 0, "--max-workers"},
+  };
+  for (const auto& [given, flag] : flags)
+    if (given) l.assumedWorldFlags.emplace_back(flag);
+}
+
 // srun and mpirun start each worker themselves and say how many there are: flags that say otherwise are a mistake
 // in the job script, not something to guess around. (torchrun's and our own launcher's workers keep their flags.)
 void validateSchedulerShape(const JobConfig& c) {
   const auto& l = c.launch;
   if (!c.worker || l.scheduler.empty() || l.scheduler == "torchrun") return;
-  const int flagged = l.nnodes * l.nprocPerNode;
+  const int flagged = l.worldSize();  // --nproc-per-node 2,1: the sum
   if (flagged == 1 || flagged == c.worker->worldSize) return;
   std::string from = "the launcher";
   for (const auto& s : l.sources)
@@ -138,9 +172,11 @@ void validateSchedulerShape(const JobConfig& c) {
 
 }  // namespace
 
-// --workers, --nnodes, --node-rank, --master-port, --rendezvous-timeout.
+// --workers, --nnodes, --node-rank, --nproc-per-node, --master-port, --rendezvous-timeout.
 void validateLaunch(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
+  validateWorkersPerHost(l, raw);
+  noteFlagsThatAssumeTheWorld(c, raw);
   if (raw.workers != kUnset) {
     require(raw.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.workers));
     require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
@@ -172,6 +208,8 @@ namespace {
 // The launched workers in the words of the flags (or the environment) that set their number.
 std::string workersGiven(const JobConfig& c, int world) {
   if (c.worker) return fmt::format("WORLD_SIZE {}", world);
+  if (!c.launch.hostWorkers.empty())
+    return fmt::format("--nproc-per-node {} = {} workers", job::workersPerHostText(c.launch.hostWorkers), world);
   if (c.launch.nnodes > 1)
     return fmt::format("--nnodes {} x --nproc-per-node {} = {} workers", c.launch.nnodes, c.launch.nprocPerNode, world);
   return fmt::format("--nodes {}", world);
@@ -371,17 +409,42 @@ int parsePipelineStages(const std::string& text) {
   return *stages;
 }
 
+namespace {
+
+// Runs the checks of `check` that count workers; where this launcher only assumes the world (one --nproc-per-node
+// on several hosts, see noteFlagsThatAssumeTheWorld), a refusal says so and names the list form.
+template <typename Check>
+void againstTheWorld(const JobConfig& c, Check check) {
+  try {
+    check();
+  } catch (const UsageError& e) {
+    const auto& l = c.launch;
+    if (l.assumedWorldFlags.empty()) throw;
+    throw UsageError(
+        fmt::format("{} (this launcher assumes --nnodes {} x --nproc-per-node {} = {} workers until the "
+                    "hosts meet; if hosts run different counts, give every host the list, e.g. "
+                    "--nproc-per-node {},1)",
+                    e.what(), l.nnodes, l.nprocPerNode, l.worldSize(), l.nprocPerNode));
+  }
+}
+
+}  // namespace
+
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateLaunch(c, raw);
   validateComm(c, raw);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
-  validatePipeline(c, raw, world);
-  validateResilience(c, raw);
+  againstTheWorld(c, [&] {
+    validatePipeline(c, raw, world);
+    validateResilience(c, raw);
+  });
   settleJobToken(c, raw.jobTokenFile);  // after --join, which makes this process a worker
   validateModel(c);
   validateGradientShaping(c);
-  validateAllocation(c, raw, world);
-  validateEmulation(c, raw, world);
+  againstTheWorld(c, [&] {
+    validateAllocation(c, raw, world);
+    validateEmulation(c, raw, world);
+  });
   validateParameterServers(c, raw);
   validateOptimisation(c, raw);
   require(c.trainer.evalEvery >= 0, "--eval-every must not be negative");

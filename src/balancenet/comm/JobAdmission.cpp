@@ -37,9 +37,14 @@ std::string waitAndGet(c10d::Store& store, const std::string& key, const JobPlac
 }  // namespace
 
 void publishJob(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& place, int worldSize) {
-  c10d::PrefixStore(jobKeyPrefix(place.token), root).set(kWorldSizeKey, bytes(std::to_string(worldSize)));
+  if (worldSize > 0) {
+    c10d::PrefixStore job(jobKeyPrefix(place.token), root);
+    publishWorldSize(job, worldSize);
+  }
   root->set(kTokenRecordKey, bytes(tokenCheckRecord(place.token)));
 }
+
+void publishWorldSize(c10d::Store& job, int worldSize) { job.set(kWorldSizeKey, bytes(std::to_string(worldSize))); }
 
 c10::intrusive_ptr<c10d::Store> admit(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& place) {
   const std::string record = waitAndGet(*root, kTokenRecordKey, place, "job record");

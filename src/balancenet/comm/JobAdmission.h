@@ -21,7 +21,9 @@ struct JobPlace {
 
 // By the store's host, right after it starts serving: the job's world size (under the token's key
 // prefix), then the token check record (at the root, where a process without the token finds it).
+// worldSize 0: not known yet (hosts of different sizes meet first); publishWorldSize follows.
 void publishJob(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& place, int worldSize);
+void publishWorldSize(c10d::Store& job, int worldSize);
 
 // The job's keys as a member sees them (a PrefixStore under the token's prefix), once the host's record
 // shows that this process holds the job's token. Waits up to place.timeout for the record; a token

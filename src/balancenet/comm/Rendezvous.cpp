@@ -146,10 +146,10 @@ c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& o) {
   return scopedStore(kJobGroupPrefix, forAttempt(admit(openStore(o, false), placeOf(o)), o.attempt));
 }
 
-void checkJobAdmission(const RendezvousOptions& o) {
+c10::intrusive_ptr<c10d::Store> admitLauncher(const RendezvousOptions& o) {
   const JobPlace place = placeOf(o);
   SetupWatchdog watchdog(setupLimit(o), "checking the job's store at " + place.where, storeStopped(place));
-  checkWorldSize(*admit(openStore(o, false), place), place, o.worldSize, std::nullopt);
+  return admit(openStore(o, false), place);
 }
 
 std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,

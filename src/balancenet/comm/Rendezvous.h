@@ -53,9 +53,9 @@ std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& options);
 // process outside that group (a parameter server) that joins a side group with the workers.
 c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options);
 
-// What a launcher of node >= 1 checks before it starts workers: that the job at the store admits its
-// token and has its world size, so a mistake is one line from the launcher rather than one per worker.
-void checkJobAdmission(const RendezvousOptions& options);
+// A launcher of a job over several hosts, before it starts workers: the job's keys once the store admits its
+// token (a wrong token is one line from the launcher rather than one per worker), where the hosts meet.
+c10::intrusive_ptr<c10d::Store> admitLauncher(const RendezvousOptions& options);
 
 // Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads), with
 // `threads` Gloo threads.

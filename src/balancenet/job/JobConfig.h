@@ -12,6 +12,7 @@
 #include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/federated/FederatedOptions.h"
+#include "balancenet/job/HostLayout.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/objective/ObjectiveOptions.h"
 #include "balancenet/trainer/TrainerOptions.h"
@@ -25,11 +26,17 @@ struct SettingSource {
   std::string from;  // "SLURM_PROCID", "first host of SLURM_STEP_NODELIST=node[01-04]"
 };
 
-// torchrun's conventions: a job of nnodes machines, nprocPerNode workers on each.
+// torchrun's conventions: a job of nnodes machines, nprocPerNode workers on this one (hosts may differ).
 struct LaunchOptions {
   int nnodes = 1;
   int nodeRank = 0;
-  int nprocPerNode = 1;
+  int nprocPerNode = 1;  // this host's workers
+  // Every host's workers by node rank: from --nproc-per-node's list form, or agreed when the hosts' launchers met
+  // (launch/HostMeeting.h). Empty: not known yet, every host assumed to run nprocPerNode.
+  std::vector<int> hostWorkers;
+  // Flags checked against nnodes x nprocPerNode while hostWorkers was not known: hosts that turn out to run
+  // another world are refused at their meeting, naming these (give the list form then).
+  std::vector<std::string> assumedWorldFlags;
   std::string masterAddr = "127.0.0.1";
   int masterPort = 0;  // 0: pick a free port (single-machine runs only)
   std::chrono::milliseconds rendezvousTimeout{60000};
@@ -43,7 +50,11 @@ struct LaunchOptions {
   // every setting read from the environment with its source.
   std::string scheduler;
   std::vector<SettingSource> sources;
-  int worldSize() const { return nnodes * nprocPerNode; }
+  int worldSize() const { return hostWorkers.empty() ? nnodes * nprocPerNode : hostLayout(hostWorkers).world; }
+  // This host's first rank: its workers are ranks firstRank() .. firstRank() + nprocPerNode - 1.
+  int firstRank() const {
+    return hostWorkers.empty() ? nodeRank * nprocPerNode : hostLayout(hostWorkers).firstRanks.at(nodeRank);
+  }
 };
 
 // Set when this process is one worker of a job (RANK and WORLD_SIZE in the environment).

@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
+#include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/JobToken.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/AtomicFile.h"
@@ -28,6 +29,7 @@
 #include "balancenet/core/PrivateDirectory.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobRendezvous.h"
+#include "balancenet/launch/HostMeeting.h"
 #include "balancenet/launch/ProgramEnvironment.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
@@ -247,6 +249,22 @@ struct JobStore {
   int port = 0;  // what the children connect to; 0: the file
 };
 
+// Several hosts: host 0 serves the store; every host's launcher meets the others there (HostMeeting.h) and learns
+// the world and its first rank before any worker starts. Host 0 publishes the world its workers check.
+void meetTheOtherHosts(JobConfig& c, comm::RendezvousOptions rv, JobStore& store) {
+  if (c.launch.nodeRank == 0) {
+    rv.worldSize = 0;  // known after the meeting
+    store.server = std::make_unique<comm::StoreServer>(rv);
+    store.port = rv.masterPort = store.server->port();
+  }
+  const auto job = comm::admitLauncher(rv);  // a wrong token: one line here, before any worker starts
+  meetHosts(*job, fmt::format("{}:{}", rv.masterAddr, rv.masterPort), c.launch, rv.timeout);
+  if (c.launch.nodeRank == 0) comm::publishWorldSize(*job, c.launch.worldSize());
+  spdlog::info("hosts: {} workers ({} by node rank); this host runs ranks {}-{}", c.launch.worldSize(),
+               job::workersPerHostText(c.launch.hostWorkers), c.launch.firstRank(),
+               c.launch.firstRank() + c.launch.nprocPerNode - 1);
+}
+
 JobStore openJobStore(JobConfig& c) {
   JobStore store;
   // torch's env:// needs a TCPStore, so a launched program's job serves one even on one host; its port is open
@@ -267,11 +285,8 @@ JobStore openJobStore(JobConfig& c) {
     c.launch.storeFile = rv.storeFile = store.dir->file("store");
     store.server = std::make_unique<comm::StoreServer>(rv);
     if (c.resilience.elastic) announceJoinStore(c.launch.storeFile, c.trainer.runDir);
-  } else if (c.launch.nodeRank == 0) {
-    store.server = std::make_unique<comm::StoreServer>(rv);
-    store.port = store.server->port();
   } else {
-    comm::checkJobAdmission(rv);  // a wrong token or world size: one line here, before any worker starts
+    meetTheOtherHosts(c, rv, store);
   }
   return store;
 }
@@ -292,11 +307,14 @@ class Supervisor {
   Supervisor(const JobConfig& c, int port) : c_(c), port_(port), restartsLeft_(c.resilience.maxRestarts) {
     // Resolved once here so every worker writes to the same place and reports progress the same way.
     extraArgs_ = {"--run-dir", c_.trainer.runDir, "--progress-seconds", fmt::format("{}", c_.trainer.progressSeconds)};
+    // Every host's count, as the hosts agreed: the workers (and servers) check their flags against the real world.
+    if (!c_.launch.hostWorkers.empty())
+      extraArgs_.insert(extraArgs_.end(), {"--nproc-per-node", job::workersPerHostText(c_.launch.hostWorkers)});
   }
 
   void startAll() {
     for (int local = 0; local < c_.launch.nprocPerNode; ++local)
-      startWorker(c_.launch.nodeRank * c_.launch.nprocPerNode + local, /*joining=*/false);
+      startWorker(c_.launch.firstRank() + local, /*joining=*/false);
     // Parameter servers run beside host 0's workers, supervised like them.
     for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
       children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k),
@@ -331,7 +349,7 @@ class Supervisor {
 
  private:
   void startWorker(int rank, bool joining) {
-    const int local = rank - c_.launch.nodeRank * c_.launch.nprocPerNode;
+    const int local = rank - c_.launch.firstRank();
     auto identity = workerIdentity(c_.launch, rank, local, joining);
     if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
     const auto name = fmt::format("rank {}", rank);
@@ -408,7 +426,7 @@ class Supervisor {
                      failure.role, failure.pid, describeExit(failure.status))
               << std::endl;
     stopAll(children_);
-    std::vector<int> ranks(c_.launch.nnodes * c_.launch.nprocPerNode);
+    std::vector<int> ranks(c_.launch.worldSize());
     std::iota(ranks.begin(), ranks.end(), 0);
     bool finished = false;
     try {

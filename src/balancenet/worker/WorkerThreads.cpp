@@ -30,6 +30,9 @@ void applyWorkerThreads(const JobConfig& c) {
   setIntraOpThreads(c.threads);
   // Every worker of a host finds the same: rank 0 says it once; the others when asked (--log-level debug).
   const auto level = c.worker && c.worker->rank == 0 ? spdlog::level::info : spdlog::level::debug;
+  if (c.worker)  // hosts may run different numbers of workers: each sizes its threads by its own host's
+    spdlog::debug("rank {} of {}: local rank {} of {} on this host", c.worker->rank, c.worker->worldSize,
+                  c.worker->localRank, localWorkers(c));
   if (c.threadsFrom.empty())
     spdlog::log(level, "threads: {} per worker (--threads)", c.threads);
   else
