@@ -55,12 +55,10 @@ void waitForEveryHost(c10d::Store& job, const std::string& what, const job::Laun
   }
 }
 
-}  // namespace
-
 // Two rounds: every host's count (and --nnodes), then every host's consent to the layout they add up to, so a
 // host that refuses it stops the others before any of them starts a worker.
-void meetHosts(c10d::Store& job, const std::string& where, job::LaunchOptions& launch,
-               std::chrono::milliseconds timeout) {
+void meetOnce(c10d::Store& job, const std::string& where, job::LaunchOptions& launch,
+              std::chrono::milliseconds timeout) {
   const int nnodes = launch.nnodes, me = launch.nodeRank;
   if (job.add(fmt::format("hosts/claimed/{}", me), 1) != 1)
     abortMeeting(job, fmt::format("two hosts were started with --node-rank {} for the job at {}: give each host its "
@@ -89,6 +87,24 @@ void meetHosts(c10d::Store& job, const std::string& where, job::LaunchOptions& l
   }
   job.set(fmt::format("hosts/agreed/{}", me), bytes("1"));
   waitForEveryHost(job, "agreed", launch, where, deadline, timeout, [](int, const std::string&) {});
+}
+
+}  // namespace
+
+void meetHosts(c10d::Store& job, const std::string& where, job::LaunchOptions& launch,
+               std::chrono::milliseconds timeout) {
+  try {
+    meetOnce(job, where, launch, timeout);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const RuntimeFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    // c10d's own words ("Socket Timeout") for a store a stranger stalls, or whose host went away: named as the
+    // workers name it (comm/Rendezvous.cpp).
+    throw RuntimeFailure(
+        fmt::format("the job's store at {} stopped answering while the hosts met: {}", where, firstLine(e.what())));
+  }
 }
 
 void agreeOnHosts(job::LaunchOptions& launch, const std::vector<int>& counts) {
