@@ -28,13 +28,16 @@ std::string waitAndGet(c10d::Store& store, const std::string& key, const JobPlac
     // The same phrase as a connection lost during set-up (Rendezvous.cpp): from here a stalled store, a
     // host that gave up and a store of another program look alike.
     throw RuntimeFailure(
-        fmt::format("the job's store at {} stopped answering: no {} within {} s (is its host "
-                    "still running, and is it a balancenet job?): {}",
-                    place.where, what, place.timeout.count() / 1000.0, firstLine(e.what())));
+        fmt::format("{}: no {} within {} s (is its host still running, and is it a balancenet job?): {}",
+                    storeStoppedAnswering(place.where), what, place.timeout.count() / 1000.0, firstLine(e.what())));
   }
 }
 
 }  // namespace
+
+std::string storeStoppedAnswering(const std::string& where) {
+  return fmt::format("the job's store at {} stopped answering", where);
+}
 
 void publishJob(const c10::intrusive_ptr<c10d::Store>& root, const JobPlace& place, int worldSize) {
   if (worldSize > 0) {

@@ -19,6 +19,10 @@ struct JobPlace {
   std::chrono::milliseconds timeout{60000};
 };
 
+// "the job's store at WHERE stopped answering": one phrase for a store gone silent, whichever process finds out and
+// however (a request timed out, the connection closed under c10d's client, the launchers' meeting stalled).
+std::string storeStoppedAnswering(const std::string& where);
+
 // By the store's host, right after it starts serving: the job's world size (under the token's key
 // prefix), then the token check record (at the root, where a process without the token finds it).
 // worldSize 0: not known yet (hosts of different sizes meet first); publishWorldSize follows.

@@ -64,9 +64,7 @@ JobPlace placeOf(const RendezvousOptions& o) {
 
 // One phrase for a store that went silent, whichever way node 1 finds out: its request timed out, or the
 // store's host gave up first and closed the connection under c10d's client thread (a race seen in tests).
-std::string storeStopped(const JobPlace& place) {
-  return fmt::format("the job's store at {} stopped answering", place.where);
-}
+std::string storeStopped(const JobPlace& place) { return storeStoppedAnswering(place.where); }
 
 // The longest a whole rendezvous may take: arrival within the timeout, then Gloo's connections within it.
 std::chrono::milliseconds setupLimit(const RendezvousOptions& o) { return 2 * o.timeout + std::chrono::seconds(10); }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/comm/JobAdmission.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::launch {
@@ -103,7 +104,7 @@ void meetHosts(c10d::Store& job, const std::string& where, job::LaunchOptions& l
     // c10d's own words ("Socket Timeout") for a store a stranger stalls, or whose host went away: named as the
     // workers name it (comm/Rendezvous.cpp).
     throw RuntimeFailure(
-        fmt::format("the job's store at {} stopped answering while the hosts met: {}", where, firstLine(e.what())));
+        fmt::format("{} while the hosts met: {}", comm::storeStoppedAnswering(where), firstLine(e.what())));
   }
 }
 

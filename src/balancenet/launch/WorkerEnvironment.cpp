@@ -16,7 +16,8 @@ using schedulers::Environment;
 using schedulers::SchedulerReading;
 namespace {
 
-constexpr const char* kDefaultMasterAddr = "127.0.0.1";  // LaunchOptions' default: --master-addr not given
+// LaunchOptions' own default: --master-addr was not given.
+const std::string kDefaultMasterAddr = LaunchOptions{}.masterAddr;
 
 void note(LaunchOptions& launch, const std::string& setting, const std::string& value, const std::string& from) {
   launch.sources.push_back({setting, value, from});

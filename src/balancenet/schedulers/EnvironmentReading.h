@@ -28,6 +28,9 @@ struct SchedulerReading {
   std::string masterHint;  // when masterAddr cannot be derived: how to give it (said if MASTER_ADDR is unset too)
 };
 
+// torchrun's default store port: where a launcher's variables name none (MPI, Kubernetes).
+constexpr int kTorchrunDefaultPort = 29500;
+
 // The whole value as an integer in [min, max] (digits only: std::stoll would take " 4" and "+4"); else a one-line
 // UsageError naming the variable.
 int environmentInteger(const std::string& name, const std::string& value, int min, int max);

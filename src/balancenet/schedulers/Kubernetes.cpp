@@ -7,12 +7,6 @@
 #include "balancenet/schedulers/Launchers.h"
 
 namespace balancenet::schedulers {
-namespace {
-
-constexpr int kDefaultPort = 29500;  // torchrun's; the manifest may set MASTER_PORT or --master-port
-
-}  // namespace
-
 std::optional<SchedulerReading> readKubernetes(const Environment& env) {
   auto index = readInteger(env, "JOB_COMPLETION_INDEX", 0, 1 << 20);
   if (!index) return std::nullopt;
@@ -37,7 +31,7 @@ std::optional<SchedulerReading> readKubernetes(const Environment& env) {
         "a Kubernetes Indexed Job needs BALANCENET_K8S_SERVICE (the Job's headless service, so pod 0 is "
         "<job>-0.<service>) or MASTER_ADDR";
   }
-  r.masterPort = Sourced<int>{kDefaultPort, "the default for Kubernetes pods (set MASTER_PORT to change it)"};
+  r.masterPort = Sourced<int>{kTorchrunDefaultPort, "the default for Kubernetes pods (set MASTER_PORT to change it)"};
   return r;
 }
 

@@ -7,9 +7,6 @@
 namespace balancenet::schedulers {
 namespace {
 
-// torchrun's default port: nothing in an MPI launch names one.
-constexpr int kDefaultPort = 29500;
-
 std::optional<SchedulerReading> readMpi(const Environment& env, const WorkerVariables& v, const char* exportFlag) {
   auto r = readWorkerVariables(env, v);
   if (!r) return r;
@@ -21,7 +18,7 @@ std::optional<SchedulerReading> readMpi(const Environment& env, const WorkerVari
         "{} ranks run on several hosts and the launcher does not say where rank 0 is: give every rank MASTER_ADDR "
         "({})",
         v.scheduler, exportFlag);
-  r->masterPort = Sourced<int>{kDefaultPort, "the default for MPI launchers (set MASTER_PORT to change it)"};
+  r->masterPort = Sourced<int>{kTorchrunDefaultPort, "the default for MPI launchers (set MASTER_PORT to change it)"};
   return r;
 }
 
