@@ -1,0 +1,35 @@
+// BatchSizer: decides the global batch B at the orchestrator's decision steps (--global-batch auto); the policy
+// then splits that B. The orchestrator knows no sizer but this, as the trainer knows no policy.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "balancenet/metrics/StepRecord.h"
+#include "balancenet/orchestrator/policies/Policy.h"
+
+namespace balancenet::orchestrator {
+
+struct BatchChoice {
+  int64_t globalBatch = 0;
+  double lrFactor = 1;  // the factor the learning rate is multiplied by while this B is in force
+  std::string note;     // why, for splits.csv and the log
+};
+
+class BatchSizer {
+ public:
+  virtual ~BatchSizer() = default;
+  // Rank 0, at a decision step, before the policy: the B to split from input.step on. input.globalBatch is the
+  // B in force, input.nodes the window's metrics as the policy sees them.
+  virtual BatchChoice choose(const PolicyInput& input) = 0;
+  // Every rank, every step, in order: the records the allocator observes (their gradient norms are the same
+  // on every rank).
+  virtual void observe(const metrics::StepRecord& mine) = 0;
+  // The smoothed gradient noise scale for steps.csv; < 0: not known yet.
+  virtual double noiseScale() const = 0;
+  // What a restarted run needs to decide as this one would have (JSON); loadState throws RuntimeFailure for
+  // text it cannot read.
+  virtual std::string saveState() const = 0;
+  virtual void loadState(const std::string& state) = 0;
+};
+
+}  // namespace balancenet::orchestrator
