@@ -270,9 +270,17 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 }
 
 // The length of the run, its seed, and its trace.
-void addRunFlags(CLI::App& app, JobConfig& c) {
+void addRunFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
-  app.add_option("--global-batch", t.globalBatch, "Samples per step over all workers")->capture_default_str();
+  app.add_option("--global-batch", raw.globalBatch,
+                 "Samples per step over all workers. auto[:MIN:MAX]: chosen during training for the most progress per "
+                 "second (goodput: the gradient noise scale against each worker's measured speed), starting at MIN, "
+                 "the batch --lr is set for (auto: 128 to 4096). B@STEP list (64,128@200): B by step")
+      ->capture_default_str();
+  app.add_option("--lr-scaling", c.orchestration.batchSizing.lrScaling,
+                 "How the learning rate follows a B other than the first (auto or scheduled --global-batch): "
+                 "adascale (SGD's auto: the gain from the gradient noise scale), sqrt (Adam's auto), linear, none")
+      ->capture_default_str();
   app.add_option("--timeline", t.timelinePath,
                  "Write a Chrome trace of every rank's forward, backward, messages and waits (chrome://tracing, "
                  "ui.perfetto.dev)");
@@ -324,7 +332,7 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   addPipelineFlags(app, c, raw);
   addEmulationFlags(app, raw);
   addCommFlags(app, c, raw);
-  addRunFlags(app, c);
+  addRunFlags(app, c, raw);
   addOptimisationFlags(app, c, raw);
   addOutputFlags(app, c, raw);
   addCheckpointFlags(app, c.checkpoint);

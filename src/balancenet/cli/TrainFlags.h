@@ -33,6 +33,7 @@ struct RawFlags {
   std::string joinStoreFile;
   std::string jobTokenFile;  // --job-token-file (cli/JobTokenFlags.h)
   std::string lrDecay = "constant";
+  std::string globalBatch = "128";  // --global-batch: a number, auto[:MIN:MAX] or a schedule (adaptive/BatchSizing.h)
   double progressSeconds = -1;
   bool threadsGiven = false;  // else a worker takes its share of the cores
   bool printConfig = false;   // --print-config

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/adaptive/BatchSizing.h"
+#include "balancenet/adaptive/LrScaling.h"
 #include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/PlacementCheck.h"
 #include "balancenet/cli/TrainFlags.h"
@@ -285,6 +287,25 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
     require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, raw.pipelineStages));
 }
 
+// --global-batch's form and --lr-scaling, before the allocation that starts from the first B.
+void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
+  auto& sizing = c.orchestration.batchSizing;
+  sizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
+  sizing.lrScaling = c.orchestration.batchSizing.lrScaling;
+  const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);  // checked even if unused
+  if (!sizing.adaptive()) return;
+  const std::string what = fmt::format("--global-batch {}", raw.globalBatch);
+  // The micro-batches and the stages' plan are made for one B; a server applies each update with its own rate.
+  require(!c.pipeline.enabled() && c.pipeline.stages != kAutoStages,
+          what + " is for data parallelism: a pipeline's micro-batches are planned for one B");
+  require(c.comm.mode != comm::CommMode::ParameterServers,
+          what + " needs the all-reducing modes: parameter servers apply each update at a rate of their own");
+  // The noise scale compares the workers' own gradients: one worker has nothing to compare.
+  require(sizing.mode != adaptive::BatchSizing::Mode::Auto || world >= 2,
+          what + " measures the gradient noise scale across workers and needs at least 2 (give a number with 1)");
+  sizing.lrScaling = adaptive::lrScalingName(rule);  // auto resolved, for --print-config and the workers
+}
+
 // --steps, --global-batch, --split, --policy. With pipelines, the split is over the pipelines (columns).
 void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
   auto& t = c.trainer;
@@ -442,6 +463,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateModel(c);
   validateGradientShaping(c);
   againstTheWorld(c, [&] {
+    validateBatchSizing(c, raw, world);
     validateAllocation(c, raw, world);
     validateEmulation(c, raw, world);
   });

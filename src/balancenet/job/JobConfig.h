@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/adaptive/BatchSizing.h"
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/comm/OffloadPlan.h"
 #include "balancenet/core/Split.h"
@@ -107,6 +108,7 @@ struct OrchestrationOptions {
   bool bnoNormalize = false;
   int probePeers = 0;          // --probe-peers: each worker probes the latency to k peers, not to all (0: all pairs)
   double rebalanceBudget = 0;  // --rebalance-budget: widen the period while a rebalance costs more (0: fixed)
+  adaptive::BatchSizing batchSizing;  // --global-batch auto or a schedule, --lr-scaling; fixed: B never changes
 };
 
 // --checkpoint-dir and friends (see docs/reliability.md): empty dir, no checkpoints.

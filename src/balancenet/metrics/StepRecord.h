@@ -30,9 +30,16 @@ struct StepRecord {
   double throttledMs = 0;
   double syncCpuMs = 0;
   int64_t commPhases = 0;
+  // The gradient noise scale's inputs (issue 32, adaptive/GradientNoiseScale.h), measured only when the
+  // allocator asks (--global-batch auto): sum_i (b_i/B)|g_i|^2 over the ranks' mean local gradients, and
+  // |g|^2 of the synchronised one; the same on every rank. noiseScale: the smoothed B_noise after the step.
+  // Not measured: gradSq < 0.
+  double gradSqLocal = 0;
+  double gradSq = -1;
+  double noiseScale = -1;
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 20;
+  static constexpr int kFields = 23;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -53,12 +60,16 @@ struct StepRecord {
             double(throttledPeriods),
             throttledMs,
             syncCpuMs,
-            double(commPhases)};
+            double(commPhases),
+            gradSqLocal,
+            gradSq,
+            noiseScale};
   }
   static StepRecord fromRow(const double* v) {
     return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],       v[4],           v[5],          v[6],
             v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]), int64_t(v[11]), v[12],         v[13],
-            v[14],         v[15],         int64_t(v[16]), v[17],      v[18],          int64_t(v[19])};
+            v[14],         v[15],         int64_t(v[16]), v[17],      v[18],          int64_t(v[19]),
+            v[20],         v[21],         v[22]};
   }
 };
 

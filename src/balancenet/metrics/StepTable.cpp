@@ -58,14 +58,20 @@ int64_t StepTable::totalSamples() const {
 std::string StepTable::toCsv() const {
   std::string out =
       "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
-      "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases\n";
-  for (const auto& r : records_)
+      "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases,"
+      "grad_sq_local,grad_sq,noise_scale\n";
+  for (const auto& r : records_) {
     out += fmt::format(
         "{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{:.3f},{:"
-        ".4f},{}\n",
+        ".4f},{},",
         r.step, r.rank, r.batch, r.computeMs, commMs(r.step), waitMs(r), r.syncMs, r.updateMs, r.loss, r.lr,
         r.bytesSent, r.bytesReceived, r.stage, r.microBatches, r.bubbleMs, r.sendMs, r.recvMs, r.dataMs,
         r.throttledPeriods, r.throttledMs, r.syncCpuMs, r.commPhases);
+    // Empty cells where nothing was measured (a CSV reader's missing value, not a number that looks real).
+    if (r.gradSq >= 0) out += fmt::format("{:.6g},{:.6g}", r.gradSqLocal, r.gradSq);
+    else out += ",";
+    out += r.noiseScale >= 0 ? fmt::format(",{:.6g}\n", r.noiseScale) : ",\n";
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "balancenet/core/Split.h"
 #include "balancenet/metrics/StepRecord.h"
 #include "balancenet/orchestrator/policies/Policy.h"
 
@@ -19,11 +20,15 @@ class BatchSizer {
  public:
   virtual ~BatchSizer() = default;
   // Rank 0, at a decision step, before the policy: the B to split from input.step on. input.globalBatch is the
-  // B in force, input.nodes the window's metrics as the policy sees them.
+  // B in force, input.nodes the window's metrics, except that waitMs is still each node's whole mean sync time
+  // (the policy sees it less the least of them, the part spent waiting).
   virtual BatchChoice choose(const PolicyInput& input) = 0;
   // Every rank, every step, in order: the records the allocator observes (their gradient norms are the same
-  // on every rank).
-  virtual void observe(const metrics::StepRecord& mine) = 0;
+  // on every rank) and the split they were taken with.
+  virtual void observe(const metrics::StepRecord& mine, const Split& split) = 0;
+  // Whether `step` must be a decision step although the rebalance period does not say so (a scheduled change
+  // of B). The same on every rank.
+  virtual bool mustDecideAt(int64_t step) const { return false; }
   // The smoothed gradient noise scale for steps.csv; < 0: not known yet.
   virtual double noiseScale() const = 0;
   // What a restarted run needs to decide as this one would have (JSON); loadState throws RuntimeFailure for

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <numeric>
@@ -40,14 +41,16 @@ std::string existingLog(const std::string& runDir) {
 }  // namespace
 
 Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
-                           OrchestratorOptions options)
+                           OrchestratorOptions options, std::unique_ptr<BatchSizer> sizer)
     : policy_(std::move(policy)),
+      sizer_(std::move(sizer)),
       current_(std::move(initial)),
       comm_(comm),
       sampler_(std::move(sampler)),
       options_(std::move(options)),
       window_(reportWindow(options_.rebalanceEvery)),
       period_(std::max(1, options_.rebalanceEvery)) {
+  nominalBatch_ = options_.globalBatch > 0 ? options_.globalBatch : current_.total();
   if (comm_.rank() != 0) return;
   if (options_.continueLog) log_ = existingLog(options_.runDir);
   if (log_.empty())
@@ -65,6 +68,8 @@ Orchestrator::~Orchestrator() {
 
 void Orchestrator::observe(const metrics::StepRecord& mine) {
   nextStep_ = mine.step + 1;
+  // Every step's gradient norms count, the first one's too: they are not a speed.
+  if (sizer_) sizer_->observe(mine, current_);
   if (mine.step == 0) return;  // the first step pays one-time allocations: not the node's speed
   observed_.push_back(mine);
   if (static_cast<int>(observed_.size()) > window_) observed_.erase(observed_.begin());
@@ -75,6 +80,9 @@ std::string Orchestrator::saveState() const {
                         {"last_decision", lastDecision_},
                         {"next_step", nextStep_},
                         {"period", period_},
+                        {"global_batch", nominalBatch_},
+                        {"lr_factor", lrFactor_},
+                        {"sizer", sizer_ ? sizer_->saveState() : std::string()},
                         {"policy", policy_->saveState()}}
       .dump();
 }
@@ -90,6 +98,10 @@ void Orchestrator::loadState(const std::string& state) {
     lastDecision_ = j.at("last_decision").get<int64_t>();
     nextStep_ = j.at("next_step").get<int64_t>();
     period_ = j.value("period", period_);  // checkpoints before --rebalance-budget have none
+    // Checkpoints before issue 32 have no B of their own: the flags' stays.
+    nominalBatch_ = j.value("global_batch", nominalBatch_);
+    lrFactor_ = j.value("lr_factor", lrFactor_);
+    if (sizer_) sizer_->loadState(j.value("sizer", std::string()));
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("orchestrator state unreadable: {}", e.what()));
   }
@@ -158,8 +170,13 @@ NodeMetrics Orchestrator::decode(const double* row) const {
   return m;
 }
 
+bool Orchestrator::decidesAt(int64_t step) const {
+  if (step == 0 || step == lastDecision_) return false;
+  return step % period_ == 0 || (sizer_ && sizer_->mustDecideAt(step));
+}
+
 Split Orchestrator::splitFor(int64_t step) {
-  if (step == 0 || step % period_ != 0 || step == lastDecision_) return current_;
+  if (!decidesAt(step)) return current_;
   lastDecision_ = step;
   Stopwatch rebalance;
   double stepMs = 0;  // the window's mean step (compute + sync), what the rebalance is weighed against
@@ -175,22 +192,36 @@ Split Orchestrator::splitFor(int64_t step) {
     input.step = step;
     // The nominal B, not the current total: BNO's sizes sum to more than B, and feeding that back as
     // the next B would compound decision after decision.
-    input.globalBatch = options_.globalBatch > 0 ? options_.globalBatch : current_.total();
+    input.globalBatch = nominalBatch_;
     input.current = current_;
     for (const auto& r : rows) input.nodes.push_back(decode(r.data_ptr<double>()));
-    const Decision decision = decideOnMaster(*policy_, input);
+    BatchChoice batch{nominalBatch_, lrFactor_, ""};
+    if (sizer_) batch = sizer_->choose(input);
+    input.globalBatch = batch.globalBatch;
+    Decision decision = decideOnMaster(*policy_, input);
+    if (!batch.note.empty()) decision.note = batch.note + "; " + decision.note;
     log(step, input.nodes, decision);
     std::vector<int64_t> message = decision.split.batches;
     message.push_back(widenedPeriod(period_, lastRebalanceMs_, stepMs, options_.rebalanceBudget));
+    message.push_back(batch.globalBatch);
+    int64_t factorBits = 0;  // a double through the int64 broadcast, bit for bit: every rank scales alike
+    static_assert(sizeof(factorBits) == sizeof(batch.lrFactor));
+    std::memcpy(&factorBits, &batch.lrFactor, sizeof(factorBits));
+    message.push_back(factorBits);
     decided = at::tensor(message, at::kLong);
   } else {
-    decided = at::zeros({comm_.size() + 1}, at::kLong);
+    decided = at::zeros({comm_.size() + 3}, at::kLong);
   }
   // The split, then the period from the next decision on (the same on every rank).
   std::vector<at::Tensor> out{decided};
   comm_.broadcast(out, 0);
   Split next{std::vector<int64_t>(out[0].data_ptr<int64_t>(), out[0].data_ptr<int64_t>() + comm_.size())};
-  const int period = static_cast<int>(out[0].data_ptr<int64_t>()[comm_.size()]);
+  const int64_t* tail = out[0].data_ptr<int64_t>() + comm_.size();
+  const int period = static_cast<int>(tail[0]);
+  if (comm_.rank() == 0 && tail[1] != nominalBatch_)
+    spdlog::info("step {}: global batch {} -> {}", step, nominalBatch_, tail[1]);
+  nominalBatch_ = tail[1];
+  std::memcpy(&lrFactor_, &tail[2], sizeof(lrFactor_));
   if (comm_.rank() == 0 && period != period_)
     spdlog::info("step {}: a rebalance took {:.3g} ms against {:.3g} ms steps: every {} steps from now on", step,
                  lastRebalanceMs_, stepMs, period);

@@ -9,6 +9,7 @@
 #include "balancenet/comm/Communicator.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/orchestrator/BatchSizer.h"
 #include "balancenet/orchestrator/NodeReport.h"
 #include "balancenet/orchestrator/policies/Policy.h"
 
@@ -33,8 +34,9 @@ struct OrchestratorOptions {
 
 class Orchestrator : public Allocator {
  public:
+  // `sizer`: chooses B at each decision (--global-batch auto or a schedule); null: B stays options.globalBatch.
   Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
-               OrchestratorOptions options);
+               OrchestratorOptions options, std::unique_ptr<BatchSizer> sizer = nullptr);
   ~Orchestrator() override;  // writes what splits.csv still lacks
 
   // Collective at decision steps (step > 0, step % period == 0): all ranks must call it for every step, in
@@ -43,6 +45,9 @@ class Orchestrator : public Allocator {
   // split carries it, so every rank switches together.
   Split splitFor(int64_t step) override;
   void observe(const metrics::StepRecord& mine) override;
+  bool needsGradientNorms() const override { return sizer_ != nullptr; }
+  double lrFactor() const override { return lrFactor_; }
+  double noiseScale() const override { return sizer_ ? sizer_->noiseScale() : -1; }
   // The split in force, the last decision step and the policy's own state (JSON). The observation
   // window is not kept: the first decision after a restart sees only the steps since.
   std::string saveState() const override;
@@ -54,8 +59,13 @@ class Orchestrator : public Allocator {
   void log(int64_t step, const std::vector<NodeMetrics>& nodes, const Decision& decision);
   void writeLog();
 
+  bool decidesAt(int64_t step) const;
+
   std::unique_ptr<Policy> policy_;
+  std::unique_ptr<BatchSizer> sizer_;
   Split current_;
+  int64_t nominalBatch_;  // the B policies split (BNO's split may sum to more); the sizer moves it
+  double lrFactor_ = 1;   // the sizer's learning-rate factor for nominalBatch_
   comm::Communicator& comm_;
   NodeSampler sampler_;
   OrchestratorOptions options_;

@@ -268,6 +268,8 @@ std::string trainingSections(const std::vector<RunResults>& runs, const std::str
     const auto& r = runs[i];
     const auto split = splitChart(r, fmt::format("{}: samples per worker over training", label(r)));
     if (!split.series.empty()) charts += chartImage(split, fmt::format("{}/split_{}.png", chartDir, i));
+    const auto batch = batchChart(r, fmt::format("{}: global batch and gradient noise scale", label(r)));
+    if (!batch.series.empty()) charts += chartImage(batch, fmt::format("{}/batch_{}.png", chartDir, i));
   }
   std::string page = "<h2>Runs</h2>\n" + summaryTable(runs);
   const auto per100 = per100Table(runs);

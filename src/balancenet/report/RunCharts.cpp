@@ -23,4 +23,16 @@ Chart splitChart(const RunResults& run, const std::string& title) {
   return chart;
 }
 
+Chart batchChart(const RunResults& run, const std::string& title) {
+  Chart chart{title, "step", "samples", {}};
+  if (run.noiseScalePerStep.empty()) return chart;
+  Series batch{"global batch B", {}, true}, noise{"gradient noise scale B_noise (smoothed)", {}};
+  for (size_t i = 0; i < run.samplesPerStep.size(); ++i) batch.points.emplace_back(i, run.samplesPerStep[i]);
+  for (size_t i = 0; i < run.noiseScalePerStep.size(); ++i)
+    if (run.noiseScalePerStep[i] >= 0) noise.points.emplace_back(i, run.noiseScalePerStep[i]);
+  chart.series.push_back(batch);
+  if (!noise.points.empty()) chart.series.push_back(noise);
+  return chart;
+}
+
 }  // namespace balancenet::report

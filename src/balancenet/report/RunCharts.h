@@ -11,4 +11,8 @@ namespace balancenet::report {
 // No series when the run has no splits.csv.
 Chart splitChart(const RunResults& run, const std::string& title);
 
+// The global batch B of each step beside the smoothed gradient noise scale B_noise (--global-batch auto): on one
+// axis, since the choice of B follows B_noise. No series when the run did not measure the noise scale.
+Chart batchChart(const RunResults& run, const std::string& title);
+
 }  // namespace balancenet::report

@@ -97,6 +97,7 @@ RunResults loadRun(const std::string& dir) {
   const int throttledPeriodsCol = optionalColumn(steps[0], "throttled_periods"),
             throttledCol = optionalColumn(steps[0], "throttled_ms"),
             syncCpuCol = optionalColumn(steps[0], "sync_cpu_ms"), phasesCol = optionalColumn(steps[0], "comm_phases");
+  const int noiseCol = optionalColumn(steps[0], "noise_scale");  // issue 32: empty cells where not measured
   const auto optionalValue = [](const std::vector<std::string>& row, int col) {
     return col < 0 || static_cast<size_t>(col) >= row.size() || row[col].empty() ? 0.0 : std::stod(row[col]);
   };
@@ -104,7 +105,7 @@ RunResults loadRun(const std::string& dir) {
     return stageCol < 0 || static_cast<size_t>(stageCol) >= row.size() || row[stageCol].empty() ||
            std::stoi(row[stageCol]) == 0;
   };
-  std::map<int64_t, double> samples;
+  std::map<int64_t, double> samples, noise;
   std::map<int, std::pair<RankBreakdown, int>> perRank;  // sums and steps counted
   std::map<int64_t, double> slowest;
   std::map<int64_t, std::pair<double, int>> sync;  // sum over ranks, ranks
@@ -117,6 +118,10 @@ RunResults loadRun(const std::string& dir) {
     sync[step].second += 1;
     bytes += std::stod(steps[i].at(bytesCol));
     if (firstStage(steps[i])) samples[step] += std::stod(steps[i].at(batchCol));
+    // Every rank holds the same noise scale; rank 0's row stands for the step.
+    if (noiseCol >= 0 && std::stoi(steps[i].at(rankCol)) == 0 && static_cast<size_t>(noiseCol) < steps[i].size() &&
+        !steps[i][noiseCol].empty())
+      noise[step] = std::stod(steps[i][noiseCol]);
     if (step == 0) continue;
     auto& [sum, count] = perRank[std::stoi(steps[i].at(rankCol))];
     sum.computeMs += std::stod(steps[i].at(computeCol));
@@ -129,6 +134,8 @@ RunResults loadRun(const std::string& dir) {
     ++count;
   }
   for (const auto& [step, n] : samples) r.samplesPerStep.push_back(n);
+  if (!noise.empty())
+    for (const auto& [step, n] : samples) r.noiseScalePerStep.push_back(noise.count(step) ? noise[step] : -1.0);
   for (const auto& [rank, acc] : perRank) {
     const auto& [sum, count] = acc;
     r.ranks.push_back({rank, sum.computeMs / count, sum.commMs / count, sum.waitMs / count,

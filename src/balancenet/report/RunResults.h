@@ -31,6 +31,9 @@ struct RunResults {
   std::vector<double> syncMsPerStep;
   double bytesSentPerStep = 0;           // per rank, mean over ranks and steps
   std::vector<double> samplesPerStep;    // global batch actually trained in each step
+  // The smoothed gradient noise scale after each step (steps.csv's noise_scale, issue 32); empty when the run
+  // did not measure it, < 0 in steps before it was known.
+  std::vector<double> noiseScalePerStep;
   std::vector<RankBreakdown> ranks;      // per rank, in rank order
   std::vector<SplitChange> splits;       // every decision of splits.csv, in order
   std::vector<double> peakMemoryMb;      // summary.json's peak_memory_mb, per rank; empty for older runs

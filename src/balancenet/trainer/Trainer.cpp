@@ -98,7 +98,8 @@ metrics::StepRecord Trainer::step() {
   // Compute time starts after the decision: at a decision step splitFor is a collective that waits for the
   // slowest rank, and that wait counted as compute made the fastest ranks look slow to the policies.
   Stopwatch computeWatch;
-  const double lr = options_.lr.at(step_);
+  // The schedule's rate, scaled for the B in force (--lr-scaling under an adaptive global batch).
+  const double lr = options_.lr.at(step_) * parts_->allocator.lrFactor();
   setLearningRate(*optimizer_, lr);
 
   Stopwatch dataWatch;
@@ -112,7 +113,11 @@ metrics::StepRecord Trainer::step() {
   // delivers it; with micro-steps the gradient is complete only after the last, so they are armed after
   // it and synchronise p.grad as a whole (no overlap).
   const bool accumulating = options_.accumulate > 1;
-  if (!accumulating) parts_->sync.beginStep(context);
+  // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
+  // during backward then, so the sync is armed after it, as with micro-steps.
+  const bool measuring = parts_->allocator.needsGradientNorms();
+  const bool armAfterBackward = accumulating || measuring;
+  if (!armAfterBackward) parts_->sync.beginStep(context);
   optimizer_->zero_grad();
   at::Tensor localLoss = at::zeros({}, at::kFloat);
   for (const MicroStep& m : microSteps(batch.inputs.size(0), options_.accumulate)) {
@@ -129,7 +134,7 @@ metrics::StepRecord Trainer::step() {
     }
     localLoss += loss.detach();
   }
-  if (accumulating) parts_->sync.beginStep(context);
+  if (armAfterBackward) parts_->sync.beginStep(context);
   context.computeMs = computeWatch.elapsedMs();
 
   std::vector<at::Tensor> grads;
@@ -138,6 +143,12 @@ metrics::StepRecord Trainer::step() {
     grads.push_back(p.grad());
   }
   auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
+  // This rank's gradient is (b_i/B) g_i (its loss sum over B), so (b_i/B)|g_i|^2 = |grad|^2 B/b_i: summed
+  // with the loss, every rank gets sum_i (b_i/B)|g_i|^2 with no message of its own.
+  if (measuring)
+    scalars = at::cat({scalars, at::full({1}, squaredNorm(grads) * static_cast<double>(globalBatch) /
+                                                  static_cast<double>(split.batches[rank]),
+                                         at::kFloat)});
   comm::SyncStats stats;
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
   CpuStopwatch syncCpu;
@@ -146,6 +157,7 @@ metrics::StepRecord Trainer::step() {
     stats = parts_->sync.synchronize(grads, scalars, context);
   }
   const double syncCpuMs = syncCpu.elapsedMs();
+  const double gradSq = measuring ? squaredNorm(grads) : -1;  // the global mean gradient's, before clipping
   if (!parts_->sync.updatesParameters()) {
     Timeline::Span span(timeline_.get(), "optimizer", "compute");
     // Every rank holds the same global gradient here, so every rank clips it alike.
@@ -167,7 +179,12 @@ metrics::StepRecord Trainer::step() {
   record.bytesReceived = stats.bytesReceived;
   record.syncCpuMs = syncCpuMs;
   record.commPhases = stats.phases;
+  if (measuring) {
+    record.gradSqLocal = scalars[1].item<double>();
+    record.gradSq = gradSq;
+  }
   parts_->allocator.observe(record);
+  record.noiseScale = parts_->allocator.noiseScale();
 
   position_ += globalBatch;
   samples_ += globalBatch;
@@ -190,6 +207,9 @@ void Trainer::describe(metrics::RunSummary& summary) {
   const double reads = counts[1].item<double>() + counts[2].item<double>();
   if (reads > 0) summary.extra["prefetch_hit_rate"] = counts[1].item<double>() / reads;
   parts_->sync.describe(summary.extra);
+  // An adaptive global batch ends elsewhere than it started (--global-batch auto or a schedule).
+  summary.extra["final_global_batch"] = static_cast<double>(lastSplit_.total());
+  if (parts_->allocator.noiseScale() >= 0) summary.extra["gradient_noise_scale"] = parts_->allocator.noiseScale();
 }
 
 metrics::EvalPoint Trainer::evaluate() {

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "balancenet/adaptive/GlobalBatchSizer.h"
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/data/OpenDataset.h"
@@ -48,6 +49,16 @@ orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, do
   };
 }
 
+std::unique_ptr<orchestrator::BatchSizer> makeBatchSizer(const JobConfig& c) {
+  const auto& sizing = c.orchestration.batchSizing;
+  if (!sizing.adaptive()) return nullptr;
+  const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);
+  // Throughput for each B is predicted as the policy will split it: balanced by its optimum, the others by
+  // the proportions of the split in force.
+  return std::make_unique<adaptive::GlobalBatchSizer>(sizing, rule, c.trainer.globalBatch,
+                                                      c.orchestration.policy == "balanced");
+}
+
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm::Communicator& comm,
                                                        const models::ModelInfo& model,
                                                        orchestrator::NodeSampler sampler,
@@ -67,7 +78,7 @@ std::unique_ptr<orchestrator::Allocator> makeAllocator(const JobConfig& c, comm:
   options.memoryPerSampleBytes = static_cast<double>(model.memoryPerSampleBytes);
   options.runDir = c.trainer.runDir;
   return std::make_unique<orchestrator::Orchestrator>(orchestrator::makePolicy(policy), c.split, comm,
-                                                      std::move(sampler), options);
+                                                      std::move(sampler), options, makeBatchSizer(c));
 }
 
 void writeModelOutputs(const JobConfig& c, models::Network& net, const std::vector<at::Tensor>& parameters, int rank,

@@ -31,6 +31,9 @@ models::BuiltModel buildWorkerModel(const job::JobConfig& c, const data::Dataset
 // GEMM rate measured at start (a speed prior before any step is timed). `monitor` must outlive the sampler.
 orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops);
 
+// The chooser of B for --global-batch auto or a schedule; null for a fixed B.
+std::unique_ptr<orchestrator::BatchSizer> makeBatchSizer(const job::JobConfig& c);
+
 // The policy's orchestrator over `comm` (the split is over its ranks), or a fixed split where the
 // orchestrator's periodic gather cannot be afforded (SSP).
 std::unique_ptr<orchestrator::Allocator> makeAllocator(const job::JobConfig& c, comm::Communicator& comm,

@@ -1,0 +1,33 @@
+// BatchSizing: what --global-batch asks for: a fixed B, B chosen during training (auto), or B by step (a ramp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace balancenet::adaptive {
+
+// `--global-batch auto`'s range when none is given: the fixed default B (the batch the default learning rate
+// is tuned for) up to 32 times it.
+constexpr int64_t kDefaultAutoMinBatch = 128;
+constexpr int64_t kDefaultAutoMaxFactor = 32;
+
+struct BatchSizing {
+  enum class Mode { Fixed, Auto, Schedule };
+  Mode mode = Mode::Fixed;
+  int64_t minBatch = 0, maxBatch = 0;                    // auto: B in [minBatch, maxBatch], starting at minBatch
+  std::vector<std::pair<int64_t, int64_t>> schedule;     // schedule: (first step, B), steps ascending, from 0
+  std::string lrScaling = "auto";                        // --lr-scaling (adaptive/LrScaling.h)
+  bool adaptive() const { return mode != Mode::Fixed; }  // B may change during the run
+  int64_t largest() const;                               // the largest B the run may use (memory, data checks)
+};
+
+// "256": fixed; "auto" or "auto:MIN:MAX": chosen (MIN is where it starts and what the learning rate is set
+// for); "64,128@200,256@400": 64 from step 0, 128 from step 200, 256 from step 400. Returns the sizing and
+// sets `initial` to the B of step 0. Throws UsageError with one line naming the forms.
+BatchSizing parseGlobalBatch(const std::string& text, int64_t& initial);
+
+// The B in force at `step` under a schedule (its first entry before any).
+int64_t scheduledBatch(const std::vector<std::pair<int64_t, int64_t>>& schedule, int64_t step);
+
+}  // namespace balancenet::adaptive
