@@ -290,8 +290,9 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
 // --global-batch's form and --lr-scaling, before the allocation that starts from the first B.
 void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
   auto& sizing = c.orchestration.batchSizing;
+  const std::string lrScaling = sizing.lrScaling;  // --lr-scaling's text, which the parse below must keep
   sizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
-  sizing.lrScaling = c.orchestration.batchSizing.lrScaling;
+  sizing.lrScaling = lrScaling;
   const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);  // checked even if unused
   if (!sizing.adaptive()) return;
   const std::string what = fmt::format("--global-batch {}", raw.globalBatch);

@@ -48,7 +48,7 @@ TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   EXPECT_EQ(
       csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
                 "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,"
-                "comm_phases\n",
+                "comm_phases,grad_sq_local,grad_sq,noise_scale\n",
                 0),
       0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
@@ -82,6 +82,9 @@ TEST(StepRecord, RowRoundTrip) {
   r.throttledMs = 31.5;
   r.syncCpuMs = 4.25;
   r.commPhases = 12;
+  r.gradSqLocal = 3.5;
+  r.gradSq = 2.25;
+  r.noiseScale = 17;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -100,17 +103,25 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.throttledMs, 31.5);
   EXPECT_DOUBLE_EQ(back.syncCpuMs, 4.25);
   EXPECT_EQ(back.commPhases, 12);
+  EXPECT_DOUBLE_EQ(back.gradSqLocal, 3.5);
+  EXPECT_DOUBLE_EQ(back.gradSq, 2.25);
+  EXPECT_DOUBLE_EQ(back.noiseScale, 17);
 }
 
-// The CPU-quota columns come last, so a reader that takes columns by position up to data_ms still reads.
-TEST(StepTable, CsvEndsWithTheCpuQuotaColumns) {
+// New columns come last, so a reader that takes columns by position up to data_ms still reads: the CPU-quota
+// ones (issue 30), then the gradient noise scale's (issue 32), empty cells where nothing was measured.
+TEST(StepTable, CsvEndsWithTheCpuQuotaThenTheNoiseScaleColumns) {
   StepRecord r = rec(0, 0, 1, 2);
   r.throttledPeriods = 3;
   r.throttledMs = 12.5;
   r.syncCpuMs = 0.75;
   r.commPhases = 4;
+  EXPECT_NE(StepTable({r}).toCsv().find(",3,12.500,0.7500,4,,,\n"), std::string::npos) << StepTable({r}).toCsv();
+  r.gradSqLocal = 2.5;
+  r.gradSq = 1.25;
+  r.noiseScale = 40;
   const std::string csv = StepTable({r}).toCsv();
-  EXPECT_NE(csv.find(",3,12.500,0.7500,4\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",3,12.500,0.7500,4,2.5,1.25,40\n"), std::string::npos) << csv;
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {
