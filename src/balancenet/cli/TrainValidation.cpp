@@ -304,7 +304,7 @@ void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
   // The noise scale compares the workers' own gradients: one worker has nothing to compare.
   require(sizing.mode != adaptive::BatchSizing::Mode::Auto || world >= 2,
           what + " measures the gradient noise scale across workers and needs at least 2 (give a number with 1)");
-  sizing.lrScaling = adaptive::lrScalingName(rule);  // auto resolved, for --print-config and the workers
+  sizing.lrScaling = adaptive::lrScalingName(rule);  // auto resolved for this optimizer
 }
 
 // --steps, --global-batch, --split, --policy. With pipelines, the split is over the pipelines (columns).
