@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,8 @@ TEST_F(Stopping, AccuracyTargetEndsEveryWorkerAtTheEvaluationThatReachedIt) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto s = summary();
   const int64_t steps = s.at("steps");
+  std::printf("stopped at step %lld of 400 at %.3f accuracy\n", static_cast<long long>(steps),
+              s.at("final_accuracy").get<double>());
   EXPECT_LT(steps, 400);
   EXPECT_EQ(steps % 2, 0);  // at an evaluation
   EXPECT_EQ(s.at("stopped_by"), "accuracy");
@@ -48,8 +51,8 @@ TEST_F(Stopping, AccuracyTargetEndsEveryWorkerAtTheEvaluationThatReachedIt) {
 
 TEST_F(Stopping, TimeBudgetEndsEveryWorkerWithinTheBudgetAndAStep) {
   const double budget = 1.5;
-  const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "1000000",
-                        "--eval-every", "0", "--time-budget-s", "1.5"});
+  const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "1000000", "--eval-every",
+                        "0", "--time-budget-s", "1.5"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto s = summary();
   EXPECT_EQ(s.at("stopped_by"), "time_budget");
@@ -60,6 +63,8 @@ TEST_F(Stopping, TimeBudgetEndsEveryWorkerWithinTheBudgetAndAStep) {
   for (const auto& row : readCsvRows(dir_.file("run/steps.csv")))
     slowestStepS = std::max(slowestStepS, std::stod(row.at("update_ms")) / 1000);
   const double trained = s.at("train_seconds");
+  std::printf("budget %.1f s: trained %.3f s in %lld steps, slowest step %.3f s\n", budget, trained,
+              s.at("steps").get<long long>(), slowestStepS);
   EXPECT_GE(trained, budget - 2 * slowestStepS);
   EXPECT_LE(trained, budget + 2 * slowestStepS);
   const auto last = lastStepPerRank();
