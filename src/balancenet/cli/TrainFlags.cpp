@@ -293,6 +293,15 @@ void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
       ->capture_default_str();
+  app.add_option("--stop-at-accuracy", t.stopAtAccuracy,
+                 "End the run at the first evaluation (every --eval-every steps, which must be > 0) whose test "
+                 "accuracy reaches A, in (0, 1]; checkpoints and outputs as at --steps (0: run all --steps)")
+      ->capture_default_str();
+  app.add_option("--time-budget-s", t.timeBudgetS,
+                 "End the run at the step where rank 0's training time (evaluations excluded) reaches T seconds, "
+                 "decided one step ahead from the last step's time so every worker ends at the same step (0: no "
+                 "budget)")
+      ->capture_default_str();
   addResultFlags(app, c, raw);
   app.add_option("--export", c.exportPath,
                  "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");

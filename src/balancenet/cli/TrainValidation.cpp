@@ -450,6 +450,16 @@ void againstTheWorld(const JobConfig& c, Check check) {
   }
 }
 
+// --eval-every, --stop-at-accuracy, --time-budget-s: when the run evaluates and ends.
+void validateStopping(const trainer::TrainerOptions& t) {
+  require(t.evalEvery >= 0, "--eval-every must not be negative");
+  require(t.stopAtAccuracy >= 0 && t.stopAtAccuracy <= 1,
+          fmt::format("--stop-at-accuracy must be in (0, 1], got {}", t.stopAtAccuracy));
+  require(t.stopAtAccuracy == 0 || t.evalEvery > 0,
+          "--stop-at-accuracy needs --eval-every N > 0: the run stops at an evaluation");
+  require(t.timeBudgetS >= 0, fmt::format("--time-budget-s must not be negative, got {}", t.timeBudgetS));
+}
+
 }  // namespace
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
@@ -470,7 +480,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   });
   validateParameterServers(c, raw);
   validateOptimisation(c, raw);
-  require(c.trainer.evalEvery >= 0, "--eval-every must not be negative");
+  validateStopping(c.trainer);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !raw.threadsGiven) worker::chooseDefaultThreads(c);
   c.trainer.modelName = c.model.name;

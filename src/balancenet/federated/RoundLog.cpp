@@ -5,13 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/metrics/TimeToAccuracy.h"
 
 namespace balancenet::federated {
 
 namespace {
-
-// The accuracies summary.json reports the time to (the 70/80/85%).
-constexpr double kAccuracyTargets[] = {0.70, 0.80, 0.85};
 
 std::string optionalCell(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
@@ -46,7 +44,7 @@ FederatedSummary summarise(const std::string& strategy, int clients, const std::
     }
     if (!r.testAccuracy) continue;
     s.finalAccuracy = *r.testAccuracy;
-    for (double target : kAccuracyTargets)
+    for (double target : metrics::kAccuracyTargets)
       if (*r.testAccuracy >= target && !s.timeToAccuracy.count(target))
         s.timeToAccuracy[target] = {r.wallSeconds, r.round};
   }
@@ -71,9 +69,9 @@ std::string summaryJson(const FederatedSummary& summary, const std::string& extr
   j["wall_seconds"] = summary.wallSeconds;
   j["final_accuracy"] = summary.finalAccuracy;
   auto& times = j["time_to_accuracy"] = nlohmann::json::object();
-  for (double target : kAccuracyTargets) {
+  for (double target : metrics::kAccuracyTargets) {
     const auto it = summary.timeToAccuracy.find(target);
-    auto& entry = times[fmt::format("{:.2f}", target)] = nullptr;
+    auto& entry = times[metrics::accuracyKey(target)] = nullptr;
     if (it != summary.timeToAccuracy.end()) entry = {{"seconds", it->second.first}, {"round", it->second.second}};
   }
   j["upload_bytes"] = summary.uploadBytes;

@@ -28,7 +28,7 @@ std::string number(const nlohmann::json& summary, const char* key, const char* f
 std::pair<std::string, std::string> timeTo(const nlohmann::json& summary, double target) {
   if (!summary.contains("time_to_accuracy") || !summary["time_to_accuracy"].is_object()) return {};
   const auto& reached = summary["time_to_accuracy"];
-  const auto key = fmt::format("{:.2f}", target);
+  const auto key = metrics::accuracyKey(target);
   if (!reached.contains(key) || !reached[key].is_object()) return {};
   return {number(reached[key], "seconds", "{:.1f}"), number(reached[key], "round", "{:.0f}")};
 }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "balancenet/metrics/TimeToAccuracy.h"
+
 namespace balancenet::report {
 
 struct ClientRoundSteps {
@@ -52,7 +54,7 @@ struct FederatedTable {
 // `labels[i]` names runs[i] in the first column.
 FederatedTable federatedTable(const std::vector<FederatedResults>& runs, const std::vector<std::string>& labels);
 
-// The accuracy thresholds of summary.json's time_to_accuracy, in the table's order.
-inline constexpr double kFederatedTargets[] = {0.70, 0.80, 0.85};
+// The accuracy thresholds of summary.json's time_to_accuracy, in the table's order (train's too).
+inline constexpr const auto& kFederatedTargets = metrics::kAccuracyTargets;
 
 }  // namespace balancenet::report

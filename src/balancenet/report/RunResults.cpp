@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/metrics/TimeToAccuracy.h"
 
 namespace balancenet::report {
 
@@ -48,6 +49,12 @@ double RunResults::meanSyncMs() const {
 }
 
 double RunResults::secondsToAccuracy(double target) const {
+  // The run's own time_to_accuracy where it has this target (null: never reached), else its evaluations.
+  const auto key = metrics::accuracyKey(target);
+  if (summary.contains("time_to_accuracy") && summary["time_to_accuracy"].contains(key)) {
+    const auto& reached = summary["time_to_accuracy"][key];
+    return reached.is_object() ? reached.value("seconds", -1.0) : -1;
+  }
   if (!summary.contains("evaluations")) return -1;
   for (const auto& e : summary["evaluations"])
     if (e["accuracy"].get<double>() >= target) return e.value("train_seconds", -1.0);

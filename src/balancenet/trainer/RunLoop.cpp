@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/metrics/TimeToAccuracy.h"
 #include "balancenet/trainer/RunOutputs.h"
+#include "balancenet/trainer/StopRule.h"
 
 namespace balancenet::trainer {
 
@@ -35,22 +38,31 @@ metrics::RunSummary RunLoop::run() {
   double trainSeconds = 0;
   const int64_t firstStep = engine.stepsDone(), samplesBefore = engine.samplesDone();
   Stopwatch sinceProgress;
+  if (o.stopAtAccuracy > 0 && !engine.canEvaluate())
+    throw UsageError("--stop-at-accuracy needs a test set to evaluate on");
+  StopRule stop(o);
 
-  while (engine.stepsDone() < o.steps) {
+  while (!stop.endsAt(engine.stepsDone())) {
     try {
       Stopwatch watch;
       throttle_.markStepStart();
       records.push_back(engine.step());
       throttle_.stampStep(records.back());
-      trainSeconds += watch.elapsedMs() / 1000.0;
+      const double stepSeconds = watch.elapsedMs() / 1000.0;
+      trainSeconds += stepSeconds;
       const int64_t done = engine.stepsDone();
-      // The step's model is evaluated by the group that trained it, before the boundaries may change the
-      // group: a joiner admitted there starts with the next step, and takes no part in this evaluation.
-      if (engine.canEvaluate() && o.evalEvery > 0 && done % o.evalEvery == 0 && done < o.steps)
+      // The step's model is evaluated, and the end agreed, by the group that trained it, before the boundaries
+      // may change the group: a joiner admitted there starts with the next step, and takes no part in these.
+      if (engine.canEvaluate() && o.evalEvery > 0 && done % o.evalEvery == 0 && done < o.steps) {
         evals.push_back(evaluateNow(trainSeconds));
-      for (auto* boundary : parts_.boundaries) boundary->afterStep(engine, o.steps);
+        stop.observe(evals.back());
+      }
+      stop.agreeOnTime(engine.world(), done, trainSeconds, stepSeconds);
+      // At the end the boundaries are told so (the last checkpoint); before a step the run may end at, they
+      // admit no worker.
+      for (auto* boundary : parts_.boundaries) boundary->afterStep(engine, stop.horizon(done));
       // The last line waits for the run's outputs, which bring every worker's efficiency.
-      if (engine.world().rank() == 0 && o.progressSeconds > 0 && engine.stepsDone() < o.steps &&
+      if (engine.world().rank() == 0 && o.progressSeconds > 0 && !stop.endsAt(engine.stepsDone()) &&
           sinceProgress.elapsedMs() >= o.progressSeconds * 1000) {
         const auto& last = records.back();
         std::string line = metrics::formatProgress(
@@ -69,7 +81,13 @@ metrics::RunSummary RunLoop::run() {
       while (!evals.empty() && evals.back().step > engine.stepsDone()) evals.pop_back();
     }
   }
-  if (engine.canEvaluate() && o.evalAtEnd) evals.push_back(evaluateNow(trainSeconds));
+  const bool evaluatedLast = !evals.empty() && evals.back().step == engine.stepsDone();
+  if (engine.canEvaluate() && o.evalAtEnd && !evaluatedLast) evals.push_back(evaluateNow(trainSeconds));
+  if (engine.world().rank() == 0 && stop.reason() != StopReason::Steps)
+    spdlog::info("stopped at step {} of {}: {}", engine.stepsDone(), o.steps,
+                 stop.reason() == StopReason::Accuracy
+                     ? fmt::format("test accuracy reached --stop-at-accuracy {:g}", o.stopAtAccuracy)
+                     : fmt::format("training time reached --time-budget-s {:g}", o.timeBudgetS));
 
   metrics::RunSummary summary;
   summary.model = o.modelName;
@@ -85,6 +103,8 @@ metrics::RunSummary RunLoop::run() {
   summary.samplesPerSecond = trainSeconds > 0 ? samples / trainSeconds : 0;
   summary.finalLoss = records.empty() ? 0 : records.back().loss;
   summary.evals = evals;
+  summary.extra["time_to_accuracy"] = metrics::timeToAccuracy(evals, o.stopAtAccuracy);
+  summary.extra["stopped_by"] = toString(stop.reason());
   metrics::addStyleFields(summary, o.metricStyle);
   engine.describe(summary);
   const auto efficiency = writeRunOutputs(engine.world(), records, summary, o.runDir, o.capacity);

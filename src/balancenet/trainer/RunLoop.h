@@ -1,6 +1,7 @@
-// RunLoop: the one loop around every way of training. It steps an engine to options.steps, evaluates on
-// the cadence, prints the progress lines, calls the step boundaries (checkpoints, membership, faults),
-// hands failures to the recovery, and writes the run's outputs (steps.csv, summary.json) through RunOutputs.
+// RunLoop: the one loop around every way of training. It steps an engine to options.steps (or the earlier
+// end of a StopRule: --stop-at-accuracy, --time-budget-s), evaluates on the cadence, prints the progress
+// lines, calls the step boundaries (checkpoints, membership, faults), hands failures to the recovery, and
+// writes the run's outputs (steps.csv, summary.json) through RunOutputs.
 #pragma once
 #include <vector>
 

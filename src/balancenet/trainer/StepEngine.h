@@ -56,6 +56,8 @@ class StepEngine {
 
 // Work between steps that is not training (checkpoints, membership changes, injected faults): the run loop
 // calls every boundary after each step, on every rank, in the same order, so a boundary may be collective.
+// `totalSteps` is the step the run may end at next: --steps, or earlier with a StopRule (the step itself when
+// the run ends there), so a boundary plans nothing past it.
 class StepBoundary {
  public:
   virtual ~StepBoundary() = default;

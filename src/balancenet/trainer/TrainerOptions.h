@@ -21,6 +21,8 @@ struct TrainerOptions {
   int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated
   int64_t evalEvery = 0;    // 0: evaluate only at the end
   bool evalAtEnd = true;
+  double stopAtAccuracy = 0;          // > 0: the run ends at the first evaluation reaching it (needs evalEvery > 0)
+  double timeBudgetS = 0;             // > 0: the run ends when rank 0's training time reaches it (StopRule)
   double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never
   std::string runDir;                 // where steps.csv and summary.json go; empty: nowhere
   std::string modelName;              // for the summary

@@ -31,6 +31,16 @@ void writeRun(const testing::TempDir& dir) {
         "5,balanced,0,60,1,1,1,1,1,1,x\n5,balanced,1,4,1,1,1,1,1,1,x\n");
 }
 
+TEST(RunResults, TimeToAccuracyComesFromTheSummarysOwnTableWhereItHasTheTarget) {
+  RunResults run;
+  run.summary = nlohmann::json::parse(
+      R"({"time_to_accuracy": {"0.80": {"seconds": 7.25, "step": 18}, "0.85": null},
+          "evaluations": [{"step": 20, "accuracy": 0.9, "train_seconds": 8.5}]})");
+  EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.8), 7.25);  // the table, not the evaluations' 8.5
+  EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.85), -1);   // null: the run says it never reached it
+  EXPECT_DOUBLE_EQ(run.secondsToAccuracy(0.9), 8.5);   // not in the table: the evaluations
+}
+
 TEST(RunResults, LoadsSlowestRankPerStepSyncBytesAndSplitChanges) {
   testing::TempDir dir;
   writeRun(dir);

@@ -1,0 +1,78 @@
+// Ending a run before --steps (`train --stop-at-accuracy`, `--time-budget-s`): every worker stops at the same
+// step, the outputs are written as at a normal end, and summary.json says why and when accuracies were reached.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "BinaryFixture.h"
+#include "CsvRows.h"
+
+namespace balancenet::testing {
+namespace {
+
+class Stopping : public BinaryFixture {
+ protected:
+  // Each rank's last step in steps.csv.
+  std::map<std::string, long long> lastStepPerRank() {
+    std::map<std::string, long long> last;
+    for (const auto& row : readCsvRows(dir_.file("run/steps.csv")))
+      last[row.at("rank")] = std::max(last[row.at("rank")], std::stoll(row.at("step")));
+    return last;
+  }
+  nlohmann::json summary() { return nlohmann::json::parse(readFile(dir_.file("run/summary.json"))); }
+};
+
+TEST_F(Stopping, AccuracyTargetEndsEveryWorkerAtTheEvaluationThatReachedIt) {
+  const auto r = train({"--model", "cnn", "--width", "0.25", "--nodes", "2", "--global-batch", "32", "--steps", "400",
+                        "--lr", "0.05", "--momentum", "0.9", "--eval-every", "2", "--stop-at-accuracy", "0.5"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto s = summary();
+  const int64_t steps = s.at("steps");
+  std::printf("stopped at step %lld of 400 at %.3f accuracy\n", static_cast<long long>(steps),
+              s.at("final_accuracy").get<double>());
+  EXPECT_LT(steps, 400);
+  EXPECT_EQ(steps % 2, 0);  // at an evaluation
+  EXPECT_EQ(s.at("stopped_by"), "accuracy");
+  EXPECT_GE(s.at("final_accuracy").get<double>(), 0.5);
+  ASSERT_TRUE(s.at("time_to_accuracy").at("0.50").is_object()) << s.dump(2);
+  EXPECT_EQ(s.at("time_to_accuracy").at("0.50").at("step"), steps);
+  // The evaluation that stopped the run is its last, not taken twice.
+  EXPECT_EQ(s.at("evaluations").back().at("step"), steps);
+  EXPECT_LT(s.at("evaluations").at(s.at("evaluations").size() - 2).at("accuracy").get<double>(), 0.5);
+  const auto last = lastStepPerRank();
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last.at("0"), steps - 1);
+  EXPECT_EQ(last.at("1"), steps - 1);
+  EXPECT_NE(r.output.find("stopped at step " + std::to_string(steps) + " of 400"), std::string::npos) << r.output;
+}
+
+TEST_F(Stopping, TimeBudgetEndsEveryWorkerWithinTheBudgetAndAStep) {
+  const double budget = 1.5;
+  const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "1000000", "--eval-every",
+                        "0", "--time-budget-s", "1.5"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto s = summary();
+  EXPECT_EQ(s.at("stopped_by"), "time_budget");
+  EXPECT_LT(s.at("steps").get<int64_t>(), 1000000);
+  // Decided one step ahead from the last step's time: the end lies within a step of the budget (two of the
+  // slowest, where step times vary).
+  double slowestStepS = 0;
+  for (const auto& row : readCsvRows(dir_.file("run/steps.csv")))
+    slowestStepS = std::max(slowestStepS, std::stod(row.at("update_ms")) / 1000);
+  const double trained = s.at("train_seconds");
+  std::printf("budget %.1f s: trained %.3f s in %lld steps, slowest step %.3f s\n", budget, trained,
+              s.at("steps").get<long long>(), slowestStepS);
+  EXPECT_GE(trained, budget - 2 * slowestStepS);
+  EXPECT_LE(trained, budget + 2 * slowestStepS);
+  const auto last = lastStepPerRank();
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last.at("0"), s.at("steps").get<long long>() - 1);
+  EXPECT_EQ(last.at("1"), last.at("0"));
+  EXPECT_TRUE(s.at("final_accuracy").is_number());  // the final evaluation, as at a normal end
+}
+
+}  // namespace
+}  // namespace balancenet::testing
