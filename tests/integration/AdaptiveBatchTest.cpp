@@ -43,8 +43,8 @@ class AdaptiveBatch : public BinaryFixture {
   }
 };
 
-const std::vector<std::string> kModel{"--model", "mlp", "--width", "0.25", "--lr", "0.05", "--momentum", "0.9",
-                                      "--rebalance-every", "4", "--lr-scaling", "none"};
+const std::vector<std::string> kModel{"--model",    "mlp", "--width",           "0.25", "--lr",         "0.05",
+                                      "--momentum", "0.9", "--rebalance-every", "4",    "--lr-scaling", "none"};
 
 // MIN 4 is far below what amortises the all-reduce, so the planner grows B once the noise scale is known
 // (10 steps): a run in which B never moves fails here rather than passing the replay trivially.
@@ -76,7 +76,8 @@ TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
   const auto r1 = train(single);
   ASSERT_EQ(r1.exitCode, 0) << r1.output;
   EXPECT_EQ(readSteps(dir_.file("run1")).batch, steps.batch);
-  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("auto.pt")), loadSavedParameters(dir_.file("one.pt")));
+  const double diff =
+      maxAbsDifference(loadSavedParameters(dir_.file("auto.pt")), loadSavedParameters(dir_.file("one.pt")));
   std::printf("2 workers under auto vs 1 process on its schedule: max |param difference| = %.3g\n", diff);
   EXPECT_LT(diff, 2e-5);
 }
@@ -86,8 +87,8 @@ TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
 TEST_F(AdaptiveBatch, ResumeContinuesWithTheBInForce) {
   const std::string ckpt = dir_.file("ckpt");
   auto flags = kModel;
-  flags.insert(flags.end(), {"--nodes", "2", "--global-batch", "auto:4:128", "--checkpoint-dir", ckpt,
-                             "--checkpoint-every", "18"});
+  flags.insert(flags.end(),
+               {"--nodes", "2", "--global-batch", "auto:4:128", "--checkpoint-dir", ckpt, "--checkpoint-every", "18"});
   auto first = flags;
   first.insert(first.end(), {"--steps", "18"});
   const auto r = train(first);

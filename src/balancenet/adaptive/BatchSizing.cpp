@@ -16,7 +16,8 @@ const char* const kForms = "give a number (256), auto[:MIN:MAX] (auto:64:2048) o
 
 int64_t positive(const std::string& word, const std::string& text) {
   const auto v = parseInteger(word);
-  if (!v || *v < 1) throw UsageError(fmt::format("--global-batch '{}': '{}' is not a positive integer; {}", text, word, kForms));
+  if (!v || *v < 1)
+    throw UsageError(fmt::format("--global-batch '{}': '{}' is not a positive integer; {}", text, word, kForms));
   return *v;
 }
 
@@ -36,7 +37,8 @@ BatchSizing parseAuto(const std::string& text) {
   s.maxBatch = kDefaultAutoMinBatch * kDefaultAutoMaxFactor;
   if (text == "auto") return s;
   const auto parts = splitOn(text, ':');
-  if (parts.size() != 3) throw UsageError(fmt::format("--global-batch '{}': auto takes both bounds, auto:MIN:MAX", text));
+  if (parts.size() != 3)
+    throw UsageError(fmt::format("--global-batch '{}': auto takes both bounds, auto:MIN:MAX", text));
   s.minBatch = positive(parts[1], text);
   s.maxBatch = positive(parts[2], text);
   if (s.maxBatch < s.minBatch)
@@ -53,7 +55,8 @@ BatchSizing parseSchedule(const std::string& text) {
     int64_t step = 0;
     if (at != std::string::npos) {
       const auto v = parseInteger(entry.substr(at + 1));
-      if (!v || *v < 0) throw UsageError(fmt::format("--global-batch '{}': '{}' is not B@STEP; {}", text, entry, kForms));
+      if (!v || *v < 0)
+        throw UsageError(fmt::format("--global-batch '{}': '{}' is not B@STEP; {}", text, entry, kForms));
       step = *v;
     } else if (!s.schedule.empty()) {
       throw UsageError(fmt::format("--global-batch '{}': every B after the first needs @STEP; {}", text, kForms));
@@ -61,8 +64,8 @@ BatchSizing parseSchedule(const std::string& text) {
     if (s.schedule.empty() && step != 0)
       throw UsageError(fmt::format("--global-batch '{}': the first B is for step 0 (write it without @)", text));
     if (!s.schedule.empty() && step <= s.schedule.back().first)
-      throw UsageError(fmt::format("--global-batch '{}': steps must increase ({} after {})", text, step,
-                                   s.schedule.back().first));
+      throw UsageError(
+          fmt::format("--global-batch '{}': steps must increase ({} after {})", text, step, s.schedule.back().first));
     s.schedule.emplace_back(step, batch);
   }
   return s;

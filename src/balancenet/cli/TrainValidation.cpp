@@ -301,6 +301,9 @@ void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
           what + " is for data parallelism: a pipeline's micro-batches are planned for one B");
   require(c.comm.mode != comm::CommMode::ParameterServers,
           what + " needs the all-reducing modes: parameter servers apply each update at a rate of their own");
+  // Each rank's own gradient is read after backward, before any sum: factors are sent during backward.
+  require(!comm::capturesFactors(c.comm.mode),
+          what + " reads each worker's whole gradient before the sum: not with --comm sfb or hybrid (factors)");
   // The noise scale compares the workers' own gradients: one worker has nothing to compare.
   require(sizing.mode != adaptive::BatchSizing::Mode::Auto || world >= 2,
           what + " measures the gradient noise scale across workers and needs at least 2 (give a number with 1)");

@@ -66,10 +66,9 @@ struct StepRecord {
             noiseScale};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],       v[4],           v[5],          v[6],
-            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]), int64_t(v[11]), v[12],         v[13],
-            v[14],         v[15],         int64_t(v[16]), v[17],      v[18],          int64_t(v[19]),
-            v[20],         v[21],         v[22]};
+    return {int64_t(v[0]),  int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6],  v[7],
+            int64_t(v[8]),  int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14], v[15],
+            int64_t(v[16]), v[17],         v[18],         int64_t(v[19]), v[20], v[21], v[22]};
   }
 };
 

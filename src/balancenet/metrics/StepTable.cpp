@@ -68,8 +68,10 @@ std::string StepTable::toCsv() const {
         r.bytesSent, r.bytesReceived, r.stage, r.microBatches, r.bubbleMs, r.sendMs, r.recvMs, r.dataMs,
         r.throttledPeriods, r.throttledMs, r.syncCpuMs, r.commPhases);
     // Empty cells where nothing was measured (a CSV reader's missing value, not a number that looks real).
-    if (r.gradSq >= 0) out += fmt::format("{:.6g},{:.6g}", r.gradSqLocal, r.gradSq);
-    else out += ",";
+    if (r.gradSq >= 0)
+      out += fmt::format("{:.6g},{:.6g}", r.gradSqLocal, r.gradSq);
+    else
+      out += ",";
     out += r.noiseScale >= 0 ? fmt::format(",{:.6g}\n", r.noiseScale) : ",\n";
   }
   return out;

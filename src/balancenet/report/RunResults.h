@@ -29,8 +29,8 @@ struct RunResults {
   std::vector<double> updateMsPerStep;  // slowest rank's weight-update time of each step
   // Time left exposed to communication after backward (sync_ms, mean over ranks) of each step.
   std::vector<double> syncMsPerStep;
-  double bytesSentPerStep = 0;           // per rank, mean over ranks and steps
-  std::vector<double> samplesPerStep;    // global batch actually trained in each step
+  double bytesSentPerStep = 0;         // per rank, mean over ranks and steps
+  std::vector<double> samplesPerStep;  // global batch actually trained in each step
   // The smoothed gradient noise scale after each step (steps.csv's noise_scale, issue 32); empty when the run
   // did not measure it, < 0 in steps before it was known.
   std::vector<double> noiseScalePerStep;

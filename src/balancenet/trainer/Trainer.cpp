@@ -146,9 +146,10 @@ metrics::StepRecord Trainer::step() {
   // This rank's gradient is (b_i/B) g_i (its loss sum over B), so (b_i/B)|g_i|^2 = |grad|^2 B/b_i: summed
   // with the loss, every rank gets sum_i (b_i/B)|g_i|^2 with no message of its own.
   if (measuring)
-    scalars = at::cat({scalars, at::full({1}, squaredNorm(grads) * static_cast<double>(globalBatch) /
-                                                  static_cast<double>(split.batches[rank]),
-                                         at::kFloat)});
+    scalars = at::cat(
+        {scalars,
+         at::full({1}, squaredNorm(grads) * static_cast<double>(globalBatch) / static_cast<double>(split.batches[rank]),
+                  at::kFloat)});
   comm::SyncStats stats;
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
   CpuStopwatch syncCpu;

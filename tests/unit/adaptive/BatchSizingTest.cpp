@@ -33,8 +33,8 @@ TEST(BatchSizing, ParsesFixedAutoAndScheduleAndTheirStartingB) {
 
 TEST(BatchSizing, RefusesMalformedFormsWithOneLine) {
   int64_t first = 0;
-  for (const char* bad : {"0", "-3", "abc", "auto:", "auto:64", "auto:0:10", "auto:64:32", "auto:a:b", "64,128",
-                          "64@5", "64,128@0", "64,128@10,256@10", "64,x@10", "64,"}) {
+  for (const char* bad : {"0", "-3", "abc", "auto:", "auto:64", "auto:0:10", "auto:64:32", "auto:a:b", "64,128", "64@5",
+                          "64,128@0", "64,128@10,256@10", "64,x@10", "64,"}) {
     try {
       parseGlobalBatch(bad, first);
       ADD_FAILURE() << bad << " was accepted";
