@@ -190,3 +190,36 @@ TEST(GnuplotChart, RendersAPng) {
 
 }  // namespace
 }  // namespace balancenet::report
+
+namespace balancenet::report {
+namespace {
+
+// steps.csv's noise_scale (issue 32): rank 0's cell per step, empty before it was known; the chart puts B and
+// the noise scale side by side, and a run that did not measure it has no such chart.
+TEST(RunCharts, TheBatchChartShowsBBesideTheNoiseScaleWhereTheRunMeasuredIt) {
+  testing::TempDir dir;
+  writeRun(dir);
+  write(dir.file("steps.csv"),
+        "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,stage,"
+        "micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases,"
+        "grad_sq_local,grad_sq,noise_scale\n"
+        "0,0,8,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,0,0,0,4,,,\n"
+        "0,1,8,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,0,0,0,4,,,\n"
+        "1,0,30,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,0,0,0,4,2,1,40\n"
+        "1,1,34,1,1,0,1,50,1,0.1,4,4,0,1,0,0,0,0,0,0,0,4,2,1,40\n");
+  const auto run = loadRun(dir.path());
+  EXPECT_EQ(run.samplesPerStep, (std::vector<double>{16, 64}));
+  EXPECT_EQ(run.noiseScalePerStep, (std::vector<double>{-1, 40}));
+  const auto chart = batchChart(run, "t");
+  ASSERT_EQ(chart.series.size(), 2u);
+  using Points = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(chart.series[0].points, (Points{{0, 16}, {1, 64}}));
+  EXPECT_EQ(chart.series[1].points, (Points{{1, 40}}));
+
+  testing::TempDir plain;
+  writeRun(plain);
+  EXPECT_TRUE(batchChart(loadRun(plain.path()), "t").series.empty());
+}
+
+}  // namespace
+}  // namespace balancenet::report
