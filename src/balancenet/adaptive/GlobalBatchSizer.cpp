@@ -18,6 +18,26 @@ void GlobalBatchSizer::observe(const metrics::StepRecord& mine, const Split& spl
   int workers = 0;
   for (int64_t b : split.batches) workers += b > 0 ? 1 : 0;
   tracker_.add({split.total(), workers, mine.gradSqLocal, mine.gradSq});
+  if (mine.step == 0) return;  // one-time allocations: not the step's cost
+  recentStepMs_.push_back(mine.updateMs);
+  if (recentStepMs_.size() > kStepWindow) recentStepMs_.erase(recentStepMs_.begin());
+}
+
+double GlobalBatchSizer::fixedStepMs(const orchestrator::PolicyInput& input, const std::vector<NodeLine>& lines) const {
+  // The slowest node waits least in the sync: its time there is the communication every step pays.
+  double leastSync = std::numeric_limits<double>::max();
+  for (const auto& node : input.nodes) leastSync = std::min(leastSync, node.waitMs);
+  if (input.nodes.empty()) leastSync = 0;
+  if (recentStepMs_.empty() || input.current.worldSize() != static_cast<int>(lines.size())) return leastSync;
+  // The rest of a step beyond compute and sync (the optimiser, the norms, emulated links, the decisions) is
+  // as fixed as the sync: calibrate so that the prediction at the B in force is the step measured.
+  double compute = 0;
+  for (size_t i = 0; i < lines.size(); ++i)
+    compute =
+        std::max(compute, lines[i].fixedMs + lines[i].msPerSample * static_cast<double>(input.current.batches[i]));
+  double measured = 0;
+  for (double ms : recentStepMs_) measured += ms / static_cast<double>(recentStepMs_.size());
+  return std::max(leastSync, measured - compute);
 }
 
 bool GlobalBatchSizer::mustDecideAt(int64_t step) const {
@@ -68,10 +88,7 @@ orchestrator::BatchChoice GlobalBatchSizer::choose(const orchestrator::PolicyInp
   in.nodes = linesOf(input);
   for (const auto& line : in.nodes)
     if (line.msPerSample <= 0) return choice(current, "a node has no speed measured yet");
-  // The slowest node waits least in the sync: its time there is the communication every step pays.
-  in.syncMs = std::numeric_limits<double>::max();
-  for (const auto& node : input.nodes) in.syncMs = std::min(in.syncMs, node.waitMs);
-  if (input.nodes.empty()) in.syncMs = 0;
+  in.syncMs = fixedStepMs(input, in.nodes);
   in.minBatch = sizing_.minBatch;
   in.maxBatch = sizing_.maxBatch;
   in.baseBatch = baseBatch_;
@@ -88,6 +105,7 @@ std::string GlobalBatchSizer::saveState() const {
   j["noise"] = nlohmann::json::parse(tracker_.saveState());
   auto& models = j["models"] = nlohmann::json::array();
   for (const auto& m : models_) models.push_back(m.toJson());
+  j["step_ms"] = recentStepMs_;
   return j.dump();
 }
 
@@ -98,6 +116,7 @@ void GlobalBatchSizer::loadState(const std::string& state) {
     tracker_.loadState(j.at("noise").dump());
     models_.clear();
     for (const auto& m : j.at("models")) models_.push_back(orchestrator::NodeCostModel::fromJson(m));
+    recentStepMs_ = j.value("step_ms", std::vector<double>{});
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("the batch sizer's saved state cannot be read: {}", e.what()));
   }

@@ -19,6 +19,8 @@ class GlobalBatchSizer : public orchestrator::BatchSizer {
   // Steps whose norms must be in before the noise scale moves B or the rate: one step's estimate with 2
   // workers has a relative spread of sqrt(2) (docs/allocation.md), and a B or an lr chosen on it would swing.
   static constexpr int64_t kMinNoiseSamples = 10;
+  // Steps whose measured time calibrates the part of a step that does not grow with B.
+  static constexpr size_t kStepWindow = 10;
 
   // `baseBatch`: the B the learning rate is set for (auto's MIN, a schedule's first); `balancedShares`: the
   // policy splits each B by the min-max optimum of the node lines (balanced), else in the proportions of
@@ -37,6 +39,9 @@ class GlobalBatchSizer : public orchestrator::BatchSizer {
  private:
   // Each node's t_i(b) = a_i + c_i b after absorbing its latest window, as the balanced policy fits them.
   std::vector<NodeLine> linesOf(const orchestrator::PolicyInput& input);
+  // The per-step time that does not grow with B: the measured step less the lines' compute at the split in
+  // force, at least the least sync time of any node.
+  double fixedStepMs(const orchestrator::PolicyInput& input, const std::vector<NodeLine>& lines) const;
 
   BatchSizing sizing_;
   LrScaling rule_;
@@ -45,6 +50,9 @@ class GlobalBatchSizer : public orchestrator::BatchSizer {
   NoiseScaleTracker tracker_;
   orchestrator::BalancedOptions fitOptions_;
   std::vector<orchestrator::NodeCostModel> models_;  // per rank, fitted from the decision windows
+  // This rank's latest step times (updateMs), for the part of the step the node lines do not explain; rank 0's
+  // are the ones choose() reads.
+  std::vector<double> recentStepMs_;
 };
 
 }  // namespace balancenet::adaptive

@@ -27,10 +27,13 @@ orchestrator::PolicyInput window(const Split& s, int64_t step) {
   return in;
 }
 
-// Norms of a step whose per-sample gradient is mostly noise (B_noise about 1000): |G|^2 = 1, tr(S) = 1000.
-void observeNoisy(GlobalBatchSizer& sizer, const Split& s, int steps) {
+// Norms of a step whose per-sample gradient is mostly noise (B_noise about 1000): |G|^2 = 1, tr(S) = 1000;
+// each step measured at `stepMs`.
+void observeNoisy(GlobalBatchSizer& sizer, const Split& s, int steps, double stepMs = 0) {
   for (int i = 0; i < steps; ++i) {
     metrics::StepRecord r;
+    r.step = i + 1;
+    r.updateMs = stepMs;
     const double B = static_cast<double>(s.total());
     r.gradSq = 1 + 1000 / B;           // E|g|^2
     r.gradSqLocal = 1 + 2 * 1000 / B;  // E[A] with n = 2
@@ -63,6 +66,23 @@ TEST(GlobalBatchSizer, WaitsForTenStepsOfNormsThenGrowsBForANoisyGradient) {
   restored.loadState(sizer.saveState());
   EXPECT_EQ(restored.choose(window(s, 20)).globalBatch, sizer.choose(window(s, 20)).globalBatch);
   EXPECT_THROW(restored.loadState("{\"noise\": 3}"), RuntimeFailure);
+}
+
+// Steps measured far longer than the lines' compute (slow links, say) leave a large fixed cost per step, which
+// a larger B amortises: the same noise scale then buys a larger B.
+TEST(GlobalBatchSizer, TheUnexplainedPartOfAMeasuredStepCountsAsFixed) {
+  BatchSizing sizing;
+  sizing.mode = BatchSizing::Mode::Auto;
+  sizing.minBatch = 16;
+  sizing.maxBatch = 4096;
+  const Split s{{8, 8}};
+  auto chosen = [&](double stepMs) {
+    GlobalBatchSizer sizer(sizing, LrScaling::AdaScale, 16, true);
+    observeNoisy(sizer, s, GlobalBatchSizer::kMinNoiseSamples, stepMs);
+    return sizer.choose(window(s, 10)).globalBatch;
+  };
+  const int64_t quick = chosen(26), slow = chosen(2000);  // compute at 8,8 is 16 ms, the sync 10
+  EXPECT_GT(slow, 2 * quick) << quick << " vs " << slow;
 }
 
 TEST(GlobalBatchSizer, ScheduleDecidesAtItsOwnStepsWithItsRate) {
