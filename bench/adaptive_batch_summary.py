@@ -23,7 +23,7 @@ def load(run):
         total += per_step[step]
     samples_before[max(per_step) + 1 if per_step else 0] = total
     evals = [(e["step"], e["accuracy"], e["train_seconds"], samples_before.get(e["step"], total))
-             for e in summary.get("evals", []) if e.get("accuracy") is not None]
+             for e in summary.get("evaluations", []) if e.get("accuracy") is not None]
     return summary, evals, per_step
 
 

@@ -50,7 +50,7 @@ const std::vector<std::string> kModel{"--model",    "mlp", "--width",           
 // (10 steps): a run in which B never moves fails here rather than passing the replay trivially.
 TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
   auto flags = kModel;
-  flags.insert(flags.end(), {"--nodes", "2", "--global-batch", "auto:4:128", "--steps", "24", "--save-params",
+  flags.insert(flags.end(), {"--nodes", "2", "--global-batch", "auto:4:128:4", "--steps", "24", "--save-params",
                              dir_.file("auto.pt")});
   const auto r = train(flags);
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -63,7 +63,7 @@ TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
   }
   for (const auto& [step, cell] : steps.noise) EXPECT_FALSE(cell.empty()) << "noise scale missing at step " << step;
   const std::string schedule = scheduleOf(steps.batch);
-  std::printf("auto:4:128 on 2 workers chose B: %s (noise scale at the end %s)\n", schedule.c_str(),
+  std::printf("auto:4:128:4 on 2 workers chose B: %s (noise scale at the end %s)\n", schedule.c_str(),
               steps.noise.rbegin()->second.c_str());
   EXPECT_NE(schedule.find('@'), std::string::npos) << "B never changed";
   const auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
@@ -87,8 +87,8 @@ TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
 TEST_F(AdaptiveBatch, ResumeContinuesWithTheBInForce) {
   const std::string ckpt = dir_.file("ckpt");
   auto flags = kModel;
-  flags.insert(flags.end(),
-               {"--nodes", "2", "--global-batch", "auto:4:128", "--checkpoint-dir", ckpt, "--checkpoint-every", "18"});
+  flags.insert(flags.end(), {"--nodes", "2", "--global-batch", "auto:4:128:4", "--checkpoint-dir", ckpt,
+                             "--checkpoint-every", "18"});
   auto first = flags;
   first.insert(first.end(), {"--steps", "18"});
   const auto r = train(first);

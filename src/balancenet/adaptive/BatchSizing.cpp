@@ -12,7 +12,8 @@
 namespace balancenet::adaptive {
 namespace {
 
-const char* const kForms = "give a number (256), auto[:MIN:MAX] (auto:64:2048) or B by step (64,128@200,256@400)";
+const char* const kForms =
+    "give a number (256), auto[:MIN:MAX[:START]] (auto:64:2048) or B by step (64,128@200,256@400)";
 
 int64_t positive(const std::string& word, const std::string& text) {
   const auto v = parseInteger(word);
@@ -34,15 +35,21 @@ BatchSizing parseAuto(const std::string& text) {
   BatchSizing s;
   s.mode = BatchSizing::Mode::Auto;
   s.minBatch = kDefaultAutoMinBatch;
-  s.maxBatch = kDefaultAutoMinBatch * kDefaultAutoMaxFactor;
+  s.maxBatch = kDefaultAutoMaxBatch;
+  s.startBatch = kDefaultAutoStartBatch;
   if (text == "auto") return s;
   const auto parts = splitOn(text, ':');
-  if (parts.size() != 3)
-    throw UsageError(fmt::format("--global-batch '{}': auto takes both bounds, auto:MIN:MAX", text));
+  if (parts.size() != 3 && parts.size() != 4)
+    throw UsageError(fmt::format("--global-batch '{}': auto takes both bounds, auto:MIN:MAX[:START]", text));
   s.minBatch = positive(parts[1], text);
   s.maxBatch = positive(parts[2], text);
   if (s.maxBatch < s.minBatch)
     throw UsageError(fmt::format("--global-batch '{}': MAX {} is below MIN {}", text, s.maxBatch, s.minBatch));
+  s.startBatch =
+      parts.size() == 4 ? positive(parts[3], text) : std::clamp(kDefaultAutoStartBatch, s.minBatch, s.maxBatch);
+  if (s.startBatch < s.minBatch || s.startBatch > s.maxBatch)
+    throw UsageError(fmt::format("--global-batch '{}': START {} is outside [MIN {}, MAX {}]", text, s.startBatch,
+                                 s.minBatch, s.maxBatch));
   return s;
 }
 
@@ -83,7 +90,7 @@ int64_t BatchSizing::largest() const {
 BatchSizing parseGlobalBatch(const std::string& text, int64_t& initial) {
   if (text.rfind("auto", 0) == 0) {
     BatchSizing s = parseAuto(text);
-    initial = s.minBatch;
+    initial = s.startBatch;
     return s;
   }
   if (text.find_first_of(",@") == std::string::npos) {

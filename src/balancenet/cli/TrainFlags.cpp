@@ -273,9 +273,10 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 void addRunFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   auto& t = c.trainer;
   app.add_option("--global-batch", raw.globalBatch,
-                 "Samples per step over all workers. auto[:MIN:MAX]: chosen during training for the most progress per "
-                 "second (goodput: the gradient noise scale against each worker's measured speed), starting at MIN, "
-                 "the batch --lr is set for (auto: 128 to 4096). B@STEP list (64,128@200): B by step")
+                 "Samples per step over all workers. auto[:MIN:MAX[:START]]: chosen in [MIN, MAX] during training for "
+                 "the most progress per second (goodput: the gradient noise scale against each worker's measured "
+                 "speed), from START, the batch --lr is set for (auto: 32 to 4096 from 128; START defaults to 128 "
+                 "within the range). B@STEP list (64,128@200): B by step")
       ->capture_default_str();
   app.add_option("--lr-scaling", c.orchestration.batchSizing.lrScaling,
                  "How the learning rate follows a B other than the first (auto or scheduled --global-batch): "

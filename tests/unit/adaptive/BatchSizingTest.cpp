@@ -14,12 +14,18 @@ TEST(BatchSizing, ParsesFixedAutoAndScheduleAndTheirStartingB) {
 
   auto s = parseGlobalBatch("auto", first);
   EXPECT_EQ(s.mode, BatchSizing::Mode::Auto);
-  EXPECT_EQ(first, kDefaultAutoMinBatch);
-  EXPECT_EQ(s.maxBatch, kDefaultAutoMinBatch * kDefaultAutoMaxFactor);
-  s = parseGlobalBatch("auto:64:2048", first);
-  EXPECT_EQ(first, 64);
+  EXPECT_EQ(first, 128);
+  EXPECT_EQ(s.minBatch, 32);
+  EXPECT_EQ(s.maxBatch, 4096);
+  s = parseGlobalBatch("auto:64:2048", first);  // starts at 128, the default, inside the range
+  EXPECT_EQ(first, 128);
   EXPECT_EQ(s.minBatch, 64);
   EXPECT_EQ(s.largest(), 2048);
+  parseGlobalBatch("auto:256:2048", first);  // ... or at the range's end nearest it
+  EXPECT_EQ(first, 256);
+  s = parseGlobalBatch("auto:16:512:48", first);
+  EXPECT_EQ(first, 48);
+  EXPECT_EQ(s.startBatch, 48);
 
   s = parseGlobalBatch("64,128@200,96@400", first);
   EXPECT_EQ(s.mode, BatchSizing::Mode::Schedule);
@@ -33,8 +39,8 @@ TEST(BatchSizing, ParsesFixedAutoAndScheduleAndTheirStartingB) {
 
 TEST(BatchSizing, RefusesMalformedFormsWithOneLine) {
   int64_t first = 0;
-  for (const char* bad : {"0", "-3", "abc", "auto:", "auto:64", "auto:0:10", "auto:64:32", "auto:a:b", "64,128", "64@5",
-                          "64,128@0", "64,128@10,256@10", "64,x@10", "64,"}) {
+  for (const char* bad : {"0", "-3", "abc", "auto:", "auto:64", "auto:0:10", "auto:64:32", "auto:a:b", "auto:8:64:128",
+                          "auto:8:64:4:2", "64,128", "64@5", "64,128@0", "64,128@10,256@10", "64,x@10", "64,"}) {
     try {
       parseGlobalBatch(bad, first);
       ADD_FAILURE() << bad << " was accepted";
