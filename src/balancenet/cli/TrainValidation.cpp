@@ -287,12 +287,18 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
     require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, raw.pipelineStages));
 }
 
-// --global-batch's form and --lr-scaling, before the allocation that starts from the first B.
-void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
+// --global-batch's form, first: every check of B against the job (--max-workers, the pipelines, the split)
+// takes the B of step 0.
+void parseGlobalBatchFlag(JobConfig& c, const RawFlags& raw) {
   auto& sizing = c.orchestration.batchSizing;
   const std::string lrScaling = sizing.lrScaling;  // --lr-scaling's text, which the parse below must keep
   sizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
   sizing.lrScaling = lrScaling;
+}
+
+// An adaptive B against the rest of the job, and --lr-scaling, before the allocation that starts from the first B.
+void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
+  auto& sizing = c.orchestration.batchSizing;
   const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);  // checked even if unused
   if (!sizing.adaptive()) return;
   const std::string what = fmt::format("--global-batch {}", raw.globalBatch);
@@ -466,6 +472,7 @@ void validateStopping(const trainer::TrainerOptions& t) {
 }  // namespace
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
+  parseGlobalBatchFlag(c, raw);
   validateLaunch(c, raw);
   validateComm(c, raw);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();

@@ -73,12 +73,14 @@ TEST(EqualPolicy, IsSplitEqual) {
   EXPECT_EQ(policy.decide(in).split, Split::equal(128, 3));
 }
 
-TEST(StaticPolicy, ReturnsItsSplitAndChecksItAgainstTheJob) {
+TEST(StaticPolicy, ReturnsItsSplitChecksItAgainstTheJobAndScalesItToAnotherB) {
   StaticPolicy policy(Split{{100, 100, 40, 16}});
   EXPECT_EQ(policy.decide(blankInput(4, 256)).split.batches, (V{100, 100, 40, 16}));
-  // The launcher checks --split against the job (Split::parse); here a mismatch is a bug, not bad input.
+  // The launcher checks --split against the job (Split::parse); here a mismatch of N is a bug, not bad input.
   EXPECT_THROW(policy.decide(blankInput(3, 256)), InternalError);
-  EXPECT_THROW(policy.decide(blankInput(4, 200)), InternalError);
+  // Another B (--global-batch auto or a schedule): the split's proportions, apportioned to it.
+  EXPECT_EQ(policy.decide(blankInput(4, 128)).split.batches, (V{50, 50, 20, 8}));
+  EXPECT_EQ(policy.decide(blankInput(4, 200)).split.total(), 200);
 }
 
 TEST(RandomPolicy, IsReproducibleValidAndDiffersBetweenSteps) {
