@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/orchestrator/NodeReport.h"
 
 namespace balancenet::adaptive {
 
@@ -24,10 +24,7 @@ void GlobalBatchSizer::observe(const metrics::StepRecord& mine, const Split& spl
 }
 
 double GlobalBatchSizer::fixedStepMs(const orchestrator::PolicyInput& input, const std::vector<NodeLine>& lines) const {
-  // The slowest node waits least in the sync: its time there is the communication every step pays.
-  double leastSync = std::numeric_limits<double>::max();
-  for (const auto& node : input.nodes) leastSync = std::min(leastSync, node.waitMs);
-  if (input.nodes.empty()) leastSync = 0;
+  const double leastSync = orchestrator::leastSyncMs(input);
   if (recentStepMs_.empty() || input.current.worldSize() != static_cast<int>(lines.size())) return leastSync;
   // The rest of a step beyond compute and sync (the optimiser, the norms, emulated links, the decisions) is
   // as fixed as the sync: calibrate so that the prediction at the B in force is the step measured.

@@ -56,10 +56,16 @@ NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<me
   return m;
 }
 
+double leastSyncMs(const PolicyInput& input) {
+  if (input.nodes.empty()) return 0;
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& n : input.nodes) least = std::min(least, n.waitMs);
+  return least;
+}
+
 Decision decideOnMaster(Policy& policy, PolicyInput& input) {
   // Waiting = time in the sync beyond the fastest-to-finish rank's (the last to arrive waits for nobody).
-  double leastSync = std::numeric_limits<double>::infinity();
-  for (const auto& n : input.nodes) leastSync = std::min(leastSync, n.waitMs);
+  const double leastSync = leastSyncMs(input);
   for (auto& n : input.nodes) n.waitMs -= leastSync;
   Decision decision = policy.decide(input);
   decision.split.validate(input.current.worldSize(), decision.split.total());

@@ -44,6 +44,10 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
 NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes);
 
+// The least of the nodes' mean sync times (0 without nodes): the slowest node waits least, so this is the
+// communication every step pays. Read before decideOnMaster, which subtracts it.
+double leastSyncMs(const PolicyInput& input);
+
 // The master's half: turns the nodes' sync times into waiting (beyond the rank that waited least; in
 // place, so the caller logs what the policy saw), runs the policy and checks the split it returns
 // (InternalError for a policy bug). input.nodes indexed by rank.
