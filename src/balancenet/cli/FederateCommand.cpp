@@ -39,6 +39,8 @@ federated::LocalSteps parseLocalSteps(const std::string& text) {
 
 std::string strategiesHelp() { return fmt::format("{}", fmt::join(federated::strategyNames(), ", ")); }
 
+}  // namespace
+
 void addFederatedOptions(CLI::App& app, FederateFlags& f) {
   auto& o = f.options;
   app.add_option("--clients", o.clients, "Client processes, each with its own shard of the training set")
@@ -90,7 +92,7 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
 }
 
 // --alpha, --local-steps, --strategy and the numbers.
-void validateOptions(FederateFlags& f) {
+void validateFederatedOptions(FederateFlags& f) {
   auto& o = f.options;
   require(o.clients >= 1, fmt::format("--clients must be at least 1, got {}", o.clients));
   require(o.rounds >= 1, fmt::format("--rounds must be at least 1, got {}", o.rounds));
@@ -107,6 +109,8 @@ void validateOptions(FederateFlags& f) {
   require(f.config.resilience.maxRestarts >= 0,
           fmt::format("--max-restarts must not be negative, got {}", f.config.resilience.maxRestarts));
 }
+
+namespace {
 
 // One process more than clients: the server is rank 0.
 void validateShape(FederateFlags& f) {
@@ -166,7 +170,7 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
 
 void validateFederateFlags(FederateFlags& f) {
   auto& c = f.config;
-  validateOptions(f);
+  validateFederatedOptions(f);
   validateShape(f);
   settleJobToken(c, f.raw.jobTokenFile);
   validateModel(c);
