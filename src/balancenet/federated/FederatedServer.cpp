@@ -272,7 +272,7 @@ class Server {
       }
       ClientRoundRecord dead{client, f.task.localSteps, 0, 0, 0, secondsSince(f.sentAt), 0, 0, "dead"};
       if (!ready) {
-        spdlog::warn("client {} gave no answer in {:.0f} s (expected {:.0f} s); left out of round {}", client,
+        spdlog::warn("client {} gave no answer in {:.1f} s (expected {:.1f} s); left out of round {}", client,
                      secondsSince(f.sentAt), f.expectedS, f.round);
         channels_[client].reset();
         lost.push_back(dead);
