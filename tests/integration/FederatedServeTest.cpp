@@ -84,15 +84,40 @@ class FederatedServe : public BinaryFixture {
     port_ = freePort();
   }
   std::vector<std::string> serve(int rounds, int minClients, std::vector<std::string> more = {}) {
-    std::vector<std::string> a{"federate",     "serve",        "--port",        std::to_string(port_),
-                               "--bind",       "127.0.0.1",    "--data-dir",    dataDir_,
-                               "--run-dir",    dir_.file("run"), "--model",     "mlp",
-                               "--width",      "0.25",         "--rounds",      std::to_string(rounds),
-                               "--min-clients", std::to_string(minClients), "--strategy", "fedavg",
-                               "--local-steps", "2",           "--local-batch", "10",
-                               "--eval-every", "0",            "--peer-timeout", "1",
-                               "--progress-seconds", "0.001",  "--join-timeout", "30",
-                               "--threads",    "1"};
+    std::vector<std::string> a{"federate",
+                               "serve",
+                               "--port",
+                               std::to_string(port_),
+                               "--bind",
+                               "127.0.0.1",
+                               "--data-dir",
+                               dataDir_,
+                               "--run-dir",
+                               dir_.file("run"),
+                               "--model",
+                               "mlp",
+                               "--width",
+                               "0.25",
+                               "--rounds",
+                               std::to_string(rounds),
+                               "--min-clients",
+                               std::to_string(minClients),
+                               "--strategy",
+                               "fedavg",
+                               "--local-steps",
+                               "2",
+                               "--local-batch",
+                               "10",
+                               "--eval-every",
+                               "0",
+                               "--peer-timeout",
+                               "1",
+                               "--progress-seconds",
+                               "0.001",
+                               "--join-timeout",
+                               "30",
+                               "--threads",
+                               "1"};
     a.insert(a.end(), more.begin(), more.end());
     return a;
   }
@@ -107,8 +132,9 @@ class FederatedServe : public BinaryFixture {
   }
   std::vector<std::string> joinWith(const std::string& name, const std::vector<std::string>& data,
                                     const std::vector<std::string>& more) {
-    std::vector<std::string> a{"federate", "join", "--server", "127.0.0.1:" + std::to_string(port_), "--name", name,
-                               "--threads", "1", "--node-speed", "200"};
+    std::vector<std::string> a{"federate",     "join", "--server",  "127.0.0.1:" + std::to_string(port_),
+                               "--name",       name,   "--threads", "1",
+                               "--node-speed", "200"};
     a.insert(a.end(), data.begin(), data.end());
     a.insert(a.end(), more.begin(), more.end());
     return a;
@@ -174,7 +200,7 @@ TEST_F(FederatedServe, WrongTokenOtherDataShapeAndOtherModelAreRefusedWhileTheSe
   EXPECT_EQ(a.result().exitCode, 0);
   EXPECT_EQ(b.result().exitCode, 0);
   // The server is gone: a join says so in one line, within its --rendezvous-timeout.
-  const ProcessResult late = run(join("late", 64, {"--job-token", "right-token", "--rendezvous-timeout", "2"}));
+  const ProcessResult late = run(join("late", 64, {"--job-token", "right-token", "--rendezvous-timeout", "1"}));
   expectOneLineError(late, "cannot reach", 1);
   EXPECT_LT(late.seconds, 10);
 }

@@ -104,8 +104,7 @@ int runServe(ServeFlags& f) {
   served.embed = c.model.embed;
   served.seed = f.federate.options.seed;
   federated::EnrolledRoster roster(store, settings, served, f.minClients);
-  spdlog::info("federate serve: the job's store on port {}; clients join with --server <this host>:{}", f.port,
-               f.port);
+  spdlog::info("federate serve: the job's store on port {}; clients join with --server <this host>:{}", f.port, f.port);
   return federated::runFederatedServer(settings, roster);
 }
 

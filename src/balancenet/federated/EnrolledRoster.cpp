@@ -59,7 +59,9 @@ std::vector<Arrival> EnrolledRoster::arrivals(const std::vector<bool>& /*connect
   return out;
 }
 
-void EnrolledRoster::reply(int64_t k, const EnrolmentReply& r) { store_->set(replyKey(k), recordBytes(encodeReply(r))); }
+void EnrolledRoster::reply(int64_t k, const EnrolmentReply& r) {
+  store_->set(replyKey(k), recordBytes(encodeReply(r)));
+}
 
 std::optional<Arrival> EnrolledRoster::admit(int64_t k) {
   Enrolment e;

@@ -42,7 +42,7 @@ class EnrolledRoster : public ClientRoster {
   ModelSignature signature_;
   std::vector<Known> known_;  // by client id
   std::map<std::string, int> byName_;
-  int64_t counted_ = 0;       // requests counted so far
+  int64_t counted_ = 0;        // requests counted so far
   std::set<int64_t> waiting_;  // counted requests whose record is not in the store yet
 };
 

@@ -31,8 +31,8 @@ auto fields(const std::string& text, const char* what, F read) {
 }  // namespace
 
 std::string encodeServedModel(const ServedModel& m) {
-  return nlohmann::json{{"name", m.name},     {"width", m.width}, {"dropout", m.dropout}, {"layers", m.layers},
-                        {"heads", m.heads},   {"embed", m.embed}, {"seed", m.seed}}
+  return nlohmann::json{{"name", m.name},   {"width", m.width}, {"dropout", m.dropout}, {"layers", m.layers},
+                        {"heads", m.heads}, {"embed", m.embed}, {"seed", m.seed}}
       .dump();
 }
 
@@ -51,12 +51,8 @@ ServedModel decodeServedModel(const std::string& text) {
 }
 
 std::string encodeEnrolment(const Enrolment& e) {
-  return nlohmann::json{{"name", e.name},
-                        {"samples", e.samples},
-                        {"label_counts", e.labelCounts},
-                        {"size", e.signature.size},
-                        {"hash", e.signature.hash},
-                        {"model", e.model}}
+  return nlohmann::json{{"name", e.name},           {"samples", e.samples},     {"label_counts", e.labelCounts},
+                        {"size", e.signature.size}, {"hash", e.signature.hash}, {"model", e.model}}
       .dump();
 }
 

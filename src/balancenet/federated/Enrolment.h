@@ -36,8 +36,8 @@ struct Enrolment {
 
 struct EnrolmentReply {
   bool accepted = false;
-  int client = -1;   // the id it takes (accepted)
-  std::string why;   // why it was refused
+  int client = -1;  // the id it takes (accepted)
+  std::string why;  // why it was refused
 };
 
 std::string encodeServedModel(const ServedModel& m);

@@ -52,8 +52,8 @@ struct Flight {
   int64_t round = 0;
   int64_t baseVersion = 0;
   Clock::time_point sentAt;
-  double giveUpS = 0;     // silent this long after sentAt: dead (RoundTimeout.h)
-  double expectedS = 0;   // the compute the server expected of it
+  double giveUpS = 0;    // silent this long after sentAt: dead (RoundTimeout.h)
+  double expectedS = 0;  // the compute the server expected of it
   std::future<Message> reply;
 };
 
@@ -497,7 +497,7 @@ class Server {
   std::optional<objective::Objective> objective_;
   std::vector<ClientState> states_;
   std::vector<std::unique_ptr<ClientChannel>> channels_;  // null: dead (until a new generation arrives)
-  std::vector<std::string> names_;  // enrolled clients' --name ("" for a launched one)
+  std::vector<std::string> names_;                        // enrolled clients' --name ("" for a launched one)
   std::set<int> everConnected_;
   std::vector<double> savedSpeeds_;  // --resume: the checkpoint's speed estimates, by client id
   TimeoutRule timeoutRule_;
@@ -515,9 +515,7 @@ class Server {
 
 }  // namespace
 
-int runFederatedServer(const ProcessSettings& settings, ClientRoster& roster) {
-  return Server(settings, roster).run();
-}
+int runFederatedServer(const ProcessSettings& settings, ClientRoster& roster) { return Server(settings, roster).run(); }
 
 int runFederatedServer(const ProcessSettings& settings, const c10::intrusive_ptr<c10d::Store>& store) {
   LaunchedRoster roster(store, settings);

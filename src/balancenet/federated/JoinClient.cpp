@@ -20,7 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 // Waits until `key` is in the store; nothing when the server has finished first (or `timeout` passed: throws).
 std::optional<std::string> awaitKey(c10d::Store& store, const std::string& key, const JoinSettings& s,
                                     std::optional<std::chrono::milliseconds> timeout) {
@@ -29,8 +28,8 @@ std::optional<std::string> awaitKey(c10d::Store& store, const std::string& key, 
     if (store.check({key})) return recordText(store.get(key));
     if (store.check({kServerFinishedKey})) return std::nullopt;
     if (timeout && Clock::now() - start > *timeout)
-      throw RuntimeFailure(fmt::format("the server at {} published no model within {:.0f} s", s.where,
-                                       timeout->count() / 1000.0));
+      throw RuntimeFailure(
+          fmt::format("the server at {} published no model within {:.0f} s", s.where, timeout->count() / 1000.0));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

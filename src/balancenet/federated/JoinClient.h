@@ -26,7 +26,7 @@ struct JoinSettings {
   std::string model;  // --model when given: the server refuses the client when it trains another
   std::optional<emulation::PaceMode> paceMode;  // --node-speed (Paced) or --slowdown (Relative)
   double pace = 1;
-  std::string where;  // the server's HOST:PORT, for messages
+  std::string where;                         // the server's HOST:PORT, for messages
   std::chrono::milliseconds timeout{60000};  // for the server's model record to appear
 };
 

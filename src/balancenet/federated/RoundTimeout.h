@@ -7,18 +7,18 @@ namespace balancenet::federated {
 
 // The rule's constants; see docs/federated.md ("When a client counts as dead").
 struct TimeoutRule {
-  double computeMultiple = 4;        // of the expected compute time: speeds vary (shared machines, pacing)
-  double firstRoundS = 120;          // expected compute of a task when no client has been measured yet
-  double transferBytesPerS = 1e6;    // the model's way out and back at no less than this (1 MB/s)
-  double slackS = 30;                // --peer-timeout: start-up, scheduling, a slow link's latency
+  double computeMultiple = 4;      // of the expected compute time: speeds vary (shared machines, pacing)
+  double firstRoundS = 120;        // expected compute of a task when no client has been measured yet
+  double transferBytesPerS = 1e6;  // the model's way out and back at no less than this (1 MB/s)
+  double slackS = 30;              // --peer-timeout: start-up, scheduling, a slow link's latency
 };
 
 struct TaskTiming {
-  int64_t samples = 0;           // assigned: local steps x batch
-  double samplesPerSecond = 0;   // the client's measured speed; 0: not measured
-  double slowestMeasured = 0;    // the slowest measured speed among all clients; 0: none measured
-  int64_t modelBytes = 0;        // one message (header and flat model)
-  double deadlineS = 0;          // the task's own deadline (0: none)
+  int64_t samples = 0;          // assigned: local steps x batch
+  double samplesPerSecond = 0;  // the client's measured speed; 0: not measured
+  double slowestMeasured = 0;   // the slowest measured speed among all clients; 0: none measured
+  int64_t modelBytes = 0;       // one message (header and flat model)
+  double deadlineS = 0;         // the task's own deadline (0: none)
 };
 
 // Seconds of compute the server expects of the task: samples / speed (the client's own, else the slowest
