@@ -11,12 +11,21 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "BinaryFixture.h"
+#include "FedAvgReference.h"
+#include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/JoinClient.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/models/ModelForData.h"
+#include "balancenet/models/ModelZoo.h"
 #include "testing/DataFiles.h"
 #include "testing/SyntheticData.h"
 
@@ -203,6 +212,55 @@ TEST_F(FederatedServe, WrongTokenOtherDataShapeAndOtherModelAreRefusedWhileTheSe
   const ProcessResult late = run(join("late", 64, {"--job-token", "right-token", "--rendezvous-timeout", "1"}));
   expectOneLineError(late, "cannot reach", 1);
   EXPECT_LT(late.seconds, 10);
+}
+
+// FedAvg, one local step, every client: one step of synchronous data parallelism on the union of the clients'
+// first batches, each client's gradient weighted by its samples, computed here from the same library functions.
+TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverTheClientsData) {
+  constexpr uint64_t kSeed = 7;
+  constexpr double kLr = 0.1;
+  Running server(serve(1, 3,
+                       {"--local-steps", "1", "--local-batch", "16", "--dropout", "0", "--lr", "0.1", "--seed", "7",
+                        "--save-params", dir_.file("fed.params")}));
+  Running a(join("a", 96)), b(join("b", 128)), c(join("c", 160));
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+
+  // Ids go in enrolment order: partition.csv names them.
+  std::map<int, std::string> names;
+  std::stringstream partition(readFile(dir_.file("run/partition.csv")));
+  std::string line;
+  std::getline(partition, line);
+  while (std::getline(partition, line)) {
+    const auto comma = line.find(',');
+    names[std::stoi(line.substr(0, comma))] = line.substr(comma + 1, line.find(',', comma + 1) - comma - 1);
+  }
+  ASSERT_EQ(names.size(), 3u) << readFile(dir_.file("run/partition.csv"));
+  std::vector<ReferenceClient> clients;
+  int64_t total = 0;
+  for (const auto& [id, name] : names) {
+    data::DataOptions o;
+    o.source = "idx:" + dir_.file("data-" + name);
+    const auto train = data::openDataset(o).train;
+    clients.push_back(
+        {train, federated::LocalBatches(kSeed, 0, federated::kJoinSaltClients, id, train->size(), 16).next(), 0});
+    total += train->size();
+  }
+  for (auto& client : clients) client.weight = static_cast<double>(client.data->size()) / total;
+  models::ModelOptions options;
+  options.name = "mlp";
+  options.width = 0.25;
+  options.dropout = 0;
+  models::fitModelToData(options, clients.front().data->spec());
+  at::manual_seed(kSeed);
+  auto model = models::buildModel(options);
+  const auto start = federated::flatWeights(*model.net);
+  const double worst =
+      maxDifference(loadSavedParameters(dir_.file("fed.params")), dataParallelStep(*model.net, start, clients, kLr));
+  std::cout << "max |served federated - data parallel| = " << worst << "\n";
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT(maxDifference(loadSavedParameters(dir_.file("fed.params")), model.net->parameters()), 1e-4)
+      << "the step must move the weights";
 }
 
 }  // namespace

@@ -16,21 +16,20 @@
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/federated/EnrolledRoster.h"
 #include "balancenet/federated/FederatedServer.h"
+#include "balancenet/job/JobRendezvous.h"
 #include "balancenet/worker/FederateProcess.h"
 
 namespace balancenet::cli {
 namespace {
 
+// The job's rendezvous options as every process maps them, for the store this process serves on --port.
 comm::RendezvousOptions serveRendezvous(const ServeFlags& f) {
-  const auto& c = f.federate.config;
-  comm::RendezvousOptions rv;
-  rv.masterAddr = f.bind;
-  rv.masterPort = f.port;
+  job::JobConfig c = f.federate.config;
+  c.launch.masterAddr = f.bind;
+  c.launch.masterPort = f.port;
+  comm::RendezvousOptions rv = job::rendezvousOptions(c);
   rv.hostStore = true;
   rv.worldSize = 0;  // clients come and go: no world size
-  rv.jobToken = c.launch.jobToken;
-  rv.insecureOpen = c.launch.insecureOpen;
-  rv.iface = c.launch.iface;
   return rv;
 }
 
