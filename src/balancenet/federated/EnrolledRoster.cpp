@@ -43,6 +43,10 @@ std::vector<Arrival> EnrolledRoster::first(const RosterStart& start) {
 }
 
 std::vector<Arrival> EnrolledRoster::arrivals(const std::vector<bool>& /*connected*/) {
+  // An asynchronous server asks between every two updates: the store is read at most every 20 ms.
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastPoll_ < std::chrono::milliseconds(20)) return {};
+  lastPoll_ = now;
   // A known client enrolling again replaces its channel, live or not: its process was restarted.
   const int64_t count = store_->add(kRequestCountKey, 0);
   for (int64_t k = counted_ + 1; k <= count; ++k) waiting_.insert(k);

@@ -44,6 +44,7 @@ class EnrolledRoster : public ClientRoster {
   std::map<std::string, int> byName_;
   int64_t counted_ = 0;        // requests counted so far
   std::set<int64_t> waiting_;  // counted requests whose record is not in the store yet
+  std::chrono::steady_clock::time_point lastPoll_;
 };
 
 }  // namespace balancenet::federated
