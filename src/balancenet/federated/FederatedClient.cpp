@@ -7,6 +7,8 @@
 
 #include "balancenet/core/PortableRandom.h"
 #include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/ClientEvaluation.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -45,7 +47,8 @@ ClientPace paceAt(const ProcessSettings& s, int64_t round, int client) {
 }  // namespace
 
 int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
-  const ClientShard shard = loadShard(s, client);
+  const ClientData local = splitClientData(loadShard(s, client), s.options.clientEvalFraction, s.options.seed, client);
+  const ClientShard& shard = local.train;
   const objective::Objective objective(shard.data->spec(), s.objective);
   models::ModelOptions modelOptions = s.model;
   models::fitModelToData(modelOptions, shard.data->spec());
@@ -53,18 +56,20 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
   auto& net = *built.net;
   const int64_t modelSize = flatWeights(net).numel();
   auto channel = ClientChannel::connectClient(store, client, s.channel);
-  spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
+  spdlog::info("client {}: {} samples to train on, {} held out (generation {})", client, shard.size(),
+               local.heldOut ? local.heldOut->size() : 0, channel->generation());
   for (;;) {
     Message task = channel->receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
     loadFlatWeights(net, task.model);
+    MessageHeader reply = task.header;
+    evaluateForTask(task.header, net, local.heldOut, objective, reply);  // the global model, before training
     // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
     at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
     LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(), task.header.batch);
     const LocalWork work =
         trainLocally(net, shard, objective, task.header, batches, paceAt(s, task.header.round, client));
-    MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;
     reply.doneSteps = work.doneSteps;
     reply.samples = work.samples;

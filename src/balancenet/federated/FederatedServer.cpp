@@ -26,6 +26,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/ModelWeights.h"
 #include "balancenet/federated/RoundLog.h"
@@ -57,6 +58,7 @@ struct Flight {
 struct Returned {
   ClientUpdate update;
   ClientRoundRecord record;
+  std::optional<ClientEvaluationRecord> evaluation;  // its held-out samples under the model it received
 };
 
 class Server {
@@ -98,7 +100,8 @@ class Server {
     channels_.resize(o_.clients);
     for (int c = 0; c < o_.clients; ++c) {
       states_[c].client = c;
-      states_[c].shardSamples = static_cast<int64_t>(shards[c].size());
+      const auto size = static_cast<int64_t>(shards[c].size());  // what it trains on: less its held-out samples
+      states_[c].shardSamples = size - clientHeldOutCount(size, o_.clientEvalFraction);
     }
     spdlog::info("federated: {} with {} clients, model {} ({} parameters), {} rounds, alpha {}", strategy_->name(),
                  o_.clients, s_.model.name, built.info.parameters, o_.rounds,
@@ -200,6 +203,7 @@ class Server {
     h.deadlineS = task.deadlineS;
     h.mu = task.mu;
     h.lr = o_.clientLr;
+    h.evaluate = clientsEvaluate(o_, round, strategy_->asynchronous());
     auto& channel = channels_[task.client];
     try {
       channel->send(h, global_);
@@ -227,6 +231,8 @@ class Server {
     r.record = {client,      u.assignedSteps,        u.doneSteps,      u.samples,
                 modelBytes_, secondsSince(f.sentAt), u.computeSeconds, 0,
                 "ok"};
+    if (m.header.evalSamples > 0)
+      r.evaluation = {client, m.header.evalSamples, m.header.evalAccuracy, m.header.evalLoss};
     // A running estimate: the clients' speed changes (emulated schedules, shared machines).
     if (u.samples > 0 && u.computeSeconds > 0) {
       const double measured = static_cast<double>(u.samples) / u.computeSeconds;
@@ -309,6 +315,7 @@ class Server {
     for (auto& r : returned) {
       if (accepted(r, round_)) updates.push_back(r.update);
       lines[r.update.client] = r.record;
+      if (r.evaluation) record.clientEvaluations.push_back(*r.evaluation);
     }
     for (const auto& l : lost) lines[l.client] = l;
     if (updates.empty())
@@ -370,11 +377,14 @@ class Server {
     if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
     if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
     for (const auto& c : records_.back().clients) samples_ += c.samples;
+    const auto& evaluations = records_.back().clientEvaluations;
+    if (!evaluations.empty()) lastClientAccuracy_ = summariseClientEvaluations(round_, evaluations).accuracy;
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
       metrics::Progress p{round_, o_.rounds, wall(), samples_};
       p.unit = "round";
       if (lastAccuracy_ >= 0) p.testAccuracy = lastAccuracy_;
+      p.clientAccuracy = lastClientAccuracy_;
       spdlog::info(metrics::formatProgress(p));
     }
   }
@@ -448,6 +458,7 @@ class Server {
     }
     if (checkpoints_ && lastCheckpoint_ != round_) writeCheckpoint();
     trainer::writeRunFile(s_.runDir, "rounds.csv", roundsCsv(records_));
+    if (o_.clientEvalFraction > 0) trainer::writeRunFile(s_.runDir, "client_eval.csv", clientEvalCsv(records_));
     const auto summary = summarise(strategy_->name(), o_.clients, records_);
     trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, s_.settingsJson));
     if (!s_.saveParams.empty()) {
@@ -456,8 +467,9 @@ class Server {
       for (const auto& p : net_->parameters()) params.push_back(p.detach().clone());
       models::saveParameters(params, s_.saveParams);
     }
-    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s of training; results in {}", round_,
-                 100 * summary.finalAccuracy, summary.wallSeconds, s_.runDir);
+    const std::string clients = summary.federatedEvaluation ? ", " + describe(*summary.federatedEvaluation) : "";
+    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%{}, {:.1f} s of training; results in {}", round_,
+                 100 * summary.finalAccuracy, clients, summary.wallSeconds, s_.runDir);
   }
 
   const ProcessSettings& s_;
@@ -479,6 +491,7 @@ class Server {
   std::future<metrics::EvalPoint> evaluating_;
   size_t evaluatedRecord_ = 0;
   double lastAccuracy_ = -1;
+  std::optional<double> lastClientAccuracy_;  // the clients' held-out accuracy, weighted, of the last such round
   double wallBefore_ = 0;
   Clock::time_point trainStart_, lastProgress_;
   int64_t samples_ = 0;  // trained by the clients in the rounds recorded, for the progress line
