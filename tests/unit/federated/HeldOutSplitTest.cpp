@@ -33,7 +33,8 @@ std::set<int64_t> numbersIn(const ClientShard& shard, const std::vector<int64_t>
   return out;
 }
 
-TEST(HeldOutSplit, SizesFollowTheFractionAndLeaveSomethingToTrainOn) {
+// One test for the split (each process of its own loads torch: CI time is short).
+TEST(HeldOutSplit, SizesDeterminismAndNoTrainingBatchHoldsAHeldOutSample) {
   EXPECT_EQ(clientHeldOutCount(100, 0.1), 10);
   EXPECT_EQ(clientHeldOutCount(95, 0.1), 10);  // round(9.5) = 10
   EXPECT_EQ(clientHeldOutCount(5, 0.1), 1);    // at least one when the fraction is above 0
@@ -46,9 +47,8 @@ TEST(HeldOutSplit, SizesFollowTheFractionAndLeaveSomethingToTrainOn) {
   const auto none = splitShard(7, 0, 3, 1);
   EXPECT_TRUE(none.heldOut.empty());
   EXPECT_EQ(none.train, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));  // fraction 0: the shard as it was
-}
 
-TEST(HeldOutSplit, DeterministicFromSeedAndClientAndDisjoint) {
+  // Deterministic from seed and client, and disjoint from what trains.
   const auto a = splitShard(200, 0.1, 5, 2);
   EXPECT_EQ(a.heldOut, splitShard(200, 0.1, 5, 2).heldOut);
   EXPECT_NE(a.heldOut, splitShard(200, 0.1, 6, 2).heldOut);
@@ -59,9 +59,8 @@ TEST(HeldOutSplit, DeterministicFromSeedAndClientAndDisjoint) {
   EXPECT_TRUE(std::is_sorted(a.heldOut.begin(), a.heldOut.end()));
   // A draw, not the shard's tail: the data's file order (a class after another) does not pick it.
   EXPECT_LT(a.heldOut.front(), 180);
-}
 
-TEST(HeldOutSplit, NoTrainingBatchHoldsAHeldOutSample) {
+  // No training batch holds a held-out sample (the samples name themselves).
   const ClientShard shard = numberedShard(60);
   const ClientData local = splitClientData(shard, 0.2, 9, 1);
   ASSERT_TRUE(local.heldOut.has_value());
