@@ -1,6 +1,7 @@
 // `balancenet federate` end to end, real processes over loopback: FedAvg with one local step on iid shards is
 // synchronous data parallelism; R rounds equal R/2 + --resume R/2 bit for bit; a killed client is left out and
-// rejoins; a client past the deadline is left out as late; bad flags are one line.
+// rejoins; a client past the deadline is left out as late; the clients evaluate on their held-out samples;
+// bad flags are one line.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -13,11 +14,15 @@
 
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
+
 #include "BinaryFixture.h"
 #include "FedAvgReference.h"
+#include "CsvRows.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedOptions.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -81,9 +86,26 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
   constexpr int kClients = 4;
   constexpr uint64_t kSeed = 7;
   constexpr double kLr = 0.1;
-  const auto r =
-      federate("iid", {"--clients", "4", "--rounds", "1", "--strategy", "fedavg", "--alpha", "iid", "--local-steps",
-                       "1", "--dropout", "0", "--lr", "0.1", "--seed", "7", "--save-params", dir_.file("fed.params")});
+  const auto r = federate("iid", {"--clients",
+                                  "4",
+                                  "--rounds",
+                                  "1",
+                                  "--strategy",
+                                  "fedavg",
+                                  "--alpha",
+                                  "iid",
+                                  "--local-steps",
+                                  "1",
+                                  "--dropout",
+                                  "0",
+                                  "--lr",
+                                  "0.1",
+                                  "--seed",
+                                  "7",
+                                  "--save-params",
+                                  dir_.file("fed.params"),
+                                  "--client-eval-fraction",
+                                  "0"});  // whole shards train, as the reference's
   ASSERT_EQ(r.exitCode, 0) << r.output;
 
   data::DataOptions dataOptions;
@@ -135,8 +157,12 @@ TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {
   const auto b = loadSavedParameters(dir_.file("resumed.params"));
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i], b[i])) << "tensor " << i;
-  // The resumed run's records go on from the checkpoint's: rounds 0..3, three clients each.
+  // The resumed run's records go on from the checkpoint's: rounds 0..3, three clients each; so do the
+  // clients' evaluations (rounds 0, 2 and each run's last: 1 and 3), and they did not change the training.
   EXPECT_EQ(readRoundsCsv(dir_.file("rest/rounds.csv")).size(), 12u);
+  std::multiset<std::string> evaluated;
+  for (const auto& row : readCsvRows(dir_.file("rest/client_eval.csv"))) evaluated.insert(row.at("round"));
+  EXPECT_EQ(evaluated, (std::multiset<std::string>{"0", "0", "0", "1", "1", "1", "2", "2", "2", "3", "3", "3"}));
   // Resuming a finished run, or without a checkpoint, is one line before any process starts.
   expectOneLineError(federate("again", with({"--rounds", "4", "--checkpoint-dir", dir_.file("ckpt"), "--resume"})), "",
                      2);
@@ -220,11 +246,51 @@ TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
   EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
 }
 
+// Every sampled client evaluates the global model it receives on its held-out samples, before training: a row
+// per client per evaluated round in client_eval.csv, over exactly its held-out count, and summary.json's
+// federated accuracy is the sample-weighted mean of the last evaluated round's rows.
+TEST_F(FederatedProcess, ClientsEvaluateTheGlobalModelOnTheirHeldOutSamples) {
+  constexpr int kClients = 3;
+  const auto r = federate("feval", {"--clients", "3", "--rounds", "2", "--strategy", "fedavg", "--model", "mlp",
+                                    "--local-steps", "2", "--seed", "5", "--client-eval-fraction", "0.2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  data::DataOptions dataOptions;
+  dataOptions.source = "idx:" + dataDir_;
+  const auto shards = federated::datasetShards(*data::openDataset(dataOptions).train, kClients, 0.5, 5);
+  const auto rows = readCsvRows(dir_.file("feval/client_eval.csv"));
+  ASSERT_EQ(rows.size(), 2u * kClients) << "rounds 0 and 1, every client";
+  double correct = 0;
+  int64_t samples = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const int client = std::stoi(row.at("client"));
+    EXPECT_EQ(row.at("round"), std::to_string(i / kClients));
+    EXPECT_EQ(client, static_cast<int>(i % kClients));
+    const int64_t n = std::stoll(row.at("samples"));
+    EXPECT_EQ(n, federated::clientHeldOutCount(static_cast<int64_t>(shards[client].size()), 0.2)) << client;
+    const double accuracy = std::stod(row.at("accuracy"));
+    EXPECT_GE(accuracy, 0);
+    EXPECT_LE(accuracy, 1);
+    if (row.at("round") == "1") {
+      correct += n * accuracy;
+      samples += n;
+    }
+  }
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("feval/summary.json")))["federated_evaluation"];
+  ASSERT_TRUE(summary.is_object()) << summary;
+  EXPECT_EQ(summary["round"], 1);
+  EXPECT_EQ(summary["samples"], samples);
+  EXPECT_NEAR(summary["accuracy"].get<double>(), correct / samples, 1e-12);
+  EXPECT_EQ(summary["per_client"].size(), 3u);
+  EXPECT_NE(r.output.find("client accuracy"), std::string::npos) << r.output;
+}
+
 TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
   expectOneLineError(federate("bad", {"--strategy", "fedsgd"}), "unknown --strategy 'fedsgd'", 2);
   expectOneLineError(federate("bad", {"--fraction", "0"}), "--fraction", 2);
   expectOneLineError(federate("bad", {"--alpha", "-1"}), "--alpha", 2);
   expectOneLineError(federate("bad", {"--local-steps", "5:2"}), "--local-steps", 2);
+  expectOneLineError(federate("bad", {"--client-eval-fraction", "1"}), "--client-eval-fraction", 2);
   expectOneLineError(federate("bad", {"--clients", "3", "--node-speed", "100,100"}), "--node-speed", 2);
   expectOneLineError(federate("bad", {"--data-dir", dir_.file("nothing")}), "", 2);
 }

@@ -80,7 +80,14 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
       ->capture_default_str();
   app.add_option("--eval-every", o.evalEvery,
                  "Rounds between test evaluations on the server, which run beside the training: a round due while "
-                 "the previous evaluation still runs is not evaluated (0: only the final model, which always is)")
+                 "the previous evaluation still runs is not evaluated (0: only the final model, which always is). "
+                 "Clients evaluate on their held-out samples in the rounds that start from such a model, and in the "
+                 "last round")
+      ->capture_default_str();
+  app.add_option("--client-eval-fraction", o.clientEvalFraction,
+                 "Federated evaluation: each client holds out this share of its shard (a draw from the seed; never "
+                 "trained on) and evaluates the global model it receives on it before training; per-client rows "
+                 "in client_eval.csv. 0: off; fedbuff: always off")
       ->capture_default_str();
   app.add_option("--peer-timeout", f.peerTimeoutS,
                  "Seconds past a task's deadline after which a silent client counts as dead (a killed one is noticed "
@@ -101,10 +108,13 @@ void validateFederatedOptions(FederateFlags& f) {
   o.localSteps = parseLocalSteps(f.localSteps);
   // --strategy and the options strategies use (--fraction, --deadline-s, --mu, --buffer, --server-lr) are
   // checked where they are used, by the registry; the rest here.
-  federated::makeStrategy(o);
+  const bool asynchronous = federated::makeStrategy(o)->asynchronous();
   require(o.localBatch >= 1, fmt::format("--local-batch must be at least 1, got {}", o.localBatch));
   require(o.clientLr > 0, fmt::format("--lr must be positive, got {}", o.clientLr));
   require(o.evalEvery >= 0, fmt::format("--eval-every must not be negative, got {}", o.evalEvery));
+  require(o.clientEvalFraction >= 0 && o.clientEvalFraction < 1,
+          fmt::format("--client-eval-fraction must be at least 0 and below 1, got {}", o.clientEvalFraction));
+  if (asynchronous) o.clientEvalFraction = 0;  // its rows would mix model versions: no data held out for nothing
   require(f.peerTimeoutS > 0, fmt::format("--peer-timeout must be positive, got {}", f.peerTimeoutS));
   require(f.config.resilience.maxRestarts >= 0,
           fmt::format("--max-restarts must not be negative, got {}", f.config.resilience.maxRestarts));
@@ -147,7 +157,8 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   app.get_option("--nproc-per-node")->description("Processes per host (hosts x processes = --clients + 1)");
   app.get_option("--threads")->description("Intra-op threads of every process (server and clients)");
   app.get_option("--run-dir")
-      ->description("Where partition.csv, rounds.csv and summary.json go (default: runs/<time>-<pid>)");
+      ->description(
+          "Where partition.csv, rounds.csv, client_eval.csv and summary.json go (default: runs/<time>-<pid>)");
   app.get_option("--checkpoint-dir")
       ->description(
           "The server saves its state here (global weights, round, speed estimates, records; atomic, "
@@ -165,7 +176,7 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
       "Defaults: 8 clients, the balanced strategy, alpha 0.5, 20 local steps of 32 samples at --lr 0.05, 100 "
       "rounds, the cnn model. --node-speed and --slowdown take one value per client (their schedules count "
       "rounds); --checkpoint-every counts rounds. Outputs in --run-dir: partition.csv, rounds.csv, "
-      "summary.json (see docs/federated.md).");
+      "client_eval.csv, summary.json (see docs/federated.md).");
 }
 
 void validateFederateFlags(FederateFlags& f) {

@@ -7,6 +7,8 @@
 
 #include "balancenet/core/PortableRandom.h"
 #include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/ClientEvaluation.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -44,20 +46,23 @@ ClientPace paceAt(const ProcessSettings& s, int64_t round, int client) {
 
 }  // namespace
 
-// The task loop of every client, launched or joined: a task's weights in, local training, the change out.
-int serveTasks(ClientChannel& channel, models::Network& net, const ClientShard& shard,
+// The task loop of every client, launched or joined: a task's weights in, the global model evaluated on the
+// held-out samples where asked, local training, the change out.
+int serveTasks(ClientChannel& channel, models::Network& net, const ClientData& local,
                const objective::Objective& objective, const TaskLoopOptions& o) {
+  const ClientShard& shard = local.train;
   const int64_t modelSize = flatWeights(net).numel();
   for (;;) {
     Message task = channel.receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
     loadFlatWeights(net, task.model);
+    MessageHeader reply = task.header;
+    evaluateForTask(task.header, net, local.heldOut, objective, reply);  // the global model, before training
     // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * o.saltClients + o.client;
     at::manual_seed(splitmix64(o.seed ^ splitmix64(salt)));
     LocalBatches batches(o.seed, task.header.round, o.saltClients, o.client, shard.size(), task.header.batch);
     const LocalWork work = trainLocally(net, shard, objective, task.header, batches, o.pace(task.header.round));
-    MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;
     reply.doneSteps = work.doneSteps;
     reply.samples = work.samples;
@@ -68,16 +73,17 @@ int serveTasks(ClientChannel& channel, models::Network& net, const ClientShard& 
 }
 
 int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
-  const ClientShard shard = loadShard(s, client);
-  const objective::Objective objective(shard.data->spec(), s.objective);
+  const ClientData local = splitClientData(loadShard(s, client), s.options.clientEvalFraction, s.options.seed, client);
+  const objective::Objective objective(local.train.data->spec(), s.objective);
   models::ModelOptions modelOptions = s.model;
-  models::fitModelToData(modelOptions, shard.data->spec());
+  models::fitModelToData(modelOptions, local.train.data->spec());
   auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
   auto channel = ClientChannel::connectClient(store, client, s.channel);
-  spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
+  spdlog::info("client {}: {} samples to train on, {} held out (generation {})", client, local.train.size(),
+               local.heldOut ? local.heldOut->size() : 0, channel->generation());
   TaskLoopOptions loop{s.options.seed, s.options.clients, client,
                        [&s, client](int64_t round) { return paceAt(s, round, client); }};
-  return serveTasks(*channel, *built.net, shard, objective, loop);
+  return serveTasks(*channel, *built.net, local, objective, loop);
 }
 
 }  // namespace balancenet::federated

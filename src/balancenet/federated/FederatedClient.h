@@ -9,6 +9,7 @@
 
 #include "balancenet/data/Dataset.h"
 #include "balancenet/federated/FederatedProcess.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/objective/Objective.h"
 
@@ -30,8 +31,9 @@ struct TaskLoopOptions {
   std::function<ClientPace(int64_t round)> pace;
 };
 
-// Tasks from the server until it says stop (returns 0): local training on `shard`, the weights' change back.
-int serveTasks(ClientChannel& channel, models::Network& net, const ClientShard& shard,
+// Tasks from the server until it says stop (returns 0): the received model evaluated on the held-out part where
+// the task asks, local training on the training part, the weights' change back.
+int serveTasks(ClientChannel& channel, models::Network& net, const ClientData& local,
                const objective::Objective& objective, const TaskLoopOptions& options);
 
 // The clients' shards of a training set: a Dirichlet split of each class where samples have classes,

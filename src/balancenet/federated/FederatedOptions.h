@@ -33,6 +33,8 @@ struct FederatedOptions {
   double clientLr = 0.05;             // --lr: the clients' local SGD step size
   uint64_t seed = 1;                  // --seed: weights, shards, sampling, local batches, drawn steps
   int evalEvery = 1;                  // --eval-every: rounds between test evaluations on the server
+  // --client-eval-fraction: each client's share of its shard held out for federated evaluation (0: none).
+  double clientEvalFraction = 0.1;
 };
 
 }  // namespace balancenet::federated

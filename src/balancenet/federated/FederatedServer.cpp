@@ -61,6 +61,7 @@ struct Flight {
 struct Returned {
   ClientUpdate update;
   ClientRoundRecord record;
+  std::optional<ClientEvaluationRecord> evaluation;  // its held-out samples under the model it received
 };
 
 class Server {
@@ -207,6 +208,7 @@ class Server {
     h.deadlineS = task.deadlineS;
     h.mu = task.mu;
     h.lr = o_.clientLr;
+    h.evaluate = clientsEvaluate(o_, round, strategy_->asynchronous());
     auto& channel = channels_[task.client];
     try {
       channel->send(h, global_);
@@ -250,6 +252,8 @@ class Server {
     r.record = {client,      u.assignedSteps,        u.doneSteps,      u.samples,
                 modelBytes_, secondsSince(f.sentAt), u.computeSeconds, 0,
                 "ok"};
+    if (m.header.evalSamples > 0)
+      r.evaluation = {client, m.header.evalSamples, m.header.evalAccuracy, m.header.evalLoss};
     // A running estimate: the clients' speed changes (emulated schedules, shared machines).
     if (u.samples > 0 && u.computeSeconds > 0) {
       const double measured = static_cast<double>(u.samples) / u.computeSeconds;
@@ -333,6 +337,7 @@ class Server {
     for (auto& r : returned) {
       if (accepted(r, round_)) updates.push_back(r.update);
       lines[r.update.client] = r.record;
+      if (r.evaluation) record.clientEvaluations.push_back(*r.evaluation);
     }
     for (const auto& l : lost) lines[l.client] = l;
     if (updates.empty())
@@ -394,11 +399,14 @@ class Server {
     if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
     if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
     for (const auto& c : records_.back().clients) samples_ += c.samples;
+    const auto& evaluations = records_.back().clientEvaluations;
+    if (!evaluations.empty()) lastClientAccuracy_ = summariseClientEvaluations(round_, evaluations).accuracy;
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
       metrics::Progress p{round_, o_.rounds, wall(), samples_};
       p.unit = "round";
       if (lastAccuracy_ >= 0) p.testAccuracy = lastAccuracy_;
+      p.clientAccuracy = lastClientAccuracy_;
       spdlog::info(metrics::formatProgress(p));
     }
   }
@@ -473,6 +481,7 @@ class Server {
     }
     if (checkpoints_ && lastCheckpoint_ != round_) writeCheckpoint();
     trainer::writeRunFile(s_.runDir, "rounds.csv", roundsCsv(records_));
+    if (o_.clientEvalFraction > 0) trainer::writeRunFile(s_.runDir, "client_eval.csv", clientEvalCsv(records_));
     const auto summary = summarise(strategy_->name(), static_cast<int>(states_.size()), records_);
     trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, s_.settingsJson));
     if (!s_.saveParams.empty()) {
@@ -481,8 +490,9 @@ class Server {
       for (const auto& p : net_->parameters()) params.push_back(p.detach().clone());
       models::saveParameters(params, s_.saveParams);
     }
-    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%, {:.1f} s of training; results in {}", round_,
-                 100 * summary.finalAccuracy, summary.wallSeconds, s_.runDir);
+    const std::string clients = summary.federatedEvaluation ? ", " + describe(*summary.federatedEvaluation) : "";
+    spdlog::info("federated: {} rounds, final test accuracy {:.2f}%{}, {:.1f} s of training; results in {}", round_,
+                 100 * summary.finalAccuracy, clients, summary.wallSeconds, s_.runDir);
   }
 
   const ProcessSettings& s_;
@@ -508,6 +518,7 @@ class Server {
   std::future<metrics::EvalPoint> evaluating_;
   size_t evaluatedRecord_ = 0;
   double lastAccuracy_ = -1;
+  std::optional<double> lastClientAccuracy_;  // the clients' held-out accuracy, weighted, of the last such round
   double wallBefore_ = 0;
   Clock::time_point trainStart_, lastProgress_;
   int64_t samples_ = 0;  // trained by the clients in the rounds recorded, for the progress line

@@ -6,6 +6,7 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LabelPartition.h"
 
 namespace balancenet::federated {
@@ -25,7 +26,8 @@ std::vector<Arrival> LaunchedRoster::first(const RosterStart& start) {
       throw RuntimeFailure(fmt::format("client {} did not arrive within {:.0f} s (--rendezvous-timeout)", c,
                                        s_.joinTimeout.count() / 1000.0));
     generations_[c] = channel->generation();
-    out.push_back({c, "", static_cast<int64_t>(shards[c].size()), std::move(channel)});
+    const auto size = static_cast<int64_t>(shards[c].size());  // what it trains on: less its held-out samples
+    out.push_back({c, "", size - clientHeldOutCount(size, o.clientEvalFraction), std::move(channel)});
   }
   return out;
 }

@@ -13,6 +13,18 @@ namespace {
 
 std::string optionalCell(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
+nlohmann::json evaluationJson(const std::optional<FederatedEvaluation>& e) {
+  if (!e) return nullptr;
+  return {{"round", e->round},
+          {"clients", e->clients.size()},
+          {"samples", e->samples},
+          {"accuracy", e->accuracy},
+          {"loss", e->loss},
+          {"min_accuracy", e->minAccuracy},
+          {"p10_accuracy", e->p10Accuracy},
+          {"per_client", e->clients}};
+}
+
 }  // namespace
 
 std::string roundsCsv(const std::vector<RoundRecord>& rounds) {
@@ -29,6 +41,14 @@ std::string roundsCsv(const std::vector<RoundRecord>& rounds) {
   return csv;
 }
 
+std::string clientEvalCsv(const std::vector<RoundRecord>& rounds) {
+  std::string csv = "round,client,samples,accuracy,loss\n";
+  for (const auto& r : rounds)
+    for (const auto& e : r.clientEvaluations)
+      csv += fmt::format("{},{},{},{},{}\n", r.round, e.client, e.samples, e.accuracy, e.loss);
+  return csv;
+}
+
 FederatedSummary summarise(const std::string& strategy, int clients, const std::vector<RoundRecord>& rounds) {
   FederatedSummary s;
   s.strategy = strategy;
@@ -42,6 +62,7 @@ FederatedSummary summarise(const std::string& strategy, int clients, const std::
       s.uploadBytes += c.uploadBytes;
       computeSeconds += c.computeSeconds;
     }
+    if (!r.clientEvaluations.empty()) s.federatedEvaluation = summariseClientEvaluations(r.round, r.clientEvaluations);
     if (!r.testAccuracy) continue;
     s.finalAccuracy = *r.testAccuracy;
     for (double target : metrics::kAccuracyTargets)
@@ -77,6 +98,7 @@ std::string summaryJson(const FederatedSummary& summary, const std::string& extr
   j["upload_bytes"] = summary.uploadBytes;
   j["download_bytes"] = summary.downloadBytes;
   j["client_idle_fraction"] = summary.clientIdleFraction;
+  j["federated_evaluation"] = evaluationJson(summary.federatedEvaluation);
   return j.dump(2) + "\n";
 }
 

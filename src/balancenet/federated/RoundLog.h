@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/federated/FederatedEvaluation.h"
+
 namespace balancenet::federated {
 
 // One client in one round (fedbuff: one server update).
@@ -30,12 +32,16 @@ struct RoundRecord {
   std::optional<double> testLoss;
   int64_t downloadBytes = 0;  // model bytes the server sent this round
   std::vector<ClientRoundRecord> clients;
+  std::vector<ClientEvaluationRecord> clientEvaluations;  // in client order; empty: none this round
 };
 
 // rounds.csv, one row per (round, client): round,wall_s,round_s,test_accuracy,test_loss,client,
 // assigned_steps,done_steps,samples,upload_bytes,seconds,compute_s,staleness,status (accuracy empty when not
 // evaluated).
 std::string roundsCsv(const std::vector<RoundRecord>& rounds);
+
+// client_eval.csv, one row per client evaluation: round,client,samples,accuracy,loss.
+std::string clientEvalCsv(const std::vector<RoundRecord>& rounds);
 
 struct FederatedSummary {
   std::string strategy;
@@ -50,14 +56,17 @@ struct FederatedSummary {
   // Over the run, the share of client time spent not training: 1 - sum of computeSeconds /
   // (clients x wall time).
   double clientIdleFraction = 0;
+  // The last round with client evaluations (FederatedEvaluation.h); none: no client evaluated.
+  std::optional<FederatedEvaluation> federatedEvaluation;
 };
 
 FederatedSummary summarise(const std::string& strategy, int clients, const std::vector<RoundRecord>& rounds);
 
 // summary.json: {"kind": "federated", "strategy", "clients", "rounds", "wall_seconds", "final_accuracy",
 // "time_to_accuracy": {"0.70": {"seconds", "round"} | null, ...}, "upload_bytes", "download_bytes",
-// "client_idle_fraction", plus `extra` (the run's settings) merged in}. Throws InternalError unless `extraJson`
-// is a JSON object.
+// "client_idle_fraction", "federated_evaluation": {"round", "clients", "samples", "accuracy", "loss",
+// "min_accuracy", "p10_accuracy", "per_client": [{"client", "samples", "accuracy", "loss"}, ...]} | null, plus
+// `extra` (the run's settings) merged in}. Throws InternalError unless `extraJson` is a JSON object.
 std::string summaryJson(const FederatedSummary& summary, const std::string& extraJson = "{}");
 
 }  // namespace balancenet::federated

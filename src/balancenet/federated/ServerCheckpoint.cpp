@@ -37,6 +37,7 @@ json toJson(const RoundRecord& r) {
          {"clients", clients}};
   j["accuracy"] = r.testAccuracy ? json(*r.testAccuracy) : json(nullptr);
   j["loss"] = r.testLoss ? json(*r.testLoss) : json(nullptr);
+  j["client_evaluations"] = r.clientEvaluations;
   return j;
 }
 
@@ -61,6 +62,9 @@ RoundRecord recordFrom(const json& j) {
     cr.status = c.at("status");
     r.clients.push_back(cr);
   }
+  // Absent in the checkpoints of a run before federated evaluation.
+  if (j.contains("client_evaluations"))
+    r.clientEvaluations = j.at("client_evaluations").get<std::vector<ClientEvaluationRecord>>();
   return r;
 }
 

@@ -27,9 +27,14 @@ enum Slot : int64_t {
   kSamples,
   kCompute,
   kStoppedEarly,
-  kBatch
+  kBatch,
+  kReserved13,  // client momentum's
+  kEvaluate,
+  kEvalSamples,
+  kEvalAccuracy,
+  kEvalLoss
 };
-static_assert(kBatch + 1 == kHeaderSlots, "one slot per field");
+static_assert(kEvalLoss + 1 == kHeaderSlots, "one slot per field");
 
 }  // namespace
 
@@ -49,6 +54,10 @@ at::Tensor encodeHeader(const MessageHeader& h) {
   s[kCompute] = h.computeSeconds;
   s[kStoppedEarly] = h.stoppedEarly ? 1 : 0;
   s[kBatch] = static_cast<double>(h.batch);
+  s[kEvaluate] = h.evaluate ? 1 : 0;
+  s[kEvalSamples] = static_cast<double>(h.evalSamples);
+  s[kEvalAccuracy] = h.evalAccuracy;
+  s[kEvalLoss] = h.evalLoss;
   return t;
 }
 
@@ -82,6 +91,10 @@ MessageHeader decodeHeader(const at::Tensor& slots) {
   h.computeSeconds = s[kCompute];
   h.stoppedEarly = s[kStoppedEarly] != 0;
   h.batch = count(kBatch);
+  h.evaluate = s[kEvaluate] != 0;
+  h.evalSamples = count(kEvalSamples);
+  h.evalAccuracy = s[kEvalAccuracy];
+  h.evalLoss = s[kEvalLoss];
   return h;
 }
 

@@ -23,9 +23,14 @@ struct MessageHeader {
   int64_t samples = 0;        // Update: samples trained on
   double computeSeconds = 0;  // Update: local training time, paced
   bool stoppedEarly = false;  // Update: the deadline stopped it
+  // Slot 13 is reserved (client momentum). Federated evaluation (ClientEvaluation.h):
+  bool evaluate = false;    // Task: evaluate the received model on the client's held-out data before training
+  int64_t evalSamples = 0;  // Update: held-out samples evaluated (0: none)
+  double evalAccuracy = 0;  // Update: their accuracy under the received model
+  double evalLoss = 0;      // Update: their mean loss
 };
 
-constexpr int64_t kHeaderSlots = 13;
+constexpr int64_t kHeaderSlots = 18;
 
 // float64 [kHeaderSlots]; slot 0 is a protocol mark so that a stray or mismatched message fails loudly.
 at::Tensor encodeHeader(const MessageHeader& header);

@@ -23,6 +23,7 @@ std::string formatProgress(const Progress& p) {
   std::string line = fmt::format("{} {}/{} ({}%)  {:.1f} {}/s", p.unit, p.step, p.totalSteps, pct, rate, p.rateUnit);
   if (p.loss) line += fmt::format("  loss {:.4f}", *p.loss);
   if (p.testAccuracy) line += fmt::format("  test accuracy {:.2f}%", 100 * *p.testAccuracy);
+  if (p.clientAccuracy) line += fmt::format("  client accuracy {:.2f}%", 100 * *p.clientAccuracy);
   return line + "  ETA " + formatDuration(eta);
 }
 

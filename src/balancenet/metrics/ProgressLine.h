@@ -21,10 +21,12 @@ struct Progress {
   const char* unit = "step";           // "round" for federated training
   const char* rateUnit = "samples";    // "tokens": the rate counts samplesDone x unitsPerSample
   int64_t unitsPerSample = 1;
+  // Federated evaluation: the clients' last sample-weighted held-out accuracy; none: not shown.
+  std::optional<double> clientAccuracy;
 };
 
 // "step 120/2000 (6%)  812.3 samples/s  loss 0.5120  ETA 3m12s", "... 20480.0 tokens/s ...",
-// "round 3/10 (30%)  412.0 samples/s  test accuracy 61.20%  ETA 1m02s"
+// "round 3/10 (30%)  412.0 samples/s  test accuracy 61.20%  client accuracy 58.90%  ETA 1m02s"
 std::string formatProgress(const Progress& p);
 std::string formatDuration(double seconds);  // "3m12s", "1h02m", "45s"
 

@@ -31,7 +31,8 @@ std::string settingsJson(const JobConfig& c) {
       {"lr", o.clientLr},
       {"seed", o.seed},
       {"rounds_asked", o.rounds},
-      {"time_budget_s", o.timeBudgetS}};
+      {"time_budget_s", o.timeBudgetS},
+      {"client_eval_fraction", o.clientEvalFraction}};
   j["alpha"] = o.alpha == federated::kIid ? nlohmann::json("iid") : nlohmann::json(o.alpha);
   return j.dump();
 }

@@ -28,7 +28,12 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   h.samples = 224;
   h.computeSeconds = 1.25;
   h.stoppedEarly = true;
+  h.evaluate = true;
+  h.evalSamples = 37;
+  h.evalAccuracy = 0.8125;
+  h.evalLoss = 1.0 / 3;
   const auto slots = encodeHeader(h);
+  EXPECT_EQ(slots[13].item<double>(), 0) << "slot 13 is reserved for client momentum";
   EXPECT_EQ(slots.numel(), kHeaderSlots);
   EXPECT_EQ(slots.scalar_type(), at::kDouble);
   const auto d = decodeHeader(slots);
@@ -44,7 +49,13 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(d.samples, h.samples);
   EXPECT_EQ(d.computeSeconds, h.computeSeconds);
   EXPECT_TRUE(d.stoppedEarly);
-  EXPECT_EQ(decodeHeader(encodeHeader(MessageHeader{})).kind, MessageKind::Task);
+  EXPECT_TRUE(d.evaluate);
+  EXPECT_EQ(d.evalSamples, 37);
+  EXPECT_EQ(d.evalAccuracy, h.evalAccuracy);
+  EXPECT_EQ(d.evalLoss, h.evalLoss);
+  const auto plain = decodeHeader(encodeHeader(MessageHeader{}));
+  EXPECT_EQ(plain.kind, MessageKind::Task);
+  EXPECT_FALSE(plain.evaluate);
 }
 
 TEST(UpdateMessage, ForeignOrDamagedHeadersAreRefused) {
@@ -76,6 +87,7 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   r.testAccuracy = 0.8125;
   r.downloadBytes = 4000;
   r.clients.push_back({2, 10, 4, 128, 4096, 0.5, 0.25, 3, "late"});
+  r.clientEvaluations = {{0, 12, 0.75, 0.5}, {2, 7, 1.0 / 3, 2.25}};
   s.records = {r, RoundRecord{}};
   const auto d = decodeServerState(encodeServerState(s));
   EXPECT_EQ(d.round, 6);
@@ -91,6 +103,13 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   EXPECT_EQ(d.records[0].clients[0].status, "late");
   EXPECT_EQ(d.records[0].clients[0].staleness, 3);
   EXPECT_EQ(d.records[0].clients[0].doneSteps, 4);
+  // Federated evaluation's rows survive a resume, exactly.
+  ASSERT_EQ(d.records[0].clientEvaluations.size(), 2u);
+  EXPECT_EQ(d.records[0].clientEvaluations[1].client, 2);
+  EXPECT_EQ(d.records[0].clientEvaluations[1].samples, 7);
+  EXPECT_EQ(d.records[0].clientEvaluations[1].accuracy, 1.0 / 3);
+  EXPECT_EQ(d.records[0].clientEvaluations[1].loss, 2.25);
+  EXPECT_TRUE(d.records[1].clientEvaluations.empty());
   auto bytes = encodeServerState(s);
   EXPECT_THROW(decodeServerState(bytes.substr(0, bytes.size() - 1)), RuntimeFailure);
   EXPECT_THROW(decodeServerState("xy"), RuntimeFailure);

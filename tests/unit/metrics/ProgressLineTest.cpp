@@ -17,6 +17,9 @@ TEST(ProgressLine, RoundsShowTheTestAccuracyInsteadOfALoss) {
   EXPECT_EQ(formatProgress(p), "round 3/10 (30%)  200.0 samples/s  ETA 1m10s");
   p.testAccuracy = 0.6123;
   EXPECT_EQ(formatProgress(p), "round 3/10 (30%)  200.0 samples/s  test accuracy 61.23%  ETA 1m10s");
+  p.clientAccuracy = 0.589;  // federated evaluation's
+  EXPECT_EQ(formatProgress(p),
+            "round 3/10 (30%)  200.0 samples/s  test accuracy 61.23%  client accuracy 58.90%  ETA 1m10s");
 }
 
 TEST(ProgressLine, Durations) {
