@@ -1,13 +1,16 @@
 // `balancenet federate` end to end, real processes over loopback: FedAvg with one local step on iid shards is
 // synchronous data parallelism; R rounds equal R/2 + --resume R/2 bit for bit; a killed client is left out and
-// rejoins; a client past the deadline is left out as late; bad flags are one line.
+// rejoins; a client past the deadline is left out as late; a slow emulated link lengthens its client's tasks; bad
+// flags are one line.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -226,6 +229,37 @@ TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
   EXPECT_EQ(rounds.size(), 60u) << "one record per server update";
   EXPECT_GE(slowUpdates, 1) << "the slow client's updates count too";
   EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
+}
+
+// --net-delay-ms / --net-bandwidth-mbps: client 1's link (100 ms, 20 Mbit/s) makes each of its tasks last at
+// least the emulated download and upload of the mlp (~0.44 MB at --width 0.5: 0.1 + 0.18 s each way); client
+// 0's link is not emulated. The lower bound holds on any machine; the gap to client 0 keeps half of it under load.
+TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
+  const auto r =
+      federate("link", {"--clients", "2", "--rounds", "2", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
+                        "0", "--model", "mlp", "--net-delay-ms", "0,100", "--net-bandwidth-mbps", "0,20"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("link/rounds.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::map<int64_t, std::array<double, 2>> seconds;  // round -> per client
+  double oneWay = 0;                                 // the emulated transfer of one model message
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 14u) << line;
+    seconds[std::stoll(cells[0])].at(std::stoi(cells[5])) = std::stod(cells[10]);
+    oneWay = 0.1 + std::stod(cells[9]) * 8 / 20e6;  // upload_bytes: the model's, as the download's
+  }
+  ASSERT_EQ(seconds.size(), 2u);
+  ASSERT_GT(oneWay, 0.1 + 0.1) << "the mlp's message takes over 0.1 s at 20 Mbit/s";
+  for (const auto& [round, s] : seconds) {
+    std::cout << "round " << round << ": client 0 " << s[0] << " s, client 1 " << s[1] << " s (2 x " << oneWay
+              << " emulated)\n";
+    EXPECT_GE(s[1], 2 * oneWay) << "round " << round;
+    EXPECT_GT(s[1] - s[0], oneWay) << "round " << round;
+  }
 }
 
 TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {

@@ -7,6 +7,7 @@
 
 #include "balancenet/core/PortableRandom.h"
 #include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/ClientLink.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -52,11 +53,13 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
   auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
   auto& net = *built.net;
   const int64_t modelSize = flatWeights(net).numel();
+  const ClientLink link = clientLinkOf(s.netDelayMs, s.netBandwidthMbps, client);
   auto channel = ClientChannel::connectClient(store, client, s.channel);
   spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
   for (;;) {
     Message task = channel->receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
+    emulateTransfer(link, messageBytes(modelSize));  // the download on its emulated link
     loadFlatWeights(net, task.model);
     // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
     const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
@@ -70,7 +73,9 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
     reply.samples = work.samples;
     reply.computeSeconds = work.computeSeconds;
     reply.stoppedEarly = work.stoppedEarly;
-    channel->send(reply, flatWeights(net) - task.model);
+    const at::Tensor delta = flatWeights(net) - task.model;
+    emulateTransfer(link, messageBytes(modelSize));  // the upload
+    channel->send(reply, delta);
   }
 }
 
