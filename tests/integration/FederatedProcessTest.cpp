@@ -231,13 +231,13 @@ TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
   EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
 }
 
-// --net-delay-ms / --net-bandwidth-mbps: client 1's link (100 ms, 20 Mbit/s) makes each of its tasks last at
-// least the emulated download and upload of the mlp (~0.44 MB at --width 0.5: 0.1 + 0.18 s each way); client
+// --net-delay-ms / --net-bandwidth-mbps: client 1's link (50 ms, 40 Mbit/s) makes each of its tasks last at
+// least the emulated download and upload of the mlp (0.44 MB at --width 0.5: 0.05 + 0.087 s each way); client
 // 0's link is not emulated. The lower bound holds on any machine; the gap to client 0 keeps half of it under load.
 TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
   const auto r =
-      federate("link", {"--clients", "2", "--rounds", "2", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
-                        "0", "--model", "mlp", "--net-delay-ms", "0,100", "--net-bandwidth-mbps", "0,20"});
+      federate("link", {"--clients", "2", "--rounds", "1", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
+                        "0", "--model", "mlp", "--net-delay-ms", "0,50", "--net-bandwidth-mbps", "0,40"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::ifstream in(dir_.file("link/rounds.csv"));
   std::string line;
@@ -250,10 +250,10 @@ TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
     ASSERT_EQ(cells.size(), 14u) << line;
     seconds[std::stoll(cells[0])].at(std::stoi(cells[5])) = std::stod(cells[10]);
-    oneWay = 0.1 + std::stod(cells[9]) * 8 / 20e6;  // upload_bytes: the model's, as the download's
+    oneWay = 0.05 + std::stod(cells[9]) * 8 / 40e6;  // upload_bytes: the model's, as the download's
   }
-  ASSERT_EQ(seconds.size(), 2u);
-  ASSERT_GT(oneWay, 0.1 + 0.1) << "the mlp's message takes over 0.1 s at 20 Mbit/s";
+  ASSERT_EQ(seconds.size(), 1u);
+  ASSERT_GT(oneWay, 0.05 + 0.05) << "the mlp's message takes over 50 ms at 40 Mbit/s";
   for (const auto& [round, s] : seconds) {
     std::cout << "round " << round << ": client 0 " << s[0] << " s, client 1 " << s[1] << " s (2 x " << oneWay
               << " emulated)\n";
@@ -268,6 +268,7 @@ TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
   expectOneLineError(federate("bad", {"--alpha", "-1"}), "--alpha", 2);
   expectOneLineError(federate("bad", {"--local-steps", "5:2"}), "--local-steps", 2);
   expectOneLineError(federate("bad", {"--clients", "3", "--node-speed", "100,100"}), "--node-speed", 2);
+  expectOneLineError(federate("bad", {"--clients", "3", "--net-delay-ms", "1,2"}), "--net-delay-ms", 2);
   expectOneLineError(federate("bad", {"--data-dir", dir_.file("nothing")}), "", 2);
 }
 

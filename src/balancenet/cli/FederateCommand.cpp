@@ -167,9 +167,9 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
           "1000,1000,100,100,20,20,10,10");
   app.footer(
       "Defaults: 8 clients, the balanced strategy, alpha 0.5, 20 local steps of 32 samples at --lr 0.05, 100 "
-      "rounds, the cnn model. --node-speed, --slowdown, --net-delay-ms and --net-bandwidth-mbps take one value per "
-      "client (their schedules count "
-      "rounds); --checkpoint-every counts rounds. Outputs in --run-dir: partition.csv, rounds.csv, "
+      "rounds, the cnn model. --node-speed and --slowdown (their schedules count rounds), --net-delay-ms and "
+      "--net-bandwidth-mbps take one value per client; --checkpoint-every counts rounds. Outputs in --run-dir: "
+      "partition.csv, rounds.csv, "
       "summary.json (see docs/federated.md).");
 }
 
