@@ -23,7 +23,8 @@
 #   LR=x             clients' SGD step (default 0.05)   ETA=x  FedAdam's server step size (default 0.01)
 #   TEST=n           test images the server evaluates after every round (default 1000)
 #   PORT=p           the server's port (default 29533)   MODEL=m (default cnn)   FLAGS="..." more serve flags
-#   TB_NAME, TB_SUBNET  the testbed's name and /24 (default fedreal, 10.213.98)
+#   TB_NAME, TB_SUBNET  the testbed's name and /24 (default fedreal, 10.213.98)   BN=path  the binary (default
+#                    build/apps/balancenet)
 #   DRY_RUN=1        print the testbed and balancenet commands (the data split is still made, it is cheap) and
 #                    run nothing else; needs neither root nor a built binary
 # Results in OUT (default runs/federated-real/<time>): data/ (server/, c1..c8/), split.md (label counts per
@@ -33,7 +34,7 @@
 # machine cannot make a testbed, 1 when a run failed (the others still run; the table marks it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VARS="SYSTEMS QUOTAS ALPHA SEED BUDGET JOIN_SPREAD LOCAL_STEPS DEADLINE BUFFER LR ETA TEST PORT MODEL FLAGS TB_NAME
+VARS="BN SYSTEMS QUOTAS ALPHA SEED BUDGET JOIN_SPREAD LOCAL_STEPS DEADLINE BUFFER LR ETA TEST PORT MODEL FLAGS TB_NAME
   TB_SUBNET"
 overrides=""
 for v in $VARS; do
@@ -78,13 +79,15 @@ done
 OUT=${1:-runs/federated-real/$(date +%Y%m%d-%H%M%S)}
 . bench/lib/peers.sh   # PY (Debian's python3, with numpy)
 . bench/lib/testset.sh # FULL_DATA, make_data
-BN=build/apps/balancenet
+BN=${BN:-build/apps/balancenet}
 TB=scripts/testbed.sh
 TB_ARGS=(--name "${TB_NAME:-fedreal}" --subnet "${TB_SUBNET:-10.213.98}")
 tb() { "$TB" "${TB_ARGS[@]}" "$@"; }
 # Fashion-MNIST's statistics for every process: a client would otherwise normalise by its own shard's (under
 # alpha 0.1, very different ones), and the server's model would see other inputs than the clients trained on.
 NORMALIZE=0.2860,0.3530
+# --iface eth0 (every testbed host's link) on both sides, as bench/testbed_vs_ddp.sh: Gloo then listens and
+# connects there, not on the loopback of the host's namespace.
 
 # flags SYSTEM: the strategy and work of one system.
 flags() {
@@ -158,9 +161,9 @@ for s in $SYSTEMS; do
   ((DRY_RUN)) || { rm -rf "$dir" && mkdir -p "$dir"; }
   echo "federated_real: $s ($(uptime | sed 's/.*load/load/'))" >&2
   start=$SECONDS rc=0
-  # shellcheck disable=SC2046 # flags' words are meant to split
-  server=("$TB" "${TB_ARGS[@]}" run 0 timeout -k 10 "$RUN_TIMEOUT" "$BN" federate serve --port "$PORT" --min-clients 2
-    --insecure-open-job $(flags "$s") --time-budget-s "$BUDGET" --rounds 100000 --eval-every 1 --model "$MODEL"
+  # shellcheck disable=SC2207 # flags' words are meant to split
+  server=("$TB" "${TB_ARGS[@]}" run 0 timeout -k 10 "$RUN_TIMEOUT" "$BN" federate serve --port "$PORT"
+    --bind "$SERVER_ADDR" --iface eth0 --min-clients 2 --insecure-open-job $(flags "$s") --time-budget-s "$BUDGET" --rounds 100000 --eval-every 1 --model "$MODEL"
     --local-batch 32 --lr "$LR" --seed "$SEED" --data "idx:$OUT/data/server" --normalize "$NORMALIZE"
     --run-dir "$dir" ${EXTRA[@]+"${EXTRA[@]}"})
   if ((DRY_RUN)); then
@@ -171,10 +174,11 @@ for s in $SYSTEMS; do
   fi
   clients=()
   for ((i = 1; i <= CLIENTS; i++)); do
-    # Client i after i x JOIN_SPREAD / CLIENTS seconds from the server's start.
+    # Client i after i x JOIN_SPREAD / CLIENTS seconds from the server's start. "--name=": testbed.sh takes a
+    # separate "--name X" anywhere on its command line for its own (the testbed's name).
     delay=$(awk -v i="$i" -v j="$JOIN_SPREAD" -v n="$CLIENTS" 'BEGIN {printf "%.2f", i * j / n}')
     join=("$TB" "${TB_ARGS[@]}" run "$i" timeout -k 10 "$RUN_TIMEOUT" "$BN" federate join --server "$SERVER_ADDR:$PORT"
-      --data "idx:$OUT/data/c$i" --normalize "$NORMALIZE" --name "c$i" --insecure-open-job)
+      --data "idx:$OUT/data/c$i" --normalize "$NORMALIZE" "--name=c$i" --iface eth0 --insecure-open-job)
     if ((DRY_RUN)); then
       echo "# after $delay s:"
       act "${join[@]}"
@@ -195,5 +199,6 @@ done
 ((DRY_RUN)) && exit 0
 "$PY" bench/federated_real_summary.py "$OUT" | tee "$OUT/federated_real.md"
 echo "$command" > "$OUT/command.txt"
-echo "federated_real: table in $OUT/federated_real.md, chart $OUT/accuracy.png; command: $command" >&2
+echo "federated_real: table in $OUT/federated_real.md$([ -f "$OUT/accuracy.png" ] && echo ", chart $OUT/accuracy.png");" \
+  "command: $command" >&2
 exit $failed
