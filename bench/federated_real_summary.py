@@ -61,8 +61,9 @@ def compare(runs, fast, slow, what):
         return None, None
     x, text = ratio_text(b, a)
     gain = 100 * ((a["final_accuracy"] or 0) - (b["final_accuracy"] or 0))
+    reached = f"{fast} reaches 80% {text} sooner than {slow}" if x is not None else f"{fast} did not reach 80%"
     return {"sooner": x, "final_accuracy_gain_points": round(gain, 3)}, (
-        f"- {what}: {fast} reaches 80% {text} sooner than {slow}; final accuracy "
+        f"- {what}: {reached}; final accuracy "
         f"{100 * (a['final_accuracy'] or 0):.2f}% vs {100 * (b['final_accuracy'] or 0):.2f}% ({gain:+.2f} points)")
 
 
