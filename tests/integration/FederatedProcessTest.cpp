@@ -10,7 +10,6 @@
 #include <array>
 #include <atomic>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -231,35 +230,33 @@ TEST_F(FederatedProcess, AsynchronousUpdatesRecordTheirStaleness) {
   EXPECT_GE(stalest, 2) << "the slow client's update is several versions old";
 }
 
-// --net-delay-ms / --net-bandwidth-mbps: client 1's link (50 ms, 40 Mbit/s) makes each of its tasks last at
-// least the emulated download and upload of the mlp (0.44 MB at --width 0.5: 0.05 + 0.087 s each way); client
-// 0's link is not emulated. The lower bound holds on any machine; the gap to client 0 keeps half of it under load.
+// --net-delay-ms / --net-bandwidth-mbps: client 1's link (150 ms, 40 Mbit/s) makes its task last at least the
+// emulated download and upload of the mlp (0.44 MB at --width 0.5: 0.15 + 0.087 s each way), outside its
+// training: the server's `seconds` minus the client's `compute_s` holds both. A bound that load cannot break (a
+// busy CPU only adds time); without the emulation that share is milliseconds, as client 0's (not emulated).
 TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
   const auto r =
       federate("link", {"--clients", "2", "--rounds", "1", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
-                        "0", "--model", "mlp", "--net-delay-ms", "0,50", "--net-bandwidth-mbps", "0,40"});
+                        "0", "--model", "mlp", "--net-delay-ms", "0,150", "--net-bandwidth-mbps", "0,40"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::ifstream in(dir_.file("link/rounds.csv"));
   std::string line;
   std::getline(in, line);
-  std::map<int64_t, std::array<double, 2>> seconds;  // round -> per client
-  double oneWay = 0;                                 // the emulated transfer of one model message
+  std::array<double, 2> outsideTraining{-1, -1};  // per client: seconds - compute_s
+  double oneWay = 0;                              // the emulated transfer of one model message
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
     ASSERT_EQ(cells.size(), 14u) << line;
-    seconds[std::stoll(cells[0])].at(std::stoi(cells[5])) = std::stod(cells[10]);
-    oneWay = 0.05 + std::stod(cells[9]) * 8 / 40e6;  // upload_bytes: the model's, as the download's
+    outsideTraining.at(std::stoi(cells[5])) = std::stod(cells[10]) - std::stod(cells[11]);
+    oneWay = 0.15 + std::stod(cells[9]) * 8 / 40e6;  // upload_bytes: the model's, as the download's
   }
-  ASSERT_EQ(seconds.size(), 1u);
-  ASSERT_GT(oneWay, 0.05 + 0.05) << "the mlp's message takes over 50 ms at 40 Mbit/s";
-  for (const auto& [round, s] : seconds) {
-    std::cout << "round " << round << ": client 0 " << s[0] << " s, client 1 " << s[1] << " s (2 x " << oneWay
-              << " emulated)\n";
-    EXPECT_GE(s[1], 2 * oneWay) << "round " << round;
-    EXPECT_GT(s[1] - s[0], oneWay) << "round " << round;
-  }
+  ASSERT_GT(oneWay, 0.15 + 0.05) << "the mlp's message takes over 50 ms at 40 Mbit/s";
+  std::cout << "outside training: client 0 " << outsideTraining[0] << " s, client 1 " << outsideTraining[1]
+            << " s (2 x " << oneWay << " emulated)\n";
+  EXPECT_GE(outsideTraining[0], 0);
+  EXPECT_GE(outsideTraining[1], 2 * oneWay);
 }
 
 TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
