@@ -24,9 +24,14 @@ def fmt(value, spec):
 
 def load(out, alpha, system, rc):
     path = os.path.join(out, f"alpha-{alpha}", system)
+    return load_run(path, system, rc, f"{path}.log")
+
+
+def load_run(path, system, rc, log):
+    """One run's results from its run directory `path` (also bench/federated_real_summary.py's)."""
     r = {"system": system, "exit": rc}
     if rc != 0 or not os.path.exists(os.path.join(path, "summary.json")):
-        r["failed"] = f"exit {rc}, see {path}.log"
+        r["failed"] = f"exit {rc}, see {log}"
         return r
     with open(os.path.join(path, "summary.json")) as f:
         s = json.load(f)

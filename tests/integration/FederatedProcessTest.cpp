@@ -1,12 +1,13 @@
 // `balancenet federate` end to end, real processes over loopback: FedAvg with one local step on iid shards is
 // synchronous data parallelism; R rounds equal R/2 + --resume R/2 bit for bit; a killed client is left out and
-// rejoins; a client past the deadline is left out as late; the clients evaluate on their held-out samples;
-// bad flags are one line.
+// rejoins; a client past the deadline is left out as late; the clients evaluate on their held-out samples; a slow
+// emulated link lengthens its client's tasks; bad flags are one line.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fstream>
 #include <set>
@@ -285,6 +286,35 @@ TEST_F(FederatedProcess, ClientsEvaluateTheGlobalModelOnTheirHeldOutSamples) {
   EXPECT_NE(r.output.find("client accuracy"), std::string::npos) << r.output;
 }
 
+// --net-delay-ms / --net-bandwidth-mbps: client 1's link (150 ms, 40 Mbit/s) makes its task last at least the
+// emulated download and upload of the mlp (0.44 MB at --width 0.5: 0.15 + 0.087 s each way), outside its
+// training: the server's `seconds` minus the client's `compute_s` holds both. A bound that load cannot break (a
+// busy CPU only adds time); without the emulation that share is milliseconds, as client 0's (not emulated).
+TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
+  const auto r =
+      federate("link", {"--clients", "2", "--rounds", "1", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
+                        "0", "--model", "mlp", "--net-delay-ms", "0,150", "--net-bandwidth-mbps", "0,40"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(dir_.file("link/rounds.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::array<double, 2> outsideTraining{-1, -1};  // per client: seconds - compute_s
+  double oneWay = 0;                              // the emulated transfer of one model message
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 14u) << line;
+    outsideTraining.at(std::stoi(cells[5])) = std::stod(cells[10]) - std::stod(cells[11]);
+    oneWay = 0.15 + std::stod(cells[9]) * 8 / 40e6;  // upload_bytes: the model's, as the download's
+  }
+  ASSERT_GT(oneWay, 0.15 + 0.05) << "the mlp's message takes over 50 ms at 40 Mbit/s";
+  std::cout << "outside training: client 0 " << outsideTraining[0] << " s, client 1 " << outsideTraining[1]
+            << " s (2 x " << oneWay << " emulated)\n";
+  EXPECT_GE(outsideTraining[0], 0);
+  EXPECT_GE(outsideTraining[1], 2 * oneWay);
+}
+
 TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
   expectOneLineError(federate("bad", {"--strategy", "fedsgd"}), "unknown --strategy 'fedsgd'", 2);
   expectOneLineError(federate("bad", {"--fraction", "0"}), "--fraction", 2);
@@ -292,6 +322,7 @@ TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
   expectOneLineError(federate("bad", {"--local-steps", "5:2"}), "--local-steps", 2);
   expectOneLineError(federate("bad", {"--client-eval-fraction", "1"}), "--client-eval-fraction", 2);
   expectOneLineError(federate("bad", {"--clients", "3", "--node-speed", "100,100"}), "--node-speed", 2);
+  expectOneLineError(federate("bad", {"--clients", "3", "--net-delay-ms", "1,2"}), "--net-delay-ms", 2);
   expectOneLineError(federate("bad", {"--data-dir", dir_.file("nothing")}), "", 2);
 }
 

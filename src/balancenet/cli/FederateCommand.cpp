@@ -150,10 +150,9 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   addLaunchFlags(app, f.config, f.raw);
   addCheckpointFlags(app, f.config.checkpoint);
   addResultFlags(app, f.config, f.raw);
-  // The shared groups' flags that mean nothing here (--clients sets the processes; clients train alone; the
-  // link emulation wraps the data-parallel sync) are not offered; those that mean something else are retold.
-  for (const char* name : {"--workers", "--sync-bn", "--net-delay-ms", "--net-bandwidth-mbps"})
-    app.remove_option(app.get_option(name));
+  // The shared groups' flags that mean nothing here (--clients sets the processes; clients train alone) are not
+  // offered; those that mean something else are retold.
+  for (const char* name : {"--workers", "--sync-bn"}) app.remove_option(app.get_option(name));
   app.get_option("--nproc-per-node")->description("Processes per host (hosts x processes = --clients + 1)");
   app.get_option("--threads")->description("Intra-op threads of every process (server and clients)");
   app.get_option("--run-dir")
@@ -172,11 +171,20 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
       ->description(
           "Emulation: client i's local step of b samples lasts at least b / v_i seconds (samples/s), e.g. "
           "100,100,50,50,25,25,12,12");
+  app.get_option("--net-delay-ms")
+      ->description(
+          "Emulation: client i's link latency, added to every model message to or from it (ms), e.g. "
+          "0,0,0,0,0,0,50,50");
+  app.get_option("--net-bandwidth-mbps")
+      ->description(
+          "Emulation: client i's link speed in megabit/s (0: unlimited): each task and update takes at least "
+          "delay + bytes x 8 / bandwidth, slept out by the client beside the real transfer, e.g. "
+          "1000,1000,100,100,20,20,10,10");
   app.footer(
       "Defaults: 8 clients, the balanced strategy, alpha 0.5, 20 local steps of 32 samples at --lr 0.05, 100 "
-      "rounds, the cnn model. --node-speed and --slowdown take one value per client (their schedules count "
-      "rounds); --checkpoint-every counts rounds. Outputs in --run-dir: partition.csv, rounds.csv, "
-      "client_eval.csv, summary.json (see docs/federated.md).");
+      "rounds, the cnn model. --node-speed and --slowdown (their schedules count rounds), --net-delay-ms and "
+      "--net-bandwidth-mbps take one value per client; --checkpoint-every counts rounds. Outputs in --run-dir: "
+      "partition.csv, rounds.csv, client_eval.csv, summary.json (see docs/federated.md).");
 }
 
 void validateFederateFlags(FederateFlags& f) {

@@ -9,6 +9,7 @@
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/ClientEvaluation.h"
 #include "balancenet/federated/HeldOutSplit.h"
+#include "balancenet/federated/ClientLink.h"
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -55,6 +56,7 @@ int serveTasks(ClientChannel& channel, models::Network& net, const ClientData& l
   for (;;) {
     Message task = channel.receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
+    emulateTransfer(o.link, messageBytes(modelSize));  // the download on its emulated link
     loadFlatWeights(net, task.model);
     MessageHeader reply = task.header;
     evaluateForTask(task.header, net, local.heldOut, objective, reply);  // the global model, before training
@@ -68,7 +70,9 @@ int serveTasks(ClientChannel& channel, models::Network& net, const ClientData& l
     reply.samples = work.samples;
     reply.computeSeconds = work.computeSeconds;
     reply.stoppedEarly = work.stoppedEarly;
-    channel.send(reply, flatWeights(net) - task.model);
+    const at::Tensor delta = flatWeights(net) - task.model;
+    emulateTransfer(o.link, messageBytes(modelSize));  // the upload
+    channel.send(reply, delta);
   }
 }
 
@@ -82,7 +86,8 @@ int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusiv
   spdlog::info("client {}: {} samples to train on, {} held out (generation {})", client, local.train.size(),
                local.heldOut ? local.heldOut->size() : 0, channel->generation());
   TaskLoopOptions loop{s.options.seed, s.options.clients, client,
-                       [&s, client](int64_t round) { return paceAt(s, round, client); }};
+                       [&s, client](int64_t round) { return paceAt(s, round, client); },
+                       clientLinkOf(s.netDelayMs, s.netBandwidthMbps, client)};
   return serveTasks(*channel, *built.net, local, objective, loop);
 }
 

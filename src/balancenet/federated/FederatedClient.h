@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "balancenet/data/Dataset.h"
+#include "balancenet/federated/ClientLink.h"
 #include "balancenet/federated/FederatedProcess.h"
 #include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/LocalTraining.h"
@@ -29,6 +30,7 @@ struct TaskLoopOptions {
   int saltClients = 1;
   int client = 0;
   std::function<ClientPace(int64_t round)> pace;
+  ClientLink link;  // the emulated link (--net-delay-ms, --net-bandwidth-mbps): none by default
 };
 
 // Tasks from the server until it says stop (returns 0): the received model evaluated on the held-out part where

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
@@ -24,6 +25,8 @@ struct ProcessSettings {
   // Clients: --node-speed (Paced) or --slowdown (Relative), one value per client, by round; none: full speed.
   std::optional<emulation::PaceMode> paceMode;
   emulation::FactorSchedule pace;
+  // Clients: --net-delay-ms, --net-bandwidth-mbps, one value per client (see ClientLink.h); empty: none.
+  std::vector<double> netDelayMs, netBandwidthMbps;
   // Server only.
   std::string runDir;
   std::string saveParams;

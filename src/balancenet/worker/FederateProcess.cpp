@@ -54,6 +54,8 @@ federated::ProcessSettings processSettings(const JobConfig& c, const comm::Rende
     s.paceMode = emulation::PaceMode::Relative;
     s.pace = c.emulation.slowdown;
   }
+  s.netDelayMs = c.emulation.netDelayMs;
+  s.netBandwidthMbps = c.emulation.netBandwidthMbps;
   s.runDir = c.trainer.runDir;
   s.saveParams = c.saveParams;
   s.checkpointDir = c.checkpoint.dir;
