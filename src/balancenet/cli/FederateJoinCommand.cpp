@@ -10,6 +10,7 @@
 #include "balancenet/cli/DataFlags.h"
 #include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/TrainFlags.h"
+#include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/Error.h"
@@ -62,6 +63,11 @@ void addJoinFlags(CLI::App& app, JoinFlags& f) {
                                "Emulation: a local step of b samples lasts at least b / V seconds (samples/s)");
   auto* slow = app.add_option("--slowdown", f.slowdown, "Emulation: local steps last S x their real time (S >= 1)");
   speed->excludes(slow);
+  app.add_option("--net-delay-ms", f.netDelayMs,
+                 "Emulation: this client's link latency, added to every model message to or from it (ms)");
+  app.add_option("--net-bandwidth-mbps", f.netBandwidthMbps,
+                 "Emulation: this client's link speed in megabit/s: each task and update takes at least delay + bytes "
+                 "x 8 / bandwidth, slept out beside the real transfer");
   app.add_option("--threads", f.config.threads, "Intra-op threads (default: what this host allows)");
   app.add_option("--iface", f.config.launch.iface, "Network interface for Gloo (default: from the server's address)");
   app.add_option("--rendezvous-timeout", f.rendezvousTimeoutS,
@@ -95,6 +101,7 @@ int runJoin(JoinFlags& f) {
     s.paceMode = emulation::PaceMode::Relative;
     s.pace = f.slowdown;
   }
+  s.link = federated::parseClientLink(f.netDelayMs, f.netBandwidthMbps);
   s.where = fmt::format("{}:{}", host, port);
   s.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.rendezvousTimeoutS * 1000));
   setIntraOpThreads(c.threads);
@@ -106,7 +113,10 @@ int runJoin(JoinFlags& f) {
   rv.insecureOpen = c.launch.insecureOpen;
   rv.iface = c.launch.iface;
   rv.timeout = s.timeout;
-  s.channel.host = rv.glooHost();
+  // Gloo listens where the server can reach this host: the address the kernel sends from toward the server
+  // (--iface names another).
+  const std::string own = comm::hostAddress(rv);
+  s.channel.host = own.empty() ? rv.glooHost() : own;
   s.channel.iface = rv.iface;
   return federated::runJoinClient(s, comm::connectJobStore(rv));
 }

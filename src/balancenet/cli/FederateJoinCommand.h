@@ -19,6 +19,7 @@ struct JoinFlags {
   std::string model;
   double nodeSpeed = 0;  // 0: not given
   double slowdown = 0;
+  std::string netDelayMs, netBandwidthMbps;  // one value each; "": none
   double rendezvousTimeoutS = 60;
 };
 

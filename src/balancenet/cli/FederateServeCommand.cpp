@@ -11,6 +11,7 @@
 #include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/RunSetup.h"
 #include "balancenet/comm/ClosedJob.h"
+#include "balancenet/comm/HostAddress.h"
 #include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/IntraOpThreads.h"
@@ -94,7 +95,10 @@ int runServe(ServeFlags& f) {
   self.masterAddr = "127.0.0.1";
   self.hostStore = false;
   auto store = comm::connectJobStore(self);
-  const auto settings = worker::processSettings(c, rv);
+  auto settings = worker::processSettings(c, rv);
+  // Gloo listens on one address and tells it to each client: bound to every address, the server names its first
+  // network interface's (--iface names another).
+  if (rv.iface.empty() && f.bind == "0.0.0.0") settings.channel.host = comm::primaryAddress();
   federated::ServedModel served;
   served.width = c.model.width;
   served.dropout = c.model.dropout;
@@ -102,6 +106,7 @@ int runServe(ServeFlags& f) {
   served.heads = c.model.heads;
   served.embed = c.model.embed;
   served.seed = f.federate.options.seed;
+  served.clientEvalFraction = f.federate.options.clientEvalFraction;
   federated::EnrolledRoster roster(store, settings, served, f.minClients);
   spdlog::info("federate serve: the job's store on port {}; clients join with --server <this host>:{}", f.port, f.port);
   return federated::runFederatedServer(settings, roster);

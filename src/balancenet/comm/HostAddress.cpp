@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -47,6 +48,17 @@ std::string sourceAddressToward(const std::string& host, int port) {
 }
 
 }  // namespace
+
+std::string primaryAddress() {
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return "127.0.0.1";
+  std::string out;
+  for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
+    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && (a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK))
+      out = text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr));
+  freeifaddrs(all);
+  return out.empty() ? "127.0.0.1" : out;
+}
 
 std::string hostAddress(const RendezvousOptions& o) {
   if (!o.storeFile.empty() || isLoopback(o.masterAddr)) return "";

@@ -12,4 +12,8 @@ namespace balancenet::comm {
 // one machine (a store file or a loopback store: there is only one host to look at) or when unknown.
 std::string hostAddress(const RendezvousOptions& options);
 
+// The address of the first interface that is up, not loopback and IPv4; "127.0.0.1" when there is none. For a
+// server bound to every address (0.0.0.0) that must tell its peers one address to reach it at.
+std::string primaryAddress();
+
 }  // namespace balancenet::comm

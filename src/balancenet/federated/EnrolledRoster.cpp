@@ -25,6 +25,7 @@ EnrolledRoster::EnrolledRoster(c10::intrusive_ptr<c10d::Store> store, const Proc
 std::vector<Arrival> EnrolledRoster::first(const RosterStart& start) {
   signature_ = modelSignature(start.net);
   served_.name = start.modelName;
+  if (start.train.spec().target == data::TargetKind::Class) served_.classes = start.train.spec().classes;
   store_->set(kServedModelKey, recordBytes(encodeServedModel(served_)));
   spdlog::info("federate serve: waiting for {} clients to enrol ({} parameters)", minClients_, signature_.size);
   std::vector<Arrival> out;

@@ -32,7 +32,8 @@ auto fields(const std::string& text, const char* what, F read) {
 
 std::string encodeServedModel(const ServedModel& m) {
   return nlohmann::json{{"name", m.name},   {"width", m.width}, {"dropout", m.dropout}, {"layers", m.layers},
-                        {"heads", m.heads}, {"embed", m.embed}, {"seed", m.seed}}
+                        {"heads", m.heads}, {"embed", m.embed}, {"seed", m.seed},
+                        {"classes", m.classes}, {"client_eval_fraction", m.clientEvalFraction}}
       .dump();
 }
 
@@ -46,6 +47,8 @@ ServedModel decodeServedModel(const std::string& text) {
     m.heads = j.at("heads").get<int64_t>();
     m.embed = j.at("embed").get<int64_t>();
     m.seed = j.at("seed").get<uint64_t>();
+    m.classes = j.at("classes").get<int64_t>();
+    m.clientEvalFraction = j.at("client_eval_fraction").get<double>();
     return m;
   });
 }

@@ -24,6 +24,8 @@ struct ServedModel {
   double dropout = -1;
   int64_t layers = 6, heads = 6, embed = 384;
   uint64_t seed = 1;
+  int64_t classes = 0;            // the server's classes (0: no classes): a client's labels must lie below them
+  double clientEvalFraction = 0;  // the share of its data a client holds out for federated evaluation
 };
 
 struct Enrolment {

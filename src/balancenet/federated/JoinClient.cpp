@@ -12,6 +12,7 @@
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/Enrolment.h"
 #include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/HeldOutSplit.h"
 #include "balancenet/federated/ModelWeights.h"
 #include "balancenet/models/ModelForData.h"
 
@@ -39,13 +40,26 @@ int joinFinished(const JoinSettings& s) {
   return 0;
 }
 
-Enrolment enrolmentOf(const std::string& name, const data::Dataset& train, models::Network& net,
-                      const std::string& model) {
+// The client's data spec with the server's classes: a client whose shard lacks the last labels still builds
+// the server's model (its output size is the server's, not its own largest label + 1).
+data::DatasetSpec specFor(const data::Dataset& train, const ServedModel& served, const JoinSettings& s) {
+  data::DatasetSpec spec = train.spec();
+  if (spec.target != data::TargetKind::Class || served.classes <= 0) return spec;
+  if (spec.classes > served.classes)
+    throw UsageError(fmt::format("{}'s labels go up to {} but the server's model has {} classes",
+                                 s.data.source.empty() ? std::string("this client's data") : s.data.source,
+                                 spec.classes - 1, served.classes));
+  spec.classes = served.classes;
+  return spec;
+}
+
+Enrolment enrolmentOf(const std::string& name, const data::Dataset& train, int64_t classes, int64_t trainSamples,
+                      models::Network& net, const std::string& model) {
   const ShardLabels l = shardLabels(train);
-  std::vector<int64_t> counts(static_cast<size_t>(l.classes), 0);
+  std::vector<int64_t> counts(static_cast<size_t>(std::max(classes, l.classes)), 0);
   for (int64_t y : l.labels)
-    if (y >= 0 && y < l.classes) ++counts[static_cast<size_t>(y)];
-  return {name, train.size(), counts, modelSignature(net), model};
+    if (y >= 0 && y < static_cast<int64_t>(counts.size())) ++counts[static_cast<size_t>(y)];
+  return {name, trainSamples, counts, modelSignature(net), model};
 }
 
 }  // namespace
@@ -62,12 +76,17 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
   modelOptions.layers = served.layers;
   modelOptions.heads = served.heads;
   modelOptions.embed = served.embed;
-  models::fitModelToData(modelOptions, train->spec());
+  const data::DatasetSpec spec = specFor(*train, served, s);
+  models::fitModelToData(modelOptions, spec);
   auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
 
   // Enrol: a request number, the record under it, then the server's answer (at its next round boundary).
   const int64_t k = store->add(kRequestCountKey, 1);
-  store->set(requestKey(k), recordBytes(encodeEnrolment(enrolmentOf(s.name, *train, *built.net, s.model))));
+  // What it trains on: its data less the share it holds out for federated evaluation (the count is known now; which
+  // samples, once it has its id).
+  const int64_t trainSamples = train->size() - clientHeldOutCount(train->size(), served.clientEvalFraction);
+  store->set(requestKey(k), recordBytes(encodeEnrolment(
+                                enrolmentOf(s.name, *train, spec.classes, trainSamples, *built.net, s.model))));
   spdlog::info("{}: enrolled with the server at {} ({} samples); waiting for its answer", s.name, s.where,
                train->size());
   const auto replyText = awaitKey(*store, replyKey(k), s, std::nullopt);
@@ -78,13 +97,15 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
   auto channel = ClientChannel::connectClient(store, reply.client, s.channel);
   spdlog::info("client {} ({}): accepted, {} samples (generation {})", reply.client, s.name, train->size(),
                channel->generation());
-  const objective::Objective objective(train->spec(), s.objective);
+  const objective::Objective objective(spec, s.objective);
+  const ClientData local = splitClientData(ClientShard{train}, served.clientEvalFraction, served.seed, reply.client);
   TaskLoopOptions loop{served.seed, kJoinSaltClients, reply.client, [&s](int64_t) {
                          ClientPace pace;
                          if (s.paceMode) pace = {s.paceMode, s.pace};
                          return pace;
                        }};
-  serveTasks(*channel, *built.net, ClientShard{train}, objective, loop);
+  loop.link = s.link;
+  serveTasks(*channel, *built.net, local, objective, loop);
   spdlog::info("client {} ({}): the server stopped; done", reply.client, s.name);
   return 0;
 }
