@@ -21,6 +21,7 @@ struct FederateFlags {
   std::string alpha = "0.5";
   std::string localSteps = "20";
   double peerTimeoutS = 30;
+  std::string aggregator = "mean";  // --aggregator (ServerOptFlags.h)
 };
 
 void addFederateFlags(CLI::App& app, FederateFlags& flags);

@@ -31,6 +31,8 @@
 #include "balancenet/federated/RoundLog.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/federated/UpdateCheck.h"
+#include "balancenet/federated/serveropt/ServerOptimizer.h"
 #include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
@@ -62,7 +64,7 @@ struct Returned {
 class Server {
  public:
   Server(const ProcessSettings& s, const c10::intrusive_ptr<c10d::Store>& store)
-      : s_(s), o_(s.options), store_(store), strategy_(makeStrategy(s.options)) {}
+      : s_(s), o_(s.options), store_(store), strategy_(makeStrategy(strategyOptions(s.options))) {}
 
   int run() {
     setUp();
@@ -120,6 +122,7 @@ class Server {
     global_ = state.global;
     for (int c = 0; c < o_.clients; ++c) states_[c].samplesPerSecond = state.samplesPerSecond[c];
     records_ = std::move(state.records);
+    optimizer_ = state.optimizer;
     wallBefore_ = state.wallSeconds;
     lastCheckpoint_ = round_;
     spdlog::info("resumed from {}: round {}, model version {}, {:.1f} s trained", stored.path, round_, version_,
@@ -200,6 +203,7 @@ class Server {
     h.deadlineS = task.deadlineS;
     h.mu = task.mu;
     h.lr = o_.clientLr;
+    h.momentum = o_.clientMomentum;
     auto& channel = channels_[task.client];
     try {
       channel->send(h, global_);
@@ -264,8 +268,14 @@ class Server {
     }
   }
 
-  // Whether the strategy takes the update; a refused one is logged as late.
-  bool accepted(Returned& r, int64_t round) {
+  // Whether the update counts: not refused by UpdateCheck (`rejection`: why it is) and taken by the strategy
+  // (a refused one is logged as late).
+  bool accepted(Returned& r, int64_t round, const std::optional<std::string>& rejection) {
+    if (rejection) {
+      r.record.status = "rejected";
+      spdlog::warn("client {}'s update was rejected: {}; left out of round {}", r.update.client, *rejection, round);
+      return false;
+    }
     if (strategy_->accepts(r.update)) return true;
     r.record.status = "late";
     spdlog::info("client {} missed the deadline ({} of {} local steps); left out of round {}", r.update.client,
@@ -274,7 +284,7 @@ class Server {
   }
 
   void aggregate(const std::vector<ClientUpdate>& updates) {
-    global_ = strategy_->aggregate(global_, updates, version_);
+    global_ = serverStep(o_, global_, strategy_->aggregate(global_, updates, version_), optimizer_);
     ++version_;
   }
 
@@ -305,9 +315,13 @@ class Server {
     // In client order, not arrival order: the aggregation's float sums, and so a resumed run, are then exact.
     std::sort(returned.begin(), returned.end(),
               [](const Returned& a, const Returned& b) { return a.update.client < b.update.client; });
+    std::vector<at::Tensor> deltas;
+    for (const auto& r : returned) deltas.push_back(r.update.delta);
+    const auto rejections = roundRejections(deltas, global_.numel(), o_.maxUpdateNorm);
     std::vector<ClientUpdate> updates;
-    for (auto& r : returned) {
-      if (accepted(r, round_)) updates.push_back(r.update);
+    for (size_t i = 0; i < returned.size(); ++i) {
+      auto& r = returned[i];
+      if (accepted(r, round_, rejections[i])) updates.push_back(r.update);
       lines[r.update.client] = r.record;
     }
     for (const auto& l : lost) lines[l.client] = l;
@@ -336,7 +350,9 @@ class Server {
       std::vector<ClientRoundRecord> lost;
       collect(returned, lost);
       for (auto& r : returned) {
-        if (accepted(r, version_)) {
+        // No rounds here: an update's norm is compared with the recently accepted ones'.
+        if (accepted(r, version_, rejectionReason(r.update.delta, global_.numel(), recentNorms_, o_.maxUpdateNorm))) {
+          rememberNorm(recentNorms_, updateNorm(r.update.delta));
           updates.push_back(r.update);
           lineOf.push_back(record.clients.size());
         }
@@ -409,6 +425,7 @@ class Server {
     state.global = global_;
     for (const auto& st : states_) state.samplesPerSecond.push_back(st.samplesPerSecond);
     state.records = records_;
+    state.optimizer = optimizer_;
     state.wallSeconds = wall();
     checkpoint::Checkpoint c;
     c.run = federatedIdentity(o_, s_.model.name, *net_);
@@ -474,6 +491,8 @@ class Server {
   std::map<int, int64_t> generations_;
   std::map<int, Flight> flights_;
   std::vector<RoundRecord> records_;
+  ServerOptState optimizer_;         // --server-opt's m and v
+  std::vector<double> recentNorms_;  // fedbuff: the last accepted updates' norms, for UpdateCheck
   int64_t round_ = 0, version_ = 0, lastCheckpoint_ = -1;
   std::unique_ptr<checkpoint::CheckpointStore> checkpoints_;
   std::future<metrics::EvalPoint> evaluating_;

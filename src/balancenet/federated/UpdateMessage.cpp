@@ -27,9 +27,10 @@ enum Slot : int64_t {
   kSamples,
   kCompute,
   kStoppedEarly,
-  kBatch
+  kBatch,
+  kMomentum
 };
-static_assert(kBatch + 1 == kHeaderSlots, "one slot per field");
+static_assert(kMomentum + 1 == kHeaderSlots, "one slot per field");
 
 }  // namespace
 
@@ -49,6 +50,7 @@ at::Tensor encodeHeader(const MessageHeader& h) {
   s[kCompute] = h.computeSeconds;
   s[kStoppedEarly] = h.stoppedEarly ? 1 : 0;
   s[kBatch] = static_cast<double>(h.batch);
+  s[kMomentum] = h.momentum;
   return t;
 }
 
@@ -82,6 +84,7 @@ MessageHeader decodeHeader(const at::Tensor& slots) {
   h.computeSeconds = s[kCompute];
   h.stoppedEarly = s[kStoppedEarly] != 0;
   h.batch = count(kBatch);
+  h.momentum = s[kMomentum];
   return h;
 }
 

@@ -23,9 +23,10 @@ struct MessageHeader {
   int64_t samples = 0;        // Update: samples trained on
   double computeSeconds = 0;  // Update: local training time, paced
   bool stoppedEarly = false;  // Update: the deadline stopped it
+  double momentum = 0;        // Task: local SGD momentum (--client-momentum; 0: plain SGD)
 };
 
-constexpr int64_t kHeaderSlots = 13;
+constexpr int64_t kHeaderSlots = 14;
 
 // float64 [kHeaderSlots]; slot 0 is a protocol mark so that a stray or mismatched message fails loudly.
 at::Tensor encodeHeader(const MessageHeader& header);

@@ -28,6 +28,7 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   h.samples = 224;
   h.computeSeconds = 1.25;
   h.stoppedEarly = true;
+  h.momentum = 0.9;
   const auto slots = encodeHeader(h);
   EXPECT_EQ(slots.numel(), kHeaderSlots);
   EXPECT_EQ(slots.scalar_type(), at::kDouble);
@@ -44,6 +45,7 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(d.samples, h.samples);
   EXPECT_EQ(d.computeSeconds, h.computeSeconds);
   EXPECT_TRUE(d.stoppedEarly);
+  EXPECT_EQ(d.momentum, 0.9);
   EXPECT_EQ(decodeHeader(encodeHeader(MessageHeader{})).kind, MessageKind::Task);
 }
 
