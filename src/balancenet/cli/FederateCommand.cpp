@@ -101,7 +101,7 @@ void validateOptions(FederateFlags& f) {
   // --strategy and the options strategies use (--fraction, --deadline-s, --mu, --buffer, --server-lr) are
   // checked where they are used, by the registry; the rest here.
   federated::makeStrategy(o);
-  validateServerOptFlags(o, f.aggregator);
+  validateServerOptFlags(o, f.serverOpt);
   require(o.localBatch >= 1, fmt::format("--local-batch must be at least 1, got {}", o.localBatch));
   require(o.clientLr > 0, fmt::format("--lr must be positive, got {}", o.clientLr));
   require(o.evalEvery >= 0, fmt::format("--eval-every must not be negative, got {}", o.evalEvery));
@@ -133,7 +133,7 @@ void validateShape(FederateFlags& f) {
 void addFederateFlags(CLI::App& app, FederateFlags& f) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   addFederatedOptions(app, f);
-  addServerOptFlags(app, f.options, f.aggregator);
+  addServerOptFlags(app, f.options, f.serverOpt);
   addModelFlags(app, f.config);
   addEmulationFlags(app, f.raw);
   addLaunchFlags(app, f.config, f.raw);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "balancenet/core/Error.h"
 #include "balancenet/federated/UpdateCheck.h"
@@ -12,12 +13,14 @@
 
 namespace balancenet::cli {
 
-void addServerOptFlags(CLI::App& app, federated::FederatedOptions& o, std::string& aggregator) {
+void addServerOptFlags(CLI::App& app, federated::FederatedOptions& o, ServerOptRaw& raw) {
   app.get_option("--server-lr")
-      ->description(
+      ->description(fmt::format(
           "Server step size. avg: scales the strategy's aggregated update (1: plain FedAvg); avgm, adam, yogi, "
-          "adagrad: their eta on the pseudo-gradient (adam/yogi: try 0.01 to 0.03, Reddi et al.'s best with tau "
-          "1e-3; avgm: 1)");
+          "adagrad: their eta on the pseudo-gradient (avgm: 1; adam, yogi, adagrad: {:g} unless given, 0.01 to "
+          "0.03 is Reddi et al.'s best range with tau 1e-3)",
+          kDefaultAdaptiveServerLr))
+      ->each([&raw](const std::string&) { raw.serverLrGiven = true; });
   app.add_option("--server-opt", o.serverOpt,
                  "Server optimiser on the strategy's update (works with every strategy): avg (the strategy's update "
                  "as it is), avgm (server momentum, FedAvgM), adam, yogi, adagrad (FedAdam, FedYogi, FedAdagrad, "
@@ -34,7 +37,7 @@ void addServerOptFlags(CLI::App& app, federated::FederatedOptions& o, std::strin
                  "Momentum of the clients' local SGD, in [0, 1); the buffer starts at 0 for every task (fednova and "
                  "balanced normalise by it)")
       ->capture_default_str();
-  app.add_option("--aggregator", aggregator,
+  app.add_option("--aggregator", raw.aggregator,
                  "mean, or trimmed-mean[:BETA] (BETA in [0, 0.5), default 0.1): per coordinate, the floor(BETA n) "
                  "largest and smallest of the n accepted updates are dropped before the strategy's weighted average")
       ->capture_default_str();
@@ -46,9 +49,10 @@ void addServerOptFlags(CLI::App& app, federated::FederatedOptions& o, std::strin
       ->capture_default_str();
 }
 
-void validateServerOptFlags(federated::FederatedOptions& o, const std::string& aggregator) {
+void validateServerOptFlags(federated::FederatedOptions& o, const ServerOptRaw& raw) {
   federated::checkServerOptOptions(o);
-  o.trimBeta = federated::parseAggregator(aggregator);
+  if (!raw.serverLrGiven && o.serverOpt != "avg" && o.serverOpt != "avgm") o.serverLr = kDefaultAdaptiveServerLr;
+  o.trimBeta = federated::parseAggregator(raw.aggregator);
   if (!(o.maxUpdateNorm >= 0) || !std::isfinite(o.maxUpdateNorm))
     throw UsageError(
         fmt::format("--max-update-norm must be 0 (relative to the median) or positive, got {}", o.maxUpdateNorm));

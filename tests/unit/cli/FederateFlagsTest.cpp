@@ -58,6 +58,9 @@ TEST_F(FederateFlagsTest, ValuesReachTheOptions) {
   EXPECT_DOUBLE_EQ(opt.maxUpdateNorm, 50);
   EXPECT_DOUBLE_EQ(parseFederateCommandLine({"--aggregator", "trimmed-mean"}).federated->trimBeta, 0.1);
   EXPECT_EQ(parseFederateCommandLine({}).federated->serverOpt, "avg");
+  EXPECT_EQ(parseFederateCommandLine({}).federated->serverLr, 1) << "avg: the strategy's update unscaled";
+  EXPECT_EQ(parseFederateCommandLine({"--server-opt", "adam"}).federated->serverLr, kDefaultAdaptiveServerLr);
+  EXPECT_EQ(parseFederateCommandLine({"--server-opt", "avgm"}).federated->serverLr, 1);
 }
 
 TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
