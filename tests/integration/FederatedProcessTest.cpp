@@ -14,6 +14,7 @@
 #include <signal.h>
 
 #include "BinaryFixture.h"
+#include "FedAvgReference.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedOptions.h"
@@ -96,28 +97,19 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
   at::manual_seed(kSeed);
   auto model = models::buildModel(options);
   const auto start = federated::flatWeights(*model.net);
-  auto params = model.net->parameters();
-  std::vector<at::Tensor> meanGrad;
-  for (const auto& p : params) meanGrad.push_back(at::zeros_like(p));
   int64_t total = 0;
   for (const auto& s : shards) total += static_cast<int64_t>(s.size());
+  std::vector<ReferenceClient> clients;
   for (int c = 0; c < kClients; ++c) {
-    federated::loadFlatWeights(*model.net, start);
     const auto shard = federated::takeShard(train, shards[c]);
-    const auto batch = federated::LocalBatches(kSeed, 0, kClients, c, shard.size(), 16).next();
-    model.net->train();
-    model.net->zero_grad();
-    const data::Batch b = shard.data->batch(batch);
-    at::cross_entropy_loss(model.net->forward(b.inputs), b.targets).backward();
-    const double weight = static_cast<double>(shards[c].size()) / total;
-    for (size_t i = 0; i < params.size(); ++i) meanGrad[i] += weight * params[i].grad();
+    clients.push_back({shard.data, federated::LocalBatches(kSeed, 0, kClients, c, shard.size(), 16).next(),
+                       static_cast<double>(shards[c].size()) / total});
   }
-  federated::loadFlatWeights(*model.net, start);
+  const auto reference = dataParallelStep(*model.net, start, clients, kLr);
   const auto saved = loadSavedParameters(dir_.file("fed.params"));
+  const auto params = model.net->parameters();
   ASSERT_EQ(saved.size(), params.size());
-  double worst = 0;
-  for (size_t i = 0; i < params.size(); ++i)
-    worst = std::max(worst, (saved[i] - (params[i].detach() - kLr * meanGrad[i])).abs().max().item<double>());
+  const double worst = maxDifference(saved, reference);
   std::cout << "max |federated - data parallel| = " << worst << "\n";
   EXPECT_LT(worst, 1e-5);
   EXPECT_GT((saved[0] - params[0].detach()).abs().max().item<double>(), 1e-4) << "the step must move the weights";

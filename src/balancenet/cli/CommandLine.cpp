@@ -11,6 +11,8 @@
 
 #include "balancenet/cli/CompareCommand.h"
 #include "balancenet/cli/FederateCommand.h"
+#include "balancenet/cli/FederateJoinCommand.h"
+#include "balancenet/cli/FederateServeCommand.h"
 #include "balancenet/cli/LaunchCommand.h"
 #include "balancenet/cli/ModelsCommand.h"
 #include "balancenet/cli/PlanCommand.h"
@@ -44,6 +46,10 @@ struct Commands {
   SimulateFlags simulateFlags;
   CLI::App* federate = nullptr;
   FederateFlags federateFlags;
+  CLI::App* serve = nullptr;
+  ServeFlags serveFlags;
+  CLI::App* join = nullptr;
+  JoinFlags joinFlags;
   CLI::App* launch = nullptr;
   JobConfig launchConfig = defaultLaunchConfig();
   LaunchRawFlags launchRaw;
@@ -68,6 +74,11 @@ struct Commands {
         "federate",
         "Federated training: one server and --clients client processes, each training on its own non-IID shard");
     addFederateFlags(*federate, federateFlags);
+    serve = federate->add_subcommand(
+        "serve", "One federated server, no launcher: clients enrol over the network (federate join) and come and go");
+    addServeFlags(*serve, serveFlags);
+    join = federate->add_subcommand("join", "One federated client with its own data, enrolling with a federate serve");
+    addJoinFlags(*join, joinFlags);
     compare = app.add_subcommand("compare", "Run one scenario with several policies and models; table and charts");
     addCompareFlags(*compare, compareOptions);
     launch = app.add_subcommand("launch");
@@ -120,6 +131,8 @@ int dispatch(Commands& commands, int argc, char** argv) {
   if (commands.app.got_subcommand("plan")) return runPlan(commands.planOptions);
   if (commands.app.got_subcommand("simulate")) return runSimulate(commands.simulateFlags);
   if (commands.app.got_subcommand("report")) return runReport(commands.reportOptions);
+  if (commands.federate->got_subcommand("serve")) return runServe(commands.serveFlags);
+  if (commands.federate->got_subcommand("join")) return runJoin(commands.joinFlags);
   if (commands.app.got_subcommand("federate")) return runFederate(commands.federateFlags, argc, argv);
   if (commands.app.got_subcommand("launch"))
     return runLaunch(*commands.launch, commands.launchConfig, commands.launchRaw, commands.launchWords);

@@ -40,6 +40,8 @@ federated::LocalSteps parseLocalSteps(const std::string& text) {
 
 std::string strategiesHelp() { return fmt::format("{}", fmt::join(federated::strategyNames(), ", ")); }
 
+}  // namespace
+
 void addFederatedOptions(CLI::App& app, FederateFlags& f) {
   auto& o = f.options;
   app.add_option("--clients", o.clients, "Client processes, each with its own shard of the training set")
@@ -88,10 +90,11 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
   app.add_option("--max-restarts", f.config.resilience.maxRestarts,
                  "The launcher starts a dead client again this many times in all; it rejoins at a round boundary")
       ->capture_default_str();
+  addServerOptFlags(app, f.options, f.serverOpt);  // federate and federate serve alike
 }
 
 // --alpha, --local-steps, --strategy and the numbers.
-void validateOptions(FederateFlags& f) {
+void validateFederatedOptions(FederateFlags& f) {
   auto& o = f.options;
   require(o.clients >= 1, fmt::format("--clients must be at least 1, got {}", o.clients));
   require(o.rounds >= 1, fmt::format("--rounds must be at least 1, got {}", o.rounds));
@@ -109,6 +112,8 @@ void validateOptions(FederateFlags& f) {
   require(f.config.resilience.maxRestarts >= 0,
           fmt::format("--max-restarts must not be negative, got {}", f.config.resilience.maxRestarts));
 }
+
+namespace {
 
 // One process more than clients: the server is rank 0.
 void validateShape(FederateFlags& f) {
@@ -133,7 +138,6 @@ void validateShape(FederateFlags& f) {
 void addFederateFlags(CLI::App& app, FederateFlags& f) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   addFederatedOptions(app, f);
-  addServerOptFlags(app, f.options, f.serverOpt);
   addModelFlags(app, f.config);
   addEmulationFlags(app, f.raw);
   addLaunchFlags(app, f.config, f.raw);
@@ -169,7 +173,7 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
 
 void validateFederateFlags(FederateFlags& f) {
   auto& c = f.config;
-  validateOptions(f);
+  validateFederatedOptions(f);
   validateShape(f);
   settleJobToken(c, f.raw.jobTokenFile);
   validateModel(c);

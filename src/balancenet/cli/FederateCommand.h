@@ -27,6 +27,11 @@ struct FederateFlags {
 
 void addFederateFlags(CLI::App& app, FederateFlags& flags);
 
+// The federated options alone (--rounds, --strategy, --local-steps, ..., --peer-timeout), shared with
+// `federate serve`, and their checks (UsageError naming the flag).
+void addFederatedOptions(CLI::App& app, FederateFlags& flags);
+void validateFederatedOptions(FederateFlags& flags);
+
 // After parsing (and reading the environment into config.worker): every value and combination checked
 // (UsageError, one line naming the flag), config.federated and the launch shape (clients + 1 processes) filled in.
 void validateFederateFlags(FederateFlags& flags);

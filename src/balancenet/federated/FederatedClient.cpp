@@ -44,34 +44,40 @@ ClientPace paceAt(const ProcessSettings& s, int64_t round, int client) {
 
 }  // namespace
 
-int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
-  const ClientShard shard = loadShard(s, client);
-  const objective::Objective objective(shard.data->spec(), s.objective);
-  models::ModelOptions modelOptions = s.model;
-  models::fitModelToData(modelOptions, shard.data->spec());
-  auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
-  auto& net = *built.net;
+// The task loop of every client, launched or joined: a task's weights in, local training, the change out.
+int serveTasks(ClientChannel& channel, models::Network& net, const ClientShard& shard,
+               const objective::Objective& objective, const TaskLoopOptions& o) {
   const int64_t modelSize = flatWeights(net).numel();
-  auto channel = ClientChannel::connectClient(store, client, s.channel);
-  spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
   for (;;) {
-    Message task = channel->receive(modelSize);
+    Message task = channel.receive(modelSize);
     if (task.header.kind == MessageKind::Stop) return 0;
     loadFlatWeights(net, task.model);
     // Dropout's masks from (seed, round, client) too: a resumed run's fresh client draws what the first one did.
-    const uint64_t salt = static_cast<uint64_t>(task.header.round) * s.options.clients + client;
-    at::manual_seed(splitmix64(s.options.seed ^ splitmix64(salt)));
-    LocalBatches batches(s.options.seed, task.header.round, s.options.clients, client, shard.size(), task.header.batch);
-    const LocalWork work =
-        trainLocally(net, shard, objective, task.header, batches, paceAt(s, task.header.round, client));
+    const uint64_t salt = static_cast<uint64_t>(task.header.round) * o.saltClients + o.client;
+    at::manual_seed(splitmix64(o.seed ^ splitmix64(salt)));
+    LocalBatches batches(o.seed, task.header.round, o.saltClients, o.client, shard.size(), task.header.batch);
+    const LocalWork work = trainLocally(net, shard, objective, task.header, batches, o.pace(task.header.round));
     MessageHeader reply = task.header;
     reply.kind = MessageKind::Update;
     reply.doneSteps = work.doneSteps;
     reply.samples = work.samples;
     reply.computeSeconds = work.computeSeconds;
     reply.stoppedEarly = work.stoppedEarly;
-    channel->send(reply, flatWeights(net) - task.model);
+    channel.send(reply, flatWeights(net) - task.model);
   }
+}
+
+int runFederatedClient(const ProcessSettings& s, int client, const c10::intrusive_ptr<c10d::Store>& store) {
+  const ClientShard shard = loadShard(s, client);
+  const objective::Objective objective(shard.data->spec(), s.objective);
+  models::ModelOptions modelOptions = s.model;
+  models::fitModelToData(modelOptions, shard.data->spec());
+  auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
+  auto channel = ClientChannel::connectClient(store, client, s.channel);
+  spdlog::info("client {}: {} samples in its shard (generation {})", client, shard.size(), channel->generation());
+  TaskLoopOptions loop{s.options.seed, s.options.clients, client,
+                       [&s, client](int64_t round) { return paceAt(s, round, client); }};
+  return serveTasks(*channel, *built.net, shard, objective, loop);
 }
 
 }  // namespace balancenet::federated

@@ -4,10 +4,13 @@
 #include <c10/util/intrusive_ptr.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "balancenet/data/Dataset.h"
 #include "balancenet/federated/FederatedProcess.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/objective/Objective.h"
 
 namespace c10d {
 class Store;
@@ -17,6 +20,19 @@ namespace balancenet::federated {
 
 // Client `client` (0-based) of the job at `store`. Returns the exit code (0 after the server's stop).
 int runFederatedClient(const ProcessSettings& settings, int client, const c10::intrusive_ptr<c10d::Store>& store);
+
+// What the task loop needs beside the model and the data: the seed and the (client, clients) salt of the local
+// batches (a joined client's id under a fixed large count, so no two ids share a stream), and the pace by round.
+struct TaskLoopOptions {
+  uint64_t seed = 1;
+  int saltClients = 1;
+  int client = 0;
+  std::function<ClientPace(int64_t round)> pace;
+};
+
+// Tasks from the server until it says stop (returns 0): local training on `shard`, the weights' change back.
+int serveTasks(ClientChannel& channel, models::Network& net, const ClientShard& shard,
+               const objective::Objective& objective, const TaskLoopOptions& options);
 
 // The clients' shards of a training set: a Dirichlet split of each class where samples have classes,
 // else (token windows, regression) of the whole set as one class, so alpha still skews shard sizes.

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <future>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -26,9 +27,10 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
-#include "balancenet/federated/LabelPartition.h"
+#include "balancenet/federated/LaunchedRoster.h"
 #include "balancenet/federated/ModelWeights.h"
 #include "balancenet/federated/RoundLog.h"
+#include "balancenet/federated/RoundTimeout.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
 #include "balancenet/federated/UpdateCheck.h"
@@ -52,6 +54,8 @@ struct Flight {
   int64_t round = 0;
   int64_t baseVersion = 0;
   Clock::time_point sentAt;
+  double giveUpS = 0;    // silent this long after sentAt: dead (RoundTimeout.h)
+  double expectedS = 0;  // the compute the server expected of it
   std::future<Message> reply;
 };
 
@@ -63,8 +67,8 @@ struct Returned {
 
 class Server {
  public:
-  Server(const ProcessSettings& s, const c10::intrusive_ptr<c10d::Store>& store)
-      : s_(s), o_(s.options), store_(store), strategy_(makeStrategy(strategyOptions(s.options))) {}
+  Server(const ProcessSettings& s, ClientRoster& roster)
+      : s_(s), o_(s.options), roster_(roster), strategy_(makeStrategy(strategyOptions(s.options))) {}
 
   int run() {
     setUp();
@@ -80,9 +84,10 @@ class Server {
   }
 
  private:
-  // The model (from the seed), the test set, the shards (partition.csv) and, with --resume, the saved state.
+  // The model (from the seed), the test set and, with --resume, the saved state.
   void setUp() {
     const data::DatasetPair sets = data::openDataset(s_.data);
+    train_ = sets.train;
     models::ModelOptions modelOptions = s_.model;
     models::fitModelToData(modelOptions, sets.train->spec());
     at::manual_seed(o_.seed);
@@ -93,18 +98,13 @@ class Server {
     modelBytes_ = global_.numel() * static_cast<int64_t>(sizeof(float)) + kHeaderSlots * 8;
     test_ = sets.test;
     objective_.emplace(sets.train->spec(), s_.objective);
-    const ShardLabels labels = shardLabels(*sets.train);
-    const auto shards = dirichletShards(labels.labels, o_.clients, o_.alpha, o_.seed, labels.classes);
-    writePartitionCsv(s_.runDir + "/partition.csv", labelCounts(shards, labels.labels, labels.classes));
-    states_.resize(o_.clients);
-    channels_.resize(o_.clients);
-    for (int c = 0; c < o_.clients; ++c) {
-      states_[c].client = c;
-      states_[c].shardSamples = static_cast<int64_t>(shards[c].size());
-    }
-    spdlog::info("federated: {} with {} clients, model {} ({} parameters), {} rounds, alpha {}", strategy_->name(),
-                 o_.clients, s_.model.name, built.info.parameters, o_.rounds,
-                 o_.alpha == kIid ? std::string("iid") : fmt::format("{}", o_.alpha));
+    if (roster_.fixedClients() > 0)
+      spdlog::info("federated: {} with {} clients, model {} ({} parameters), {} rounds, alpha {}", strategy_->name(),
+                   o_.clients, s_.model.name, built.info.parameters, o_.rounds,
+                   o_.alpha == kIid ? std::string("iid") : fmt::format("{}", o_.alpha));
+    else
+      spdlog::info("federated: {} with enrolled clients, model {} ({} parameters), {} rounds", strategy_->name(),
+                   s_.model.name, built.info.parameters, o_.rounds);
     if (!s_.checkpointDir.empty()) {
       checkpoints_ = std::make_unique<checkpoint::CheckpointStore>(s_.checkpointDir, s_.keepCheckpoints);
       if (s_.resume) resumeFromCheckpoint();
@@ -115,12 +115,14 @@ class Server {
     const auto stored = checkpoint::findResumable(*checkpoints_, federatedIdentity(o_, s_.model.name, *net_), o_.rounds,
                                                   [](const std::string& m) { spdlog::debug("{}", m); });
     ServerState state = decodeServerState(stored.checkpoint.training);
-    if (state.global.numel() != global_.numel() || static_cast<int>(state.samplesPerSecond.size()) != o_.clients)
+    const bool fixed = roster_.fixedClients() > 0;
+    if (state.global.numel() != global_.numel() ||
+        (fixed && static_cast<int>(state.samplesPerSecond.size()) != roster_.fixedClients()))
       throw UsageError(fmt::format("{} is not a checkpoint of this run (model or clients differ)", stored.path));
     round_ = state.round;
     version_ = state.version;
     global_ = state.global;
-    for (int c = 0; c < o_.clients; ++c) states_[c].samplesPerSecond = state.samplesPerSecond[c];
+    savedSpeeds_ = state.samplesPerSecond;  // each client's, applied when it arrives
     records_ = std::move(state.records);
     optimizer_ = state.optimizer;
     wallBefore_ = state.wallSeconds;
@@ -129,34 +131,38 @@ class Server {
                  wallBefore_);
   }
 
-  // The launched clients: each announces generation 1 and waits for the server on its channel; one restarted
-  // before the server reached it has announced a later generation, which is the one the server opens.
+  // The first clients, from the roster (launched: all of them; enrolled: --min-clients).
   void connectClients() {
-    const auto deadline = Clock::now() + s_.joinTimeout;
-    for (int c = 0; c < o_.clients; ++c) {
-      channels_[c] = ClientChannel::acceptNewest(store_, c, 0, deadline, s_.channel);
-      if (!channels_[c])
-        throw RuntimeFailure(fmt::format("client {} did not arrive within {:.0f} s (--rendezvous-timeout)", c,
-                                         s_.joinTimeout.count() / 1000.0));
-      generations_[c] = channels_[c]->generation();
-    }
+    for (auto& a : roster_.first({*train_, *net_, s_.model.name, Clock::now() + s_.joinTimeout})) admit(std::move(a));
+    train_.reset();  // only the launched roster's shards needed it
   }
 
-  // A client restarted by the launcher (a new generation) takes part again from this boundary on.
+  // The clients that joined or rejoined since the last round boundary take part from this one on.
   void admitRejoined() {
-    for (int c = 0; c < o_.clients; ++c) {
-      if (channels_[c]) continue;
-      const int64_t g = ClientChannel::announcedGeneration(*store_, c);
-      if (g <= generations_[c]) continue;
-      channels_[c] = ClientChannel::acceptNewest(store_, c, generations_[c], Clock::now() + s_.joinTimeout, s_.channel);
-      if (!channels_[c]) {  // died again before its channel formed: wait for the next generation
-        spdlog::warn("client {} announced generation {} but its channel did not form", c, g);
-        generations_[c] = g;
-        continue;
-      }
-      generations_[c] = channels_[c]->generation();
-      spdlog::info("client {} rejoined (generation {}); it takes part from round {} on", c, generations_[c], round_);
+    std::vector<bool> connected;
+    for (const auto& ch : channels_) connected.push_back(ch != nullptr);
+    for (auto& a : roster_.arrivals(connected)) admit(std::move(a));
+  }
+
+  // A client's state by id: a new one grows the lists; one known before keeps its speed estimate.
+  void admit(Arrival a) {
+    const auto c = static_cast<size_t>(a.client);
+    const bool known = c < states_.size() && everConnected_.count(a.client);
+    if (c >= states_.size()) {
+      states_.resize(c + 1);
+      channels_.resize(c + 1);
+      names_.resize(c + 1);
     }
+    states_[c].client = a.client;
+    if (a.shardSamples >= 0) states_[c].shardSamples = a.shardSamples;
+    if (!known && c < savedSpeeds_.size()) states_[c].samplesPerSecond = savedSpeeds_[c];
+    names_[c] = a.name;
+    const int64_t generation = a.channel->generation();
+    channels_[c] = std::move(a.channel);
+    everConnected_.insert(a.client);
+    if (known)
+      spdlog::info("client {}{} rejoined (generation {}); it takes part from round {} on", a.client,
+                   a.name.empty() ? "" : fmt::format(" ({})", a.name), generation, round_);
   }
 
   bool anyAlive() const {
@@ -180,7 +186,8 @@ class Server {
     RoundContext ctx;
     ctx.round = strategy_->asynchronous() ? version_ : round_;
     ctx.clients = states_;
-    for (int c = 0; c < o_.clients; ++c) ctx.clients[c].available = channels_[c] && !flights_.count(c);
+    for (size_t c = 0; c < states_.size(); ++c)
+      ctx.clients[c].available = channels_[c] && !flights_.count(static_cast<int>(c));
     return ctx;
   }
 
@@ -211,8 +218,24 @@ class Server {
       lose(task.client, round, firstLine(e.what()));
       return false;
     }
-    flights_[task.client] = Flight{task, round, version_, Clock::now(), channel->receiveLater(global_.numel())};
+    const TaskTiming timing{task.localSteps * h.batch, states_[task.client].samplesPerSecond, slowestMeasured(),
+                            modelBytes_, task.deadlineS};
+    timeoutRule_.slackS = s_.peerTimeout.count() / 1000.0;
+    flights_[task.client] = Flight{task,
+                                   round,
+                                   version_,
+                                   Clock::now(),
+                                   giveUpSeconds(timing, timeoutRule_),
+                                   expectedComputeSeconds(timing, timeoutRule_),
+                                   channel->receiveLater(global_.numel())};
     return true;
+  }
+
+  double slowestMeasured() const {
+    double slowest = 0;
+    for (const auto& st : states_)
+      if (st.samplesPerSecond > 0 && (slowest == 0 || st.samplesPerSecond < slowest)) slowest = st.samplesPerSecond;
+    return slowest;
   }
 
   Returned returnedFrom(int client, Flight& f, const Message& m) {
@@ -242,19 +265,20 @@ class Server {
 
   // The flights that ended since the last call: answers in `returned`, deaths as records in `lost`.
   void collect(std::vector<Returned>& returned, std::vector<ClientRoundRecord>& lost) {
-    const double peerTimeoutS = s_.peerTimeout.count() / 1000.0;
     for (auto it = flights_.begin(); it != flights_.end();) {
       const int client = it->first;
       Flight& f = it->second;
       const bool ready = f.reply.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-      const bool overdue = f.task.deadlineS > 0 && secondsSince(f.sentAt) > f.task.deadlineS + peerTimeoutS;
+      const bool overdue = secondsSince(f.sentAt) > f.giveUpS;
       if (!ready && !overdue) {
         ++it;
         continue;
       }
       ClientRoundRecord dead{client, f.task.localSteps, 0, 0, 0, secondsSince(f.sentAt), 0, 0, "dead"};
       if (!ready) {
-        lose(client, f.round, fmt::format("no answer {:.0f} s past its deadline", peerTimeoutS));
+        spdlog::warn("client {} gave no answer in {:.1f} s (expected {:.1f} s); left out of round {}", client,
+                     secondsSince(f.sentAt), f.expectedS, f.round);
+        channels_[client].reset();
         lost.push_back(dead);
       } else {
         try {
@@ -295,7 +319,7 @@ class Server {
     RoundRecord record;
     record.round = round_;
     std::map<int, ClientRoundRecord> lines;
-    for (int c = 0; c < o_.clients; ++c) {
+    for (int c = 0; c < static_cast<int>(states_.size()); ++c) {
       lines[c].client = c;
       lines[c].status = channels_[c] ? "skipped" : "dead";
     }
@@ -458,6 +482,7 @@ class Server {
 
   void finish() {
     stopClients();
+    roster_.close();
     finishEvaluation();
     if (!records_.empty() && !records_.back().testAccuracy) {  // the final model is always evaluated
       startEvaluation();
@@ -465,7 +490,7 @@ class Server {
     }
     if (checkpoints_ && lastCheckpoint_ != round_) writeCheckpoint();
     trainer::writeRunFile(s_.runDir, "rounds.csv", roundsCsv(records_));
-    const auto summary = summarise(strategy_->name(), o_.clients, records_);
+    const auto summary = summarise(strategy_->name(), static_cast<int>(states_.size()), records_);
     trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, s_.settingsJson));
     if (!s_.saveParams.empty()) {
       loadFlatWeights(*net_, global_);
@@ -479,8 +504,9 @@ class Server {
 
   const ProcessSettings& s_;
   const FederatedOptions& o_;
-  c10::intrusive_ptr<c10d::Store> store_;
+  ClientRoster& roster_;
   std::unique_ptr<Strategy> strategy_;
+  std::shared_ptr<const data::Dataset> train_;  // until the first clients arrived
   std::shared_ptr<models::Network> net_, evalNet_;
   at::Tensor global_;
   int64_t modelBytes_ = 0;  // one message's bytes: header and flat model
@@ -488,7 +514,10 @@ class Server {
   std::optional<objective::Objective> objective_;
   std::vector<ClientState> states_;
   std::vector<std::unique_ptr<ClientChannel>> channels_;  // null: dead (until a new generation arrives)
-  std::map<int, int64_t> generations_;
+  std::vector<std::string> names_;                        // enrolled clients' --name ("" for a launched one)
+  std::set<int> everConnected_;
+  std::vector<double> savedSpeeds_;  // --resume: the checkpoint's speed estimates, by client id
+  TimeoutRule timeoutRule_;
   std::map<int, Flight> flights_;
   std::vector<RoundRecord> records_;
   ServerOptState optimizer_;         // --server-opt's m and v
@@ -505,8 +534,11 @@ class Server {
 
 }  // namespace
 
+int runFederatedServer(const ProcessSettings& settings, ClientRoster& roster) { return Server(settings, roster).run(); }
+
 int runFederatedServer(const ProcessSettings& settings, const c10::intrusive_ptr<c10d::Store>& store) {
-  return Server(settings, store).run();
+  LaunchedRoster roster(store, settings);
+  return runFederatedServer(settings, roster);
 }
 
 }  // namespace balancenet::federated

@@ -4,6 +4,7 @@
 #pragma once
 #include <c10/util/intrusive_ptr.h>
 
+#include "balancenet/federated/ClientRoster.h"
 #include "balancenet/federated/FederatedProcess.h"
 
 namespace c10d {
@@ -12,7 +13,9 @@ class Store;
 
 namespace balancenet::federated {
 
-// Runs the whole federated training; returns the exit code (0).
+// Runs the whole federated training with the clients `roster` brings; returns the exit code (0).
+int runFederatedServer(const ProcessSettings& settings, ClientRoster& roster);
+// The launched job's server: its clients are the launcher's --clients processes (LaunchedRoster).
 int runFederatedServer(const ProcessSettings& settings, const c10::intrusive_ptr<c10d::Store>& store);
 
 }  // namespace balancenet::federated

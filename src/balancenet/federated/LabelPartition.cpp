@@ -116,14 +116,17 @@ std::vector<std::vector<int64_t>> labelCounts(const std::vector<std::vector<int6
   return counts;
 }
 
-void writePartitionCsv(const std::string& path, const std::vector<std::vector<int64_t>>& counts) {
-  const size_t classes = counts.empty() ? 0 : counts.front().size();
-  std::string csv = "client,samples";
+void writePartitionCsv(const std::string& path, const std::vector<std::vector<int64_t>>& counts,
+                       const std::vector<std::string>& names) {
+  size_t classes = 0;  // enrolled clients' data may differ in classes seen: the widest row
+  for (const auto& row : counts) classes = std::max(classes, row.size());
+  std::string csv = names.empty() ? "client,samples" : "client,name,samples";
   for (size_t k = 0; k < classes; ++k) csv += fmt::format(",label_{}", k);
   csv += "\n";
   for (size_t c = 0; c < counts.size(); ++c) {
-    csv += fmt::format("{},{}", c, std::accumulate(counts[c].begin(), counts[c].end(), int64_t{0}));
-    for (int64_t n : counts[c]) csv += fmt::format(",{}", n);
+    csv += names.empty() ? fmt::format("{}", c) : fmt::format("{},{}", c, names[c]);
+    csv += fmt::format(",{}", std::accumulate(counts[c].begin(), counts[c].end(), int64_t{0}));
+    for (size_t k = 0; k < classes; ++k) csv += fmt::format(",{}", k < counts[c].size() ? counts[c][k] : 0);
     csv += "\n";
   }
   writeFileAtomically(path, csv);

@@ -19,8 +19,9 @@ std::vector<std::vector<int64_t>> dirichletShards(const std::vector<int64_t>& la
 std::vector<std::vector<int64_t>> labelCounts(const std::vector<std::vector<int64_t>>& shards,
                                               const std::vector<int64_t>& labels, int64_t numClasses);
 
-// partition.csv (client,samples,label_0,...,label_{K-1}), written atomically.
-void writePartitionCsv(const std::string& path, const std::vector<std::vector<int64_t>>& counts);
+// partition.csv (client,samples,label_0,...,label_{K-1}; with names, client,name,samples,...), written atomically.
+void writePartitionCsv(const std::string& path, const std::vector<std::vector<int64_t>>& counts,
+                       const std::vector<std::string>& names = {});
 
 // "iid" -> kIid, else a positive number; UsageError naming --alpha otherwise.
 double parseAlpha(const std::string& text);

@@ -38,4 +38,15 @@ void loadFlatWeights(models::Network& net, const at::Tensor& flat) {
   }
 }
 
+ModelSignature modelSignature(models::Network& net) {
+  ModelSignature s{flatWeights(net).numel(), fnv1a("")};
+  auto add = [&s](const std::string& name, const at::Tensor& t) {
+    s.hash = fnv1a(fmt::format("{}:{};", name, fmt::join(t.sizes(), "x")), s.hash);
+  };
+  for (const auto& p : net.named_parameters()) add(p.key(), p.value());
+  for (const auto& b : net.named_buffers())
+    if (at::isFloatingType(b.value().scalar_type())) add(b.key(), b.value());
+  return s;
+}
+
 }  // namespace balancenet::federated

@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "balancenet/federated/Enrolment.h"
 #include "balancenet/models/Network.h"
 
 namespace balancenet::federated {
@@ -15,5 +16,8 @@ std::vector<at::Tensor> weightTensors(models::Network& net);
 at::Tensor flatWeights(models::Network& net);
 // Copies `flat` (from flatWeights of the same model) into the network. Throws InternalError on a length mismatch.
 void loadFlatWeights(models::Network& net, const at::Tensor& flat);
+// The flat size and a hash of every parameter's and buffer's name and shape: what a joining client and the
+// server compare (their data's classes and input shape shape the model).
+ModelSignature modelSignature(models::Network& net);
 
 }  // namespace balancenet::federated

@@ -43,6 +43,8 @@ std::string settingsJson(const JobConfig& c) {
   return j.dump();
 }
 
+}  // namespace
+
 federated::ProcessSettings processSettings(const JobConfig& c, const comm::RendezvousOptions& rv) {
   federated::ProcessSettings s;
   s.options = *c.federated;
@@ -70,8 +72,6 @@ federated::ProcessSettings processSettings(const JobConfig& c, const comm::Rende
   s.settingsJson = settingsJson(c);
   return s;
 }
-
-}  // namespace
 
 int runFederatedProcess(const JobConfig& c) {
   setIntraOpThreads(c.threads);

@@ -1,0 +1,92 @@
+// The joining client (see JoinClient.h and EnrolledRoster.cpp for the enrolment protocol).
+#include "balancenet/federated/JoinClient.h"
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/Enrolment.h"
+#include "balancenet/federated/FederatedClient.h"
+#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/models/ModelForData.h"
+
+namespace balancenet::federated {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until `key` is in the store; nothing when the server has finished first (or `timeout` passed: throws).
+std::optional<std::string> awaitKey(c10d::Store& store, const std::string& key, const JoinSettings& s,
+                                    std::optional<std::chrono::milliseconds> timeout) {
+  const auto start = Clock::now();
+  for (;;) {
+    if (store.check({key})) return recordText(store.get(key));
+    if (store.check({kServerFinishedKey})) return std::nullopt;
+    if (timeout && Clock::now() - start > *timeout)
+      throw RuntimeFailure(
+          fmt::format("the server at {} published no model within {:.0f} s", s.where, timeout->count() / 1000.0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+int joinFinished(const JoinSettings& s) {
+  spdlog::info("the server at {} has finished its run; nothing to join", s.where);
+  return 0;
+}
+
+Enrolment enrolmentOf(const std::string& name, const data::Dataset& train, models::Network& net,
+                      const std::string& model) {
+  const ShardLabels l = shardLabels(train);
+  std::vector<int64_t> counts(static_cast<size_t>(l.classes), 0);
+  for (int64_t y : l.labels)
+    if (y >= 0 && y < l.classes) ++counts[static_cast<size_t>(y)];
+  return {name, train.size(), counts, modelSignature(net), model};
+}
+
+}  // namespace
+
+int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& store) {
+  const auto servedText = awaitKey(*store, kServedModelKey, s, s.timeout);
+  if (!servedText) return joinFinished(s);
+  const ServedModel served = decodeServedModel(*servedText);
+  const auto train = data::openDataset(s.data).train;
+  models::ModelOptions modelOptions;
+  modelOptions.name = served.name;
+  modelOptions.width = served.width;
+  modelOptions.dropout = served.dropout;
+  modelOptions.layers = served.layers;
+  modelOptions.heads = served.heads;
+  modelOptions.embed = served.embed;
+  models::fitModelToData(modelOptions, train->spec());
+  auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
+
+  // Enrol: a request number, the record under it, then the server's answer (at its next round boundary).
+  const int64_t k = store->add(kRequestCountKey, 1);
+  store->set(requestKey(k), recordBytes(encodeEnrolment(enrolmentOf(s.name, *train, *built.net, s.model))));
+  spdlog::info("{}: enrolled with the server at {} ({} samples); waiting for its answer", s.name, s.where,
+               train->size());
+  const auto replyText = awaitKey(*store, replyKey(k), s, std::nullopt);
+  if (!replyText) return joinFinished(s);
+  const EnrolmentReply reply = decodeReply(*replyText);
+  if (!reply.accepted) throw UsageError("the server refused this client: " + reply.why);
+
+  auto channel = ClientChannel::connectClient(store, reply.client, s.channel);
+  spdlog::info("client {} ({}): accepted, {} samples (generation {})", reply.client, s.name, train->size(),
+               channel->generation());
+  const objective::Objective objective(train->spec(), s.objective);
+  TaskLoopOptions loop{served.seed, kJoinSaltClients, reply.client, [&s](int64_t) {
+                         ClientPace pace;
+                         if (s.paceMode) pace = {s.paceMode, s.pace};
+                         return pace;
+                       }};
+  serveTasks(*channel, *built.net, ClientShard{train}, objective, loop);
+  spdlog::info("client {} ({}): the server stopped; done", reply.client, s.name);
+  return 0;
+}
+
+}  // namespace balancenet::federated

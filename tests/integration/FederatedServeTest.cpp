@@ -1,0 +1,267 @@
+// `balancenet federate serve` and `federate join` end to end, real processes over loopback, each client with a
+// data directory of its own: clients join after round 3, one is SIGKILLed and restarted under its name (it
+// rejoins with its old id), one is SIGSTOPped mid-round (the round ends at its give-up time) and every round
+// completes; a wrong token, another data shape and another --model are refused with one line and exit 2 while
+// the server goes on; a server that is gone is one line too.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "BinaryFixture.h"
+#include "FedAvgReference.h"
+#include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/JoinClient.h"
+#include "balancenet/federated/LocalTraining.h"
+#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/models/ModelForData.h"
+#include "balancenet/models/ModelZoo.h"
+#include "testing/DataFiles.h"
+#include "testing/SyntheticData.h"
+
+namespace balancenet::testing {
+namespace {
+
+// A balancenet process running on a thread of the test: its pid once started, its output so far, its result.
+class Running {
+ public:
+  explicit Running(std::vector<std::string> argv, double timeoutS = 60) {
+    ProcessOptions o;
+    o.timeoutSeconds = timeoutS;
+    o.whileRunning = [this](pid_t pid, double) { pid_ = pid; };
+    o.onOutput = [this](const std::string& out, double) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      output_ = out;
+    };
+    argv.insert(argv.begin(), BALANCENET_BINARY);
+    result_ = std::async(std::launch::async, [argv, o] { return runProcess(argv, o); });
+  }
+  // Whether `text` appeared in the output within `timeoutS`.
+  bool waitFor(const std::string& text, double timeoutS = 30) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
+    while (std::chrono::steady_clock::now() < end) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (output_.find(text) != std::string::npos) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  void signal(int sig) {
+    while (pid_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ::kill(pid_, sig);
+  }
+  ProcessResult result() { return result_.get(); }
+
+ private:
+  std::atomic<pid_t> pid_{0};
+  std::mutex mutex_;
+  std::string output_;
+  std::future<ProcessResult> result_;
+};
+
+// round -> the rows of rounds.csv (client, status).
+std::map<int64_t, std::vector<std::pair<int, std::string>>> roundsOf(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::map<int64_t, std::vector<std::pair<int, std::string>>> rounds;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (cells.size() >= 14) rounds[std::stoll(cells[0])].push_back({std::stoi(cells[5]), cells[13]});
+  }
+  return rounds;
+}
+
+class FederatedServe : public BinaryFixture {
+ protected:
+  void SetUp() override {
+    BinaryFixture::SetUp();
+    port_ = freePort();
+  }
+  std::vector<std::string> serve(int rounds, int minClients, std::vector<std::string> more = {}) {
+    std::vector<std::string> a{"federate",
+                               "serve",
+                               "--port",
+                               std::to_string(port_),
+                               "--bind",
+                               "127.0.0.1",
+                               "--data-dir",
+                               dataDir_,
+                               "--run-dir",
+                               dir_.file("run"),
+                               "--model",
+                               "mlp",
+                               "--width",
+                               "0.25",
+                               "--rounds",
+                               std::to_string(rounds),
+                               "--min-clients",
+                               std::to_string(minClients),
+                               "--strategy",
+                               "fedavg",
+                               "--local-steps",
+                               "2",
+                               "--local-batch",
+                               "10",
+                               "--eval-every",
+                               "0",
+                               "--peer-timeout",
+                               "1",
+                               "--progress-seconds",
+                               "0.001",
+                               "--join-timeout",
+                               "30",
+                               "--threads",
+                               "1"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+  // A client with a data directory of its own (nTrain samples of the synthetic MNIST).
+  std::vector<std::string> join(const std::string& name, int64_t nTrain, const std::vector<std::string>& more = {}) {
+    const std::string data = dir_.file("data-" + name);
+    if (!std::filesystem::exists(data)) {
+      std::filesystem::create_directories(data);
+      writeSyntheticMnistDir(data, nTrain, 16);
+    }
+    return joinWith(name, {"--data-dir", data}, more);
+  }
+  std::vector<std::string> joinWith(const std::string& name, const std::vector<std::string>& data,
+                                    const std::vector<std::string>& more) {
+    std::vector<std::string> a{"federate",     "join", "--server",  "127.0.0.1:" + std::to_string(port_),
+                               "--name",       name,   "--threads", "1",
+                               "--node-speed", "200"};
+    a.insert(a.end(), data.begin(), data.end());
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+  int port_ = 0;
+};
+
+TEST_F(FederatedServe, ClientsJoinLeaveRejoinAndASilentOneIsLeftOutWhileEveryRoundCompletes) {
+  constexpr int kRounds = 24;
+  Running server(serve(kRounds, 3));
+  Running a(join("a", 96)), b(join("b", 128)), c(join("c", 160));
+  ASSERT_TRUE(server.waitFor("round 3/")) << server.result().output;
+  Running d(join("d", 64)), e(join("e", 80));
+  b.signal(SIGKILL);
+  Running b2(join("b", 128));
+  c.signal(SIGSTOP);  // mid-round, most likely: a round is mostly local training
+  const ProcessResult s = server.result();
+  c.signal(SIGCONT);
+  c.signal(SIGKILL);
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  // Ids go in enrolment order; b keeps its id when it rejoins.
+  EXPECT_NE(s.output.find("(b) rejoined (generation 2)"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("gave no answer in"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("(d) enrolled"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("(e) enrolled"), std::string::npos) << s.output;
+  for (Running* p : {&a, &d, &e, &b2}) EXPECT_EQ(p->result().exitCode, 0);
+  EXPECT_EQ(b.result().exitCode, 128 + SIGKILL);
+
+  const auto rounds = roundsOf(dir_.file("run/rounds.csv"));
+  ASSERT_EQ(rounds.size(), static_cast<size_t>(kRounds));
+  std::set<int> trained;  // clients with an accepted update in some round
+  for (const auto& [round, rows] : rounds)
+    for (const auto& [client, status] : rows)
+      if (status == "ok") trained.insert(client);
+  EXPECT_EQ(trained, (std::set<int>{0, 1, 2, 3, 4}));  // the two late ones trained too
+  EXPECT_EQ(rounds.rbegin()->first, kRounds - 1);
+  // partition.csv from the enrolments: one row per client, with its name and sample count.
+  const std::string partition = readFile(dir_.file("run/partition.csv"));
+  EXPECT_EQ(partition.rfind("client,name,samples,label_0", 0), 0u) << partition;
+  for (const char* row : {"\n0,", "\n1,", "\n2,", "\n3,", "\n4,"})
+    EXPECT_NE(partition.find(row), std::string::npos) << partition;
+  EXPECT_EQ(partition.find("\n5,"), std::string::npos) << partition;
+}
+
+TEST_F(FederatedServe, WrongTokenOtherDataShapeAndOtherModelAreRefusedWhileTheServerGoesOn) {
+  Running server(serve(5, 2, {"--job-token", "right-token"}));
+  const std::vector<std::string> token{"--job-token", "right-token"};
+  // Refused while the server waits for its first clients: 3-channel images of 3 classes make another mlp.
+  EXPECT_EQ(writeImageFolder(dir_.file("images"), 3, 4), "");
+  Running wrongShape(joinWith("shape", {"--data", "imagefolder:" + dir_.file("images"), "--image-size", "8"}, token));
+  Running otherModel(join("other", 64, {"--job-token", "right-token", "--model", "cnn"}));
+  Running wrongToken(join("thief", 64, {"--job-token", "wrong-token"}));
+  expectOneLineError(wrongToken.result(), "job token does not match", 2);
+  expectOneLineError(wrongShape.result(), "the server refused this client: its data makes a different mlp", 2);
+  expectOneLineError(otherModel.result(), "the server refused this client: it asked for model cnn", 2);
+  // The server goes on: the next clients are admitted and every round runs.
+  Running a(join("a", 96, token)), b(join("b", 96, token));
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_NE(s.output.find("refused client 'shape'"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("refused client 'other'"), std::string::npos) << s.output;
+  EXPECT_EQ(roundsOf(dir_.file("run/rounds.csv")).size(), 5u);
+  EXPECT_EQ(a.result().exitCode, 0);
+  EXPECT_EQ(b.result().exitCode, 0);
+  // The server is gone: a join says so in one line, within its --rendezvous-timeout.
+  const ProcessResult late = run(join("late", 64, {"--job-token", "right-token", "--rendezvous-timeout", "1"}));
+  expectOneLineError(late, "cannot reach", 1);
+  EXPECT_LT(late.seconds, 10);
+}
+
+// FedAvg, one local step, every client: one step of synchronous data parallelism on the union of the clients'
+// first batches, each client's gradient weighted by its samples, computed here from the same library functions.
+TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverTheClientsData) {
+  constexpr uint64_t kSeed = 7;
+  constexpr double kLr = 0.1;
+  Running server(serve(1, 3,
+                       {"--local-steps", "1", "--local-batch", "16", "--dropout", "0", "--lr", "0.1", "--seed", "7",
+                        "--save-params", dir_.file("fed.params")}));
+  Running a(join("a", 96)), b(join("b", 128)), c(join("c", 160));
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+
+  // Ids go in enrolment order: partition.csv names them.
+  std::map<int, std::string> names;
+  std::stringstream partition(readFile(dir_.file("run/partition.csv")));
+  std::string line;
+  std::getline(partition, line);
+  while (std::getline(partition, line)) {
+    const auto comma = line.find(',');
+    names[std::stoi(line.substr(0, comma))] = line.substr(comma + 1, line.find(',', comma + 1) - comma - 1);
+  }
+  ASSERT_EQ(names.size(), 3u) << readFile(dir_.file("run/partition.csv"));
+  std::vector<ReferenceClient> clients;
+  int64_t total = 0;
+  for (const auto& [id, name] : names) {
+    data::DataOptions o;
+    o.source = "idx:" + dir_.file("data-" + name);
+    const auto train = data::openDataset(o).train;
+    clients.push_back(
+        {train, federated::LocalBatches(kSeed, 0, federated::kJoinSaltClients, id, train->size(), 16).next(), 0});
+    total += train->size();
+  }
+  for (auto& client : clients) client.weight = static_cast<double>(client.data->size()) / total;
+  models::ModelOptions options;
+  options.name = "mlp";
+  options.width = 0.25;
+  options.dropout = 0;
+  models::fitModelToData(options, clients.front().data->spec());
+  at::manual_seed(kSeed);
+  auto model = models::buildModel(options);
+  const auto start = federated::flatWeights(*model.net);
+  const double worst =
+      maxDifference(loadSavedParameters(dir_.file("fed.params")), dataParallelStep(*model.net, start, clients, kLr));
+  std::cout << "max |served federated - data parallel| = " << worst << "\n";
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT(maxDifference(loadSavedParameters(dir_.file("fed.params")), model.net->parameters()), 1e-4)
+      << "the step must move the weights";
+}
+
+}  // namespace
+}  // namespace balancenet::testing
