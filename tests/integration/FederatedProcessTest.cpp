@@ -321,6 +321,7 @@ TEST_F(FederatedProcess, BadFlagsAreOneLineAndExitTwo) {
   expectOneLineError(federate("bad", {"--alpha", "-1"}), "--alpha", 2);
   expectOneLineError(federate("bad", {"--local-steps", "5:2"}), "--local-steps", 2);
   expectOneLineError(federate("bad", {"--client-eval-fraction", "1"}), "--client-eval-fraction", 2);
+  expectOneLineError(federate("bad", {"--server-opt", "sgd"}), "unknown --server-opt 'sgd'", 2);
   expectOneLineError(federate("bad", {"--clients", "3", "--node-speed", "100,100"}), "--node-speed", 2);
   expectOneLineError(federate("bad", {"--clients", "3", "--net-delay-ms", "1,2"}), "--net-delay-ms", 2);
   expectOneLineError(federate("bad", {"--data-dir", dir_.file("nothing")}), "", 2);

@@ -7,6 +7,7 @@
 #include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/ServerOptFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/LabelPartition.h"
@@ -96,6 +97,7 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
   app.add_option("--max-restarts", f.config.resilience.maxRestarts,
                  "The launcher starts a dead client again this many times in all; it rejoins at a round boundary")
       ->capture_default_str();
+  addServerOptFlags(app, f.options, f.serverOpt);  // federate and federate serve alike
 }
 
 // --alpha, --local-steps, --strategy and the numbers.
@@ -109,6 +111,7 @@ void validateFederatedOptions(FederateFlags& f) {
   // --strategy and the options strategies use (--fraction, --deadline-s, --mu, --buffer, --server-lr) are
   // checked where they are used, by the registry; the rest here.
   const bool asynchronous = federated::makeStrategy(o)->asynchronous();
+  validateServerOptFlags(o, f.serverOpt);
   require(o.localBatch >= 1, fmt::format("--local-batch must be at least 1, got {}", o.localBatch));
   require(o.clientLr > 0, fmt::format("--lr must be positive, got {}", o.clientLr));
   require(o.evalEvery >= 0, fmt::format("--eval-every must not be negative, got {}", o.evalEvery));

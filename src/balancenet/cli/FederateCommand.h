@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/cli/ServerOptFlags.h"
 #include "balancenet/cli/TrainFlags.h"
 #include "balancenet/job/JobConfig.h"
 
@@ -21,6 +22,7 @@ struct FederateFlags {
   std::string alpha = "0.5";
   std::string localSteps = "20";
   double peerTimeoutS = 30;
+  ServerOptRaw serverOpt;  // --aggregator, whether --server-lr is given (ServerOptFlags.h)
 };
 
 void addFederateFlags(CLI::App& app, FederateFlags& flags);

@@ -35,6 +35,15 @@ struct FederatedOptions {
   int evalEvery = 1;                  // --eval-every: rounds between test evaluations on the server
   // --client-eval-fraction: each client's share of its shard held out for federated evaluation (0: none).
   double clientEvalFraction = 0.1;
+  // The server optimiser (serveropt/ServerOptimizer.h): avg (serverLr scales the strategy's update, as ever),
+  // avgm (FedAvgM), adam, yogi, adagrad (Reddi et al. 2021, with serverLr as eta).
+  std::string serverOpt = "avg";  // --server-opt
+  double serverMomentum = 0.9;    // --server-momentum: b1 (avgm, adam, yogi, adagrad)
+  double serverBeta2 = 0.99;      // --server-beta2: b2 (adam, yogi)
+  double serverTau = 1e-3;        // --server-tau: adaptivity tau (adam, yogi, adagrad)
+  double clientMomentum = 0;      // --client-momentum: local SGD momentum, a fresh buffer each task
+  double trimBeta = 0;            // --aggregator trimmed-mean:BETA (0: mean)
+  double maxUpdateNorm = 0;       // --max-update-norm: reject a larger update (0: 10x the round's median)
 };
 
 }  // namespace balancenet::federated

@@ -33,6 +33,8 @@
 #include "balancenet/federated/RoundTimeout.h"
 #include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/federated/UpdateCheck.h"
+#include "balancenet/federated/serveropt/ServerOptimizer.h"
 #include "balancenet/metrics/ProgressLine.h"
 #include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
@@ -67,7 +69,7 @@ struct Returned {
 class Server {
  public:
   Server(const ProcessSettings& s, ClientRoster& roster)
-      : s_(s), o_(s.options), roster_(roster), strategy_(makeStrategy(s.options)) {}
+      : s_(s), o_(s.options), roster_(roster), strategy_(makeStrategy(strategyOptions(s.options))) {}
 
   int run() {
     setUp();
@@ -123,6 +125,7 @@ class Server {
     global_ = state.global;
     savedSpeeds_ = state.samplesPerSecond;  // each client's, applied when it arrives
     records_ = std::move(state.records);
+    optimizer_ = state.optimizer;
     wallBefore_ = state.wallSeconds;
     lastCheckpoint_ = round_;
     spdlog::info("resumed from {}: round {}, model version {}, {:.1f} s trained", stored.path, round_, version_,
@@ -209,6 +212,7 @@ class Server {
     h.mu = task.mu;
     h.lr = o_.clientLr;
     h.evaluate = clientsEvaluate(o_, round, strategy_->asynchronous());
+    h.momentum = o_.clientMomentum;
     auto& channel = channels_[task.client];
     try {
       channel->send(h, global_);
@@ -292,8 +296,14 @@ class Server {
     }
   }
 
-  // Whether the strategy takes the update; a refused one is logged as late.
-  bool accepted(Returned& r, int64_t round) {
+  // Whether the update counts: not refused by UpdateCheck (`rejection`: why it is) and taken by the strategy
+  // (a refused one is logged as late).
+  bool accepted(Returned& r, int64_t round, const std::optional<std::string>& rejection) {
+    if (rejection) {
+      r.record.status = "rejected";
+      spdlog::warn("client {}'s update was rejected: {}; left out of round {}", r.update.client, *rejection, round);
+      return false;
+    }
     if (strategy_->accepts(r.update)) return true;
     r.record.status = "late";
     spdlog::info("client {} missed the deadline ({} of {} local steps); left out of round {}", r.update.client,
@@ -302,7 +312,7 @@ class Server {
   }
 
   void aggregate(const std::vector<ClientUpdate>& updates) {
-    global_ = strategy_->aggregate(global_, updates, version_);
+    global_ = serverStep(o_, global_, strategy_->aggregate(global_, updates, version_), optimizer_);
     ++version_;
   }
 
@@ -333,9 +343,13 @@ class Server {
     // In client order, not arrival order: the aggregation's float sums, and so a resumed run, are then exact.
     std::sort(returned.begin(), returned.end(),
               [](const Returned& a, const Returned& b) { return a.update.client < b.update.client; });
+    std::vector<at::Tensor> deltas;
+    for (const auto& r : returned) deltas.push_back(r.update.delta);
+    const auto rejections = roundRejections(deltas, global_.numel(), o_.maxUpdateNorm);
     std::vector<ClientUpdate> updates;
-    for (auto& r : returned) {
-      if (accepted(r, round_)) updates.push_back(r.update);
+    for (size_t i = 0; i < returned.size(); ++i) {
+      auto& r = returned[i];
+      if (accepted(r, round_, rejections[i])) updates.push_back(r.update);
       lines[r.update.client] = r.record;
       if (r.evaluation) record.clientEvaluations.push_back(*r.evaluation);
     }
@@ -365,7 +379,9 @@ class Server {
       std::vector<ClientRoundRecord> lost;
       collect(returned, lost);
       for (auto& r : returned) {
-        if (accepted(r, version_)) {
+        // No rounds here: an update's norm is compared with the recently accepted ones'.
+        if (accepted(r, version_, rejectionReason(r.update.delta, global_.numel(), recentNorms_, o_.maxUpdateNorm))) {
+          rememberNorm(recentNorms_, updateNorm(r.update.delta));
           updates.push_back(r.update);
           lineOf.push_back(record.clients.size());
         }
@@ -441,6 +457,7 @@ class Server {
     state.global = global_;
     for (const auto& st : states_) state.samplesPerSecond.push_back(st.samplesPerSecond);
     state.records = records_;
+    state.optimizer = optimizer_;
     state.wallSeconds = wall();
     checkpoint::Checkpoint c;
     c.run = federatedIdentity(o_, s_.model.name, *net_);
@@ -513,6 +530,8 @@ class Server {
   TimeoutRule timeoutRule_;
   std::map<int, Flight> flights_;
   std::vector<RoundRecord> records_;
+  ServerOptState optimizer_;         // --server-opt's m and v
+  std::vector<double> recentNorms_;  // fedbuff: the last accepted updates' norms, for UpdateCheck
   int64_t round_ = 0, version_ = 0, lastCheckpoint_ = -1;
   std::unique_ptr<checkpoint::CheckpointStore> checkpoints_;
   std::future<metrics::EvalPoint> evaluating_;

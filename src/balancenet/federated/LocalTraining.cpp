@@ -47,11 +47,18 @@ std::vector<int64_t> LocalBatches::next() {
   return batch;
 }
 
+at::Tensor momentumDirection(const at::Tensor& gradient, at::Tensor& buffer, double momentum) {
+  buffer = buffer.defined() ? buffer.mul_(momentum).add_(gradient) : gradient.clone();  // torch's first step: b = g
+  return buffer;
+}
+
 namespace {
 
-// One SGD step on one batch; returns its real compute time in ms.
+// One SGD step on one batch; returns its real compute time in ms. `buffers`: the momentum buffers, one per
+// parameter (undefined: no step yet), used when momentum > 0.
 double sgdStep(models::Network& net, const ClientShard& shard, const objective::Objective& objective,
-               const std::vector<data::Draw>& batch, double lr, double mu, const std::vector<at::Tensor>& start) {
+               const std::vector<data::Draw>& batch, double lr, double mu, const std::vector<at::Tensor>& start,
+               double momentum, std::vector<at::Tensor>& buffers) {
   Stopwatch watch;
   const data::Batch b = shard.data->trainingBatch(batch);
   net.zero_grad();
@@ -64,6 +71,7 @@ double sgdStep(models::Network& net, const ClientShard& shard, const objective::
     if (!p.grad().defined()) continue;
     auto g = p.grad();
     if (mu > 0) g = g + mu * (p - start[i]);  // the gradient of (mu / 2) ||w - w_start||^2
+    if (momentum > 0) g = momentumDirection(g, buffers[i], momentum);
     p.sub_(g, lr);
   }
   return watch.elapsedMs();
@@ -77,6 +85,7 @@ LocalWork trainLocally(models::Network& net, const ClientShard& shard, const obj
   std::vector<at::Tensor> start;
   if (task.mu > 0)
     for (const auto& p : net.parameters()) start.push_back(p.detach().clone());
+  std::vector<at::Tensor> buffers(net.parameters().size());
   LocalWork work;
   Stopwatch elapsed;
   double lastStepS = 0;
@@ -92,7 +101,7 @@ LocalWork trainLocally(models::Network& net, const ClientShard& shard, const obj
       }
     }
     Stopwatch stepWatch;
-    const double computeMs = sgdStep(net, shard, objective, batch, task.lr, task.mu, start);
+    const double computeMs = sgdStep(net, shard, objective, batch, task.lr, task.mu, start, task.momentum, buffers);
     if (pace.mode) {
       const double sleepMs = emulation::paceSleepMs(*pace.mode, pace.factor, computeMs, samples);
       if (sleepMs > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(sleepMs));

@@ -50,6 +50,10 @@ struct ClientPace {
   double factor = 1;
 };
 
+// Heavy-ball momentum as torch.optim.SGD has it (no dampening): buffer = momentum x buffer + gradient (the
+// gradient itself when `buffer` is undefined: a task's first step); returns the step direction, the buffer.
+at::Tensor momentumDirection(const at::Tensor& gradient, at::Tensor& buffer, double momentum);
+
 struct LocalWork {
   int64_t doneSteps = 0;
   int64_t samples = 0;
@@ -58,7 +62,9 @@ struct LocalWork {
 };
 
 // Runs `task.localSteps` steps of SGD with step size task.lr on the mean loss of each batch, plus
-// FedProx's proximal term (task.mu / 2) ||w - w_start||^2 over the parameters when mu > 0. With a deadline,
+// FedProx's proximal term (task.mu / 2) ||w - w_start||^2 over the parameters when mu > 0; with
+// task.momentum rho > 0, heavy-ball momentum as torch.optim.SGD has it (b = rho b + g; w -= lr b), the buffer
+// starting at 0 for every task (the client keeps nothing between rounds). With a deadline,
 // it stops before a step that would end after it (the step's expected length: the last step's, at least
 // the pace), so what it sends arrives by then.
 // Batches are the shard's training draws (augmented where the data augments).

@@ -21,7 +21,9 @@ struct ClientRoundRecord {
   double seconds = 0;         // from the task's send to its update's arrival
   double computeSeconds = 0;  // of which it trained (paced); the rest is transfer and waiting
   int64_t staleness = 0;      // server versions between its start and its aggregation
-  std::string status = "ok";  // ok | late (missed the deadline, left out) | dead | skipped (not sampled)
+  // ok | late (missed the deadline, left out) | rejected (UpdateCheck refused it: NaN/Inf, wrong size, huge
+  // norm) | dead | skipped (not sampled)
+  std::string status = "ok";
 };
 
 struct RoundRecord {

@@ -70,11 +70,17 @@ RoundRecord recordFrom(const json& j) {
 
 }  // namespace
 
+std::string federatedIdentityOptimizer(const FederatedOptions& options) {
+  std::string name = "federated " + options.strategy;
+  if (options.serverOpt != "avg") name += " " + options.serverOpt;  // avg: the identity from before --server-opt
+  return name;
+}
+
 checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const std::string& modelName,
                                           const models::Network& net) {
   checkpoint::RunIdentity run;
   run.signature = checkpoint::ModelSignature::of(modelName, net);
-  run.optimizer = "federated " + options.strategy;
+  run.optimizer = federatedIdentityOptimizer(options);
   run.worldSize = options.clients;
   run.globalBatch = options.localBatch;
   run.seed = options.seed;
@@ -84,8 +90,12 @@ checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const
 std::string encodeServerState(const ServerState& s) {
   json records = json::array();
   for (const auto& r : s.records) records.push_back(toJson(r));
-  const json header{{"round", s.round},      {"version", s.version},        {"samples_per_second", s.samplesPerSecond},
-                    {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records}};
+  json header{{"round", s.round},      {"version", s.version},        {"samples_per_second", s.samplesPerSecond},
+              {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records}};
+  std::vector<at::Tensor> moments;  // m then v, each present only once the optimiser made them
+  for (const auto& t : {s.optimizer.m, s.optimizer.v})
+    if (t.defined()) moments.push_back(t.contiguous().to(at::kDouble).reshape({-1}));
+  if (!moments.empty()) header["moments"] = moments.size();
   const std::string text = header.dump();
   const uint64_t length = text.size();
   const auto weights = s.global.contiguous().to(at::kFloat);
@@ -93,6 +103,8 @@ std::string encodeServerState(const ServerState& s) {
   std::memcpy(bytes.data(), &length, sizeof length);
   bytes += text;
   bytes.append(reinterpret_cast<const char*>(weights.data_ptr<float>()), weights.numel() * sizeof(float));
+  for (const auto& t : moments)
+    bytes.append(reinterpret_cast<const char*>(t.data_ptr<double>()), t.numel() * sizeof(double));
   return bytes;
 }
 
@@ -110,10 +122,19 @@ ServerState decodeServerState(const std::string& bytes) {
     s.wallSeconds = header.at("wall");
     for (const auto& r : header.at("records")) s.records.push_back(recordFrom(r));
     const int64_t n = header.at("weights");
-    if (bytes.size() != sizeof length + length + n * sizeof(float))
+    const int64_t moments = header.value("moments", 0);
+    if (moments < 0 || moments > 2 ||
+        bytes.size() != sizeof length + length + n * (sizeof(float) + moments * sizeof(double)))
       throw RuntimeFailure("federated server state: the weights' length does not match");
+    const char* cursor = bytes.data() + sizeof length + length;
     s.global = at::empty({n}, at::kFloat);
-    std::memcpy(s.global.data_ptr<float>(), bytes.data() + sizeof length + length, n * sizeof(float));
+    std::memcpy(s.global.data_ptr<float>(), cursor, n * sizeof(float));
+    cursor += n * sizeof(float);
+    for (int64_t k = 0; k < moments; ++k, cursor += n * sizeof(double)) {
+      auto& t = k == 0 ? s.optimizer.m : s.optimizer.v;
+      t = at::empty({n}, at::kDouble);
+      std::memcpy(t.data_ptr<double>(), cursor, n * sizeof(double));
+    }
   } catch (const json::exception& e) {
     throw RuntimeFailure(fmt::format("federated server state: {}", e.what()));
   }

@@ -12,6 +12,7 @@
 #include "balancenet/checkpoint/CheckpointFile.h"
 #include "balancenet/federated/FederatedOptions.h"
 #include "balancenet/federated/RoundLog.h"
+#include "balancenet/federated/serveropt/ServerOptimizer.h"
 #include "balancenet/models/Network.h"
 
 namespace balancenet::federated {
@@ -22,11 +23,14 @@ struct ServerState {
   at::Tensor global;                     // flat float32 weights
   std::vector<double> samplesPerSecond;  // per client; 0: not measured
   std::vector<RoundRecord> records;
-  double wallSeconds = 0;  // training time so far (a resumed run's clock goes on from here)
+  double wallSeconds = 0;    // training time so far (a resumed run's clock goes on from here)
+  ServerOptState optimizer;  // --server-opt's m and v (undefined: none yet), raw float64 after the weights
 };
 
 // What must match for a resume: the model, clients (worldSize), --local-batch (globalBatch), the seed;
-// the strategy is compared as the "optimizer".
+// the strategy and a --server-opt other than avg are compared as the "optimizer".
+// "federated <strategy>[ <server optimiser other than avg>]".
+std::string federatedIdentityOptimizer(const FederatedOptions& options);
 checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const std::string& modelName,
                                           const models::Network& net);
 

@@ -28,7 +28,7 @@ enum Slot : int64_t {
   kCompute,
   kStoppedEarly,
   kBatch,
-  kReserved13,  // client momentum's
+  kMomentum,
   kEvaluate,
   kEvalSamples,
   kEvalAccuracy,
@@ -54,6 +54,7 @@ at::Tensor encodeHeader(const MessageHeader& h) {
   s[kCompute] = h.computeSeconds;
   s[kStoppedEarly] = h.stoppedEarly ? 1 : 0;
   s[kBatch] = static_cast<double>(h.batch);
+  s[kMomentum] = h.momentum;
   s[kEvaluate] = h.evaluate ? 1 : 0;
   s[kEvalSamples] = static_cast<double>(h.evalSamples);
   s[kEvalAccuracy] = h.evalAccuracy;
@@ -91,6 +92,7 @@ MessageHeader decodeHeader(const at::Tensor& slots) {
   h.computeSeconds = s[kCompute];
   h.stoppedEarly = s[kStoppedEarly] != 0;
   h.batch = count(kBatch);
+  h.momentum = s[kMomentum];
   h.evaluate = s[kEvaluate] != 0;
   h.evalSamples = count(kEvalSamples);
   h.evalAccuracy = s[kEvalAccuracy];

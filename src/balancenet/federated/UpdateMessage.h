@@ -23,7 +23,8 @@ struct MessageHeader {
   int64_t samples = 0;        // Update: samples trained on
   double computeSeconds = 0;  // Update: local training time, paced
   bool stoppedEarly = false;  // Update: the deadline stopped it
-  // Slot 13 is reserved (client momentum). Federated evaluation (ClientEvaluation.h):
+  double momentum = 0;        // Task: local SGD momentum (--client-momentum; 0: plain SGD)
+  // Federated evaluation (ClientEvaluation.h):
   bool evaluate = false;    // Task: evaluate the received model on the client's held-out data before training
   int64_t evalSamples = 0;  // Update: held-out samples evaluated (0: none)
   double evalAccuracy = 0;  // Update: their accuracy under the received model

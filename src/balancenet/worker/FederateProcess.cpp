@@ -32,7 +32,15 @@ std::string settingsJson(const JobConfig& c) {
       {"seed", o.seed},
       {"rounds_asked", o.rounds},
       {"time_budget_s", o.timeBudgetS},
-      {"client_eval_fraction", o.clientEvalFraction}};
+      {"client_eval_fraction", o.clientEvalFraction},
+
+      {"server_opt", o.serverOpt},
+      {"server_momentum", o.serverMomentum},
+      {"server_beta2", o.serverBeta2},
+      {"server_tau", o.serverTau},
+      {"client_momentum", o.clientMomentum},
+      {"trim_beta", o.trimBeta},
+      {"max_update_norm", o.maxUpdateNorm}};
   j["alpha"] = o.alpha == federated::kIid ? nlohmann::json("iid") : nlohmann::json(o.alpha);
   return j.dump();
 }

@@ -44,6 +44,23 @@ TEST_F(FederateFlagsTest, ValuesReachTheOptions) {
   EXPECT_EQ(c.resilience.peerTimeout.count(), 4000);
   EXPECT_EQ(c.resilience.maxRestarts, 2);
   EXPECT_EQ(parseFederateCommandLine({"--local-steps", "7"}).federated->localSteps.high, 7);
+  const auto opt = *parseFederateCommandLine({"--server-opt", "yogi", "--server-lr", "0.03", "--server-momentum", "0.5",
+                                              "--server-beta2", "0.9", "--server-tau", "0.01", "--client-momentum",
+                                              "0.8", "--aggregator", "trimmed-mean:0.2", "--max-update-norm", "50"})
+                        .federated;
+  EXPECT_EQ(opt.serverOpt, "yogi");
+  EXPECT_DOUBLE_EQ(opt.serverLr, 0.03);
+  EXPECT_DOUBLE_EQ(opt.serverMomentum, 0.5);
+  EXPECT_DOUBLE_EQ(opt.serverBeta2, 0.9);
+  EXPECT_DOUBLE_EQ(opt.serverTau, 0.01);
+  EXPECT_DOUBLE_EQ(opt.clientMomentum, 0.8);
+  EXPECT_DOUBLE_EQ(opt.trimBeta, 0.2);
+  EXPECT_DOUBLE_EQ(opt.maxUpdateNorm, 50);
+  EXPECT_DOUBLE_EQ(parseFederateCommandLine({"--aggregator", "trimmed-mean"}).federated->trimBeta, 0.1);
+  EXPECT_EQ(parseFederateCommandLine({}).federated->serverOpt, "avg");
+  EXPECT_EQ(parseFederateCommandLine({}).federated->serverLr, 1) << "avg: the strategy's update unscaled";
+  EXPECT_EQ(parseFederateCommandLine({"--server-opt", "adam"}).federated->serverLr, kDefaultAdaptiveServerLr);
+  EXPECT_EQ(parseFederateCommandLine({"--server-opt", "avgm"}).federated->serverLr, 1);
 }
 
 TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
@@ -58,6 +75,14 @@ TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
   expectFederateRefused({"--clients", "0"}, "--clients must be at least 1");
   expectFederateRefused({"--rounds", "0"}, "--rounds");
   expectFederateRefused({"--local-batch", "0"}, "--local-batch");
+  expectFederateRefused({"--server-opt", "sgd"}, "unknown --server-opt 'sgd'");
+  expectFederateRefused({"--server-momentum", "1"}, "--server-momentum must be in [0, 1)");
+  expectFederateRefused({"--server-beta2", "-0.5"}, "--server-beta2 must be in [0, 1)");
+  expectFederateRefused({"--server-tau", "0"}, "--server-tau must be positive");
+  expectFederateRefused({"--client-momentum", "-0.1"}, "--client-momentum must be in [0, 1)");
+  expectFederateRefused({"--aggregator", "trimmed-mean:0.5"}, "--aggregator must be");
+  expectFederateRefused({"--aggregator", "median"}, "--aggregator must be");
+  expectFederateRefused({"--max-update-norm", "-1"}, "--max-update-norm must be");
   expectFederateRefused({"--buffer", "0"}, "--buffer");
   expectFederateRefused({"--lr", "0"}, "--lr must be positive");
   expectFederateRefused({"--deadline-s", "-1"}, "--deadline-s");

@@ -32,8 +32,9 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   h.evalSamples = 37;
   h.evalAccuracy = 0.8125;
   h.evalLoss = 1.0 / 3;
+  h.momentum = 0.9;
   const auto slots = encodeHeader(h);
-  EXPECT_EQ(slots[13].item<double>(), 0) << "slot 13 is reserved for client momentum";
+  EXPECT_EQ(slots[13].item<double>(), 0.9) << "slot 13 is client momentum";
   EXPECT_EQ(slots.numel(), kHeaderSlots);
   EXPECT_EQ(slots.scalar_type(), at::kDouble);
   const auto d = decodeHeader(slots);
@@ -56,6 +57,7 @@ TEST(UpdateMessage, EveryFieldSurvivesTheRoundTrip) {
   const auto plain = decodeHeader(encodeHeader(MessageHeader{}));
   EXPECT_EQ(plain.kind, MessageKind::Task);
   EXPECT_FALSE(plain.evaluate);
+  EXPECT_EQ(d.momentum, 0.9);
 }
 
 TEST(UpdateMessage, ForeignOrDamagedHeadersAreRefused) {

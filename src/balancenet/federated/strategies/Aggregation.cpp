@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/federated/strategies/TrimmedMean.h"
 
 namespace balancenet::federated {
 
@@ -36,19 +37,39 @@ at::Tensor applyWeightedDeltas(const at::Tensor& global, const std::vector<Clien
   return sum.to(global.scalar_type());
 }
 
-at::Tensor fedNovaAggregate(const at::Tensor& global, const std::vector<ClientUpdate>& updates, double serverLr) {
+at::Tensor combineDeltas(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
+                         const std::vector<double>& weights, const std::vector<double>& divisors, double trimBeta) {
+  if (trimBeta > 0) return trimmedMeanAggregate(global, updates, weights, divisors, trimBeta);
+  if (divisors.empty()) return applyWeightedDeltas(global, updates, weights);
+  if (divisors.size() != weights.size())
+    throw InternalError(fmt::format("combineDeltas: {} divisors for {} weights", divisors.size(), weights.size()));
+  std::vector<double> w;
+  for (size_t i = 0; i < weights.size(); ++i) w.push_back(weights[i] / divisors[i]);
+  return applyWeightedDeltas(global, updates, w);
+}
+
+double fedNovaStepWeight(int64_t steps, double momentum) {
+  const auto tau = static_cast<double>(steps);
+  if (momentum == 0) return tau;
+  return (tau - momentum * (1 - std::pow(momentum, tau)) / (1 - momentum)) / (1 - momentum);
+}
+
+at::Tensor fedNovaAggregate(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
+                            const FederatedOptions& options) {
   const auto p = sampleWeights(updates);
   double tauEff = 0;
+  std::vector<double> a;
   for (size_t i = 0; i < updates.size(); ++i) {
     if (updates[i].doneSteps < 1)
       throw InternalError(
           fmt::format("fedNovaAggregate: client {} did {} steps", updates[i].client, updates[i].doneSteps));
-    tauEff += p[i] * static_cast<double>(updates[i].doneSteps);
+    a.push_back(fedNovaStepWeight(updates[i].doneSteps, options.clientMomentum));
+    tauEff += p[i] * a[i];
   }
-  // serverLr x tau_eff x p_i / a_i: the weight of delta_i itself.
+  // serverLr x tau_eff x p_i, over a_i: the weight of delta_i itself.
   std::vector<double> w;
-  for (size_t i = 0; i < updates.size(); ++i) w.push_back(serverLr * tauEff * p[i] / double(updates[i].doneSteps));
-  return applyWeightedDeltas(global, updates, w);
+  for (size_t i = 0; i < updates.size(); ++i) w.push_back(options.serverLr * tauEff * p[i]);
+  return combineDeltas(global, updates, w, a, options.trimBeta);
 }
 
 double stalenessWeight(int64_t staleness) {

@@ -18,10 +18,24 @@ std::vector<double> sampleWeights(const std::vector<ClientUpdate>& updates);
 at::Tensor applyWeightedDeltas(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
                                const std::vector<double>& weights);
 
-// FedNova (Wang et al. 2020) for clients running plain local SGD (no client momentum): d_i = delta_i / a_i with
-// a_i = doneSteps_i, tau_eff = sum_i p_i a_i, new = global + serverLr x tau_eff x sum_i p_i d_i. Unequal local
-// work thus moves the model by the average step direction, not towards the clients that did the most steps.
-at::Tensor fedNovaAggregate(const at::Tensor& global, const std::vector<ClientUpdate>& updates, double serverLr);
+// The strategies' one way to fold updates: the values delta_i / divisors_i (empty: all 1) combined with weights
+// w_i. trimBeta 0 (--aggregator mean): global + sum_i (w_i / divisors_i) delta_i (applyWeightedDeltas, bit for
+// bit as before --aggregator existed); else the weighted coordinate-wise trimmed mean (TrimmedMean.h), which
+// trims the values the strategy averages (FedNova's normalised d_i, not the raw deltas).
+at::Tensor combineDeltas(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
+                         const std::vector<double>& weights, const std::vector<double>& divisors, double trimBeta);
+
+// FedNova's a_i for `steps` local steps of SGD with momentum rho (Wang et al. 2020, section 4): the sum over the
+// steps of each gradient's total weight in the delta, [steps - rho (1 - rho^steps) / (1 - rho)] / (1 - rho);
+// `steps` itself for plain SGD (rho 0).
+double fedNovaStepWeight(int64_t steps, double momentum);
+
+// FedNova (Wang et al. 2020): d_i = delta_i / a_i with a_i = fedNovaStepWeight(doneSteps_i, the clients'
+// momentum), tau_eff = sum_i p_i a_i, new = global + serverLr x tau_eff x sum_i p_i d_i (a trimmed mean of the
+// d_i with trimBeta > 0, tau_eff over all accepted). Unequal local work thus moves the model by the average step
+// direction, not towards the clients that did the most steps.
+at::Tensor fedNovaAggregate(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
+                            const FederatedOptions& options);
 
 // FedBuff's weight of an update `staleness` server versions old: 1 / sqrt(1 + staleness) (Nguyen et al. 2022).
 double stalenessWeight(int64_t staleness);

@@ -14,7 +14,7 @@ at::Tensor FedAvgStrategy::aggregate(const at::Tensor& global, const std::vector
                                      int64_t /*version*/) {
   auto weights = sampleWeights(updates);
   for (auto& w : weights) w *= options_.serverLr;
-  return applyWeightedDeltas(global, updates, weights);
+  return combineDeltas(global, updates, weights, {}, options_.trimBeta);
 }
 
 }  // namespace balancenet::federated

@@ -15,7 +15,7 @@ at::Tensor FedBuffStrategy::aggregate(const at::Tensor& global, const std::vecto
   std::vector<double> weights;
   for (const auto& u : updates)
     weights.push_back(options_.serverLr * stalenessWeight(version - u.baseVersion) / double(updates.size()));
-  return applyWeightedDeltas(global, updates, weights);
+  return combineDeltas(global, updates, weights, {}, options_.trimBeta);
 }
 
 }  // namespace balancenet::federated

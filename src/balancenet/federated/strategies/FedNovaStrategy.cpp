@@ -12,7 +12,7 @@ std::vector<ClientTask> FedNovaStrategy::configure(const RoundContext& context) 
 
 at::Tensor FedNovaStrategy::aggregate(const at::Tensor& global, const std::vector<ClientUpdate>& updates,
                                       int64_t /*version*/) {
-  return fedNovaAggregate(global, updates, options_.serverLr);
+  return fedNovaAggregate(global, updates, options_);
 }
 
 }  // namespace balancenet::federated
