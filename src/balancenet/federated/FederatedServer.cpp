@@ -20,6 +20,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
@@ -128,8 +129,14 @@ class Server {
     optimizer_ = state.optimizer;
     wallBefore_ = state.wallSeconds;
     lastCheckpoint_ = round_;
+    tasksLostOnResume_ = state.tasksLostOnResume + state.tasksInFlight;
     spdlog::info("resumed from {}: round {}, model version {}, {:.1f} s trained", stored.path, round_, version_,
                  wallBefore_);
+    // The clients' work on them is not in the checkpoint (it was under way); their clients get new tasks.
+    if (state.tasksInFlight > 0)
+      spdlog::warn("{} tasks were out at clients when that checkpoint was written; their work is lost and they "
+                   "are counted in summary.json's tasks_lost_on_resume",
+                   state.tasksInFlight);
   }
 
   // The first clients, from the roster (launched: all of them; enrolled: --min-clients).
@@ -208,7 +215,7 @@ class Server {
     h.version = version_;
     h.localSteps = task.localSteps;
     h.batch = task.batch > 0 ? task.batch : o_.localBatch;
-    h.deadlineS = task.deadlineS;
+    h.deadlineS = deadlineWithinBudget(task.deadlineS, o_.timeBudgetS, wall());
     h.mu = task.mu;
     h.lr = o_.clientLr;
     h.evaluate = clientsEvaluate(o_, round, strategy_->asynchronous());
@@ -221,7 +228,7 @@ class Server {
       return false;
     }
     const TaskTiming timing{task.localSteps * h.batch, states_[task.client].samplesPerSecond, slowestMeasured(),
-                            modelBytes_, task.deadlineS};
+                            modelBytes_, h.deadlineS};
     timeoutRule_.slackS = s_.peerTimeout.count() / 1000.0;
     flights_[task.client] = Flight{task,
                                    round,
@@ -449,6 +456,13 @@ class Server {
     lastAccuracy_ = e.accuracy;
   }
 
+  // The run's settings for summary.json, with the tasks that resumes lost.
+  std::string settingsWithLosses() const {
+    auto j = nlohmann::json::parse(s_.settingsJson);
+    j["tasks_lost_on_resume"] = tasksLostOnResume_;
+    return j.dump();
+  }
+
   void writeCheckpoint() {
     finishEvaluation();
     ServerState state;
@@ -459,6 +473,8 @@ class Server {
     state.records = records_;
     state.optimizer = optimizer_;
     state.wallSeconds = wall();
+    state.tasksInFlight = static_cast<int64_t>(flights_.size());
+    state.tasksLostOnResume = tasksLostOnResume_;
     checkpoint::Checkpoint c;
     c.run = federatedIdentity(o_, s_.model.name, *net_);
     c.step = round_;
@@ -500,7 +516,7 @@ class Server {
     trainer::writeRunFile(s_.runDir, "rounds.csv", roundsCsv(records_));
     if (o_.clientEvalFraction > 0) trainer::writeRunFile(s_.runDir, "client_eval.csv", clientEvalCsv(records_));
     const auto summary = summarise(strategy_->name(), static_cast<int>(states_.size()), records_);
-    trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, s_.settingsJson));
+    trainer::writeRunFile(s_.runDir, "summary.json", summaryJson(summary, settingsWithLosses()));
     if (!s_.saveParams.empty()) {
       loadFlatWeights(*net_, global_);
       std::vector<at::Tensor> params;
@@ -539,6 +555,7 @@ class Server {
   double lastAccuracy_ = -1;
   std::optional<double> lastClientAccuracy_;  // the clients' held-out accuracy, weighted, of the last such round
   double wallBefore_ = 0;
+  int64_t tasksLostOnResume_ = 0;  // tasks out at a checkpoint that a resume started from (fedbuff's in flight)
   Clock::time_point trainStart_, lastProgress_;
   int64_t samples_ = 0;  // trained by the clients in the rounds recorded, for the progress line
 };

@@ -19,4 +19,10 @@ double giveUpSeconds(const TaskTiming& task, const TimeoutRule& rule) {
   return compute + transfer + rule.slackS;
 }
 
+double deadlineWithinBudget(double taskDeadlineS, double budgetS, double elapsedS) {
+  if (budgetS <= 0) return taskDeadlineS;
+  const double remaining = std::max(kLeastTaskSeconds, budgetS - elapsedS);
+  return taskDeadlineS > 0 ? std::min(taskDeadlineS, remaining) : remaining;
+}
+
 }  // namespace balancenet::federated

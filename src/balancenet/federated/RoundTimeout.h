@@ -29,4 +29,11 @@ double expectedComputeSeconds(const TaskTiming& task, const TimeoutRule& rule);
 // which the client keeps itself) + two model transfers at transferBytesPerS + slackS.
 double giveUpSeconds(const TaskTiming& task, const TimeoutRule& rule);
 
+// A task's deadline (seconds of local training) under --time-budget-s: the strategy's own (0: none), cut to the
+// budget's remaining time so that the clients stop at the budget and the round ends there instead of running
+// on past it (at least kLeastTaskSeconds, so a task sent right at the budget still has a step's room).
+// budgetS 0: no budget, the task's deadline as it was.
+inline constexpr double kLeastTaskSeconds = 0.05;
+double deadlineWithinBudget(double taskDeadlineS, double budgetS, double elapsedS);
+
 }  // namespace balancenet::federated

@@ -91,7 +91,8 @@ std::string encodeServerState(const ServerState& s) {
   json records = json::array();
   for (const auto& r : s.records) records.push_back(toJson(r));
   json header{{"round", s.round},      {"version", s.version},        {"samples_per_second", s.samplesPerSecond},
-              {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records}};
+              {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records},
+              {"tasks_in_flight", s.tasksInFlight}, {"tasks_lost_on_resume", s.tasksLostOnResume}};
   std::vector<at::Tensor> moments;  // m then v, each present only once the optimiser made them
   for (const auto& t : {s.optimizer.m, s.optimizer.v})
     if (t.defined()) moments.push_back(t.contiguous().to(at::kDouble).reshape({-1}));
@@ -120,6 +121,8 @@ ServerState decodeServerState(const std::string& bytes) {
     s.version = header.at("version");
     s.samplesPerSecond = header.at("samples_per_second").get<std::vector<double>>();
     s.wallSeconds = header.at("wall");
+    s.tasksInFlight = header.value("tasks_in_flight", int64_t{0});  // absent in checkpoints before issue 33
+    s.tasksLostOnResume = header.value("tasks_lost_on_resume", int64_t{0});
     for (const auto& r : header.at("records")) s.records.push_back(recordFrom(r));
     const int64_t n = header.at("weights");
     const int64_t moments = header.value("moments", 0);

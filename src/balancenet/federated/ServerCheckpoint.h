@@ -25,6 +25,10 @@ struct ServerState {
   std::vector<RoundRecord> records;
   double wallSeconds = 0;    // training time so far (a resumed run's clock goes on from here)
   ServerOptState optimizer;  // --server-opt's m and v (undefined: none yet), raw float64 after the weights
+  // Tasks out at clients when the checkpoint was written (fedbuff always has some): their work is not in the
+  // checkpoint, so a resume loses it; the resumed run logs and counts them (summary.json tasks_lost_on_resume).
+  int64_t tasksInFlight = 0;
+  int64_t tasksLostOnResume = 0;  // lost by the resumes before this checkpoint
 };
 
 // What must match for a resume: the model, clients (worldSize), --local-batch (globalBatch), the seed;

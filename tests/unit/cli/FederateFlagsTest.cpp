@@ -88,7 +88,7 @@ TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
   expectFederateRefused({"--deadline-s", "-1"}, "--deadline-s");
   expectFederateRefused({"--workers", "3"}, "--workers");  // not offered: --clients sets the processes
   expectFederateRefused({"--resume"}, "--resume needs --checkpoint-dir");
-  expectFederateRefused({"--clients", "2", "--net-delay-ms", "1,1"}, "--net-delay-ms");
+  expectFederateRefused({"--clients", "3", "--net-delay-ms", "1,1"}, "--net-delay-ms has 2 values");
   expectFederateRefused({"--sync-bn"}, "--sync-bn");
   expectFederateRefused({"--clients", "3", "--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500"},
                         "must be --clients 3 + 1");

@@ -43,17 +43,29 @@ TEST(RoundTimeout, ATaskWithADeadlineIsGivenUpItsDeadlinePlusTransferAndSlack) {
 
 Enrolment sample() { return {"site-3", 1234, {600, 634}, {37764, 0xfeedbeefcafe1234ull}, ""}; }
 
+// --time-budget-s within a round: a task's deadline is cut to the budget's remaining time, never below a step's room.
+TEST(RoundTimeout, ATasksDeadlineIsCutToTheTimeBudgetsRemainder) {
+  EXPECT_EQ(deadlineWithinBudget(5, 0, 100), 5) << "no budget: the strategy's deadline";
+  EXPECT_EQ(deadlineWithinBudget(0, 0, 100), 0) << "no budget, no deadline";
+  EXPECT_DOUBLE_EQ(deadlineWithinBudget(0, 60, 45.5), 14.5) << "no deadline: the budget's remainder";
+  EXPECT_DOUBLE_EQ(deadlineWithinBudget(5, 60, 45.5), 5) << "the deadline ends first";
+  EXPECT_DOUBLE_EQ(deadlineWithinBudget(20, 60, 45.5), 14.5) << "the budget ends first";
+  EXPECT_DOUBLE_EQ(deadlineWithinBudget(20, 60, 61), kLeastTaskSeconds) << "sent past the budget";
+}
+
 TEST(Enrolment, RecordsSurviveTheRoundTrip) {
   const Enrolment e = decodeEnrolment(encodeEnrolment(sample()));
   EXPECT_EQ(e.name, "site-3");
   EXPECT_EQ(e.samples, 1234);
   EXPECT_EQ(e.labelCounts, (std::vector<int64_t>{600, 634}));
   EXPECT_TRUE(e.signature == sample().signature);  // all 64 bits of the hash
-  const ServedModel m = decodeServedModel(encodeServedModel({"gpt", 0.5, 0, 2, 4, 64, 99}));
+  const ServedModel m = decodeServedModel(encodeServedModel({"gpt", 0.5, 0, 2, 4, 64, 99, 10, 0.25}));
   EXPECT_EQ(m.name, "gpt");
   EXPECT_EQ(m.width, 0.5);
   EXPECT_EQ(m.embed, 64);
   EXPECT_EQ(m.seed, 99u);
+  EXPECT_EQ(m.classes, 10) << "a client builds the server's output size, whatever labels its shard has";
+  EXPECT_EQ(m.clientEvalFraction, 0.25);
   const EnrolmentReply r = decodeReply(encodeReply({true, 7, ""}));
   EXPECT_TRUE(r.accepted);
   EXPECT_EQ(r.client, 7);

@@ -83,6 +83,8 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   s.global = at::randn({1000}, at::kFloat);
   s.samplesPerSecond = {0, 12.5, 1.0 / 3};
   s.wallSeconds = 12.75;
+  s.tasksInFlight = 3;  // fedbuff's tasks out at the checkpoint: a resume loses and counts them
+  s.tasksLostOnResume = 2;
   RoundRecord r;
   r.round = 5;
   r.wallSeconds = 1.0 / 7;
@@ -97,6 +99,8 @@ TEST(ServerStateBytes, RoundTripIsExact) {
   EXPECT_TRUE(at::equal(d.global, s.global));
   EXPECT_EQ(d.samplesPerSecond, s.samplesPerSecond);
   EXPECT_EQ(d.wallSeconds, 12.75);
+  EXPECT_EQ(d.tasksInFlight, 3);
+  EXPECT_EQ(d.tasksLostOnResume, 2);
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[0].wallSeconds, r.wallSeconds);
   EXPECT_EQ(d.records[0].testAccuracy, r.testAccuracy);
