@@ -12,6 +12,7 @@
 #   fedavg-adam      FedAdam (Reddi et al.): fedavg's clients, --server-opt adam --server-lr ETA on the server
 #   fedavg           FedAdam's baseline, fedavg with the same LOCAL_STEPS (the same flags as fedavg-wait-all: the
 #                    two rows also show the run-to-run spread)
+#   balanced-adam    balanced with FedAdam on the server (the server optimiser composes with every strategy)
 # Usage: bench/federated_real.sh [OUT]        (needs root and a testbed-capable machine; see testbed.sh check)
 #   SYSTEMS="..."    a subset or order of the systems above (default: balanced fedavg-wait-all fedbuff fedavg-adam
 #                    fedavg)
@@ -41,7 +42,7 @@ for v in $VARS; do
   [ -z "${!v:-}" ] || overrides+="$v=$(printf %q "${!v}") "
 done
 command="${overrides}bench/federated_real.sh $*"
-ALL_SYSTEMS="balanced fedavg-wait-all fedbuff fedavg-adam fedavg"
+ALL_SYSTEMS="balanced fedavg-wait-all fedbuff fedavg-adam fedavg balanced-adam"
 SYSTEMS=${SYSTEMS:-$ALL_SYSTEMS}
 QUOTAS=${QUOTAS:-0.4,0.3,0.25,0.2,0.15,0.15,0.1,0.1}
 ALPHA=${ALPHA:-0.1}
@@ -96,6 +97,7 @@ flags() {
     fedavg-wait-all | fedavg) echo --strategy fedavg --local-steps "$LOCAL_STEPS" ;;
     fedbuff) echo --strategy fedbuff --local-steps "$LOCAL_STEPS" --buffer "$BUFFER" ;;
     fedavg-adam) echo --strategy fedavg --local-steps "$LOCAL_STEPS" --server-opt adam --server-lr "$ETA" ;;
+    balanced-adam) echo --strategy balanced --deadline-s "$DEADLINE" --server-opt adam --server-lr "$ETA" ;;
   esac
 }
 

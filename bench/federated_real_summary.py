@@ -97,7 +97,9 @@ def main():
     checks = {}
     for fast, slow, what in (("balanced", "fedavg-wait-all", "balanced vs waiting for all"),
                              ("balanced", "fedbuff", "balanced vs asynchronous"),
-                             ("fedavg-adam", "fedavg", "FedAdam vs FedAvg (server optimiser, same clients)")):
+                             ("fedavg-adam", "fedavg" if "fedavg" in runs else "fedavg-wait-all",
+                              "FedAdam vs FedAvg (server optimiser, same clients)"),
+                             ("balanced-adam", "balanced", "FedAdam vs FedAvg on the server, under balanced")):
         check, text = compare(runs, fast, slow, what)
         if check is not None:
             checks[f"{fast}_vs_{slow}"] = check

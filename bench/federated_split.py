@@ -8,10 +8,9 @@ Usage: federated_split.py SRC DST CLIENTS ALPHA SEED
   proportions as its training share (federated evaluation on the client's own distribution).
 For each label, shares q ~ Dirichlet(alpha x 1) over the clients (numpy, seeded) cut that label's samples,
 train and test alike; drawn again (the next draw of the same generator) until every client has at least
-MIN_TRAIN training samples and one test sample. Then a client without the last label gets one sample of it
-(from the client with the most): balanced sizes a model's output from the largest label in the data, so a
-client without it would build a smaller model than the server's and be refused. Prints a markdown table of
-the label counts per client.
+MIN_TRAIN training samples and one test sample. A client may lack labels (alpha 0.1: most do): `federate join`
+builds the server's model, whose output size is the server's class count, whatever labels its shard has.
+Prints a markdown table of the label counts per client.
 """
 import gzip
 import os
@@ -55,16 +54,6 @@ def cut(labels, shares, classes, rng):
     return [np.sort(np.array(o, dtype=np.int64)) for o in out]
 
 
-def lend_last_label(parts, labels, last):
-    """Moves one sample of label `last` to each part that has none, from the part with the most of it."""
-    for c, part in enumerate(parts):
-        if not np.any(labels[part] == last):
-            donor = max(range(len(parts)), key=lambda d: int(np.sum(labels[parts[d]] == last)))
-            give = parts[donor][np.flatnonzero(labels[parts[donor]] == last)[0]]
-            parts[donor] = parts[donor][parts[donor] != give]
-            parts[c] = np.sort(np.append(part, give))
-
-
 def main():
     if len(sys.argv) != 6:
         sys.exit(__doc__.split("\n\n")[1].split("\n")[0])
@@ -88,8 +77,6 @@ def main():
     else:
         sys.exit(f"federated_split: error: no draw in {MAX_DRAWS} gave every client {MIN_TRAIN} samples; "
                  "fewer clients or a larger alpha")
-    lend_last_label(train, train_y, classes - 1)
-    lend_last_label(test, test_y, classes - 1)
     print(f"Dirichlet(alpha={alpha}) split of {src} over {clients} clients (seed {seed}): training samples "
           "per label\n")
     print("| client | " + " | ".join(str(k) for k in range(classes)) + " | train | test |")

@@ -2,7 +2,8 @@
 // data directory of its own: clients join after round 3, one is SIGKILLed and restarted under its name (it
 // rejoins with its old id), one is SIGSTOPped mid-round (the round ends at its give-up time) and every round
 // completes; a wrong token, another data shape and another --model are refused with one line and exit 2 while
-// the server goes on; a server that is gone is one line too.
+// the server goes on; a server that is gone is one line too; a rogue client (the test process itself, speaking the
+// protocol) that sends NaN, then a huge update, then nothing, is rejected and left out, and the model stays finite.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -20,7 +21,9 @@
 
 #include "BinaryFixture.h"
 #include "FedAvgReference.h"
+#include "balancenet/comm/Rendezvous.h"
 #include "balancenet/data/OpenDataset.h"
+#include "balancenet/federated/Enrolment.h"
 #include "balancenet/federated/JoinClient.h"
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
@@ -261,6 +264,79 @@ TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverThe
   EXPECT_LT(worst, 1e-5);
   EXPECT_GT(maxDifference(loadSavedParameters(dir_.file("fed.params")), model.net->parameters()), 1e-4)
       << "the step must move the weights";
+}
+
+// A rogue client: the test process itself enrols over the real protocol (store, enrolment record, Gloo channel)
+// with an honest model signature, then answers its first task with NaN, its second with an update of norm ~2e4
+// (above --max-update-norm 1000), and never answers the third. Each is logged and recorded (rejected, rejected,
+// dead); none reaches the model (the final parameters are finite), and the two honest clients train every round.
+TEST_F(FederatedServe, PoisonedAndSilentUpdatesAreRejectedAndNeverReachTheModel) {
+  constexpr int kRounds = 5;
+  Running server(serve(kRounds, 3, {"--max-update-norm", "1000", "--save-params", dir_.file("rogue.params")}));
+  Running a(join("a", 96)), b(join("b", 128));
+  const std::string data = dir_.file("data-rogue");
+  std::filesystem::create_directories(data);
+  writeSyntheticMnistDir(data, 64, 16);
+
+  comm::RendezvousOptions rv;
+  rv.masterPort = port_;
+  rv.timeout = std::chrono::seconds(30);
+  auto store = comm::connectJobStore(rv);
+  while (!store->check({federated::kServedModelKey})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto served = federated::decodeServedModel(federated::recordText(store->get(federated::kServedModelKey)));
+  data::DataOptions dataOptions;
+  dataOptions.source = "idx:" + data;
+  const auto train = data::openDataset(dataOptions).train;
+  models::ModelOptions modelOptions;
+  modelOptions.name = served.name;
+  modelOptions.width = served.width;
+  modelOptions.dropout = served.dropout;
+  auto spec = train->spec();
+  spec.classes = served.classes;
+  models::fitModelToData(modelOptions, spec);
+  auto net = models::buildModel(modelOptions).net;
+  const int64_t k = store->add(federated::kRequestCountKey, 1);
+  federated::Enrolment e{"rogue", train->size(), std::vector<int64_t>(10, 1), federated::modelSignature(*net), ""};
+  store->set(federated::requestKey(k), federated::recordBytes(federated::encodeEnrolment(e)));
+  while (!store->check({federated::replyKey(k)})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto reply = federated::decodeReply(federated::recordText(store->get(federated::replyKey(k))));
+  ASSERT_TRUE(reply.accepted) << reply.why;
+  auto channel = federated::ClientChannel::connectClient(store, reply.client, federated::ChannelOptions{});
+  const int64_t size = federated::flatWeights(*net).numel();
+  for (int task = 0; task < 3; ++task) {
+    federated::Message m = channel->receive(size);
+    ASSERT_EQ(m.header.kind, federated::MessageKind::Task);
+    if (task == 2) break;  // silent from now on: the server's give-up time leaves it out
+    federated::MessageHeader h = m.header;
+    h.kind = federated::MessageKind::Update;
+    h.doneSteps = h.localSteps;
+    h.samples = h.localSteps * h.batch;
+    h.computeSeconds = 0.01;
+    channel->send(h, task == 0 ? at::full({size}, std::nan(""), at::kFloat) : at::full({size}, 100.0f, at::kFloat));
+  }
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  const std::string rogue = std::to_string(reply.client);
+  EXPECT_NE(s.output.find("client " + rogue + "'s update was rejected: " + std::to_string(size) + " NaN"),
+            std::string::npos)
+      << s.output;
+  EXPECT_NE(s.output.find("client " + rogue + "'s update was rejected: norm "), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("client " + rogue + " gave no answer in"), std::string::npos) << s.output;
+  const auto rounds = roundsOf(dir_.file("run/rounds.csv"));
+  ASSERT_EQ(rounds.size(), static_cast<size_t>(kRounds));
+  std::map<std::string, int> rogueStatus;
+  for (const auto& [round, rows] : rounds)
+    for (const auto& [client, status] : rows) {
+      if (client == reply.client) ++rogueStatus[status];
+      if (client != reply.client) EXPECT_EQ(status, "ok") << "round " << round << " client " << client;
+    }
+  EXPECT_EQ(rogueStatus["rejected"], 2);
+  EXPECT_GE(rogueStatus["dead"], 1);
+  EXPECT_EQ(rogueStatus["ok"], 0);
+  for (const auto& p : loadSavedParameters(dir_.file("rogue.params")))
+    EXPECT_TRUE(at::isfinite(p).all().item<bool>()) << "a rejected update reached the model";
+  EXPECT_EQ(a.result().exitCode, 0);
+  EXPECT_EQ(b.result().exitCode, 0);
 }
 
 }  // namespace
