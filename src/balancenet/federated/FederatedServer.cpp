@@ -427,6 +427,7 @@ class Server {
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
       metrics::Progress p{round_, o_.rounds, wall(), samples_};
+      p.budgetSeconds = o_.timeBudgetS;
       p.unit = "round";
       if (lastAccuracy_ >= 0) p.testAccuracy = lastAccuracy_;
       p.clientAccuracy = lastClientAccuracy_;

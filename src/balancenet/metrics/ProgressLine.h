@@ -23,6 +23,8 @@ struct Progress {
   int64_t unitsPerSample = 1;
   // Federated evaluation: the clients' last sample-weighted held-out accuracy; none: not shown.
   std::optional<double> clientAccuracy;
+  // --time-budget-s: the run ends at this elapsed time at the latest, so the ETA is never beyond it (0: none).
+  double budgetSeconds = 0;
 };
 
 // "step 120/2000 (6%)  812.3 samples/s  loss 0.5120  ETA 3m12s", "... 20480.0 tokens/s ...",

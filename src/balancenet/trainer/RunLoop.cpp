@@ -27,6 +27,7 @@ metrics::EvalPoint RunLoop::evaluateNow(double trainSeconds) {
 metrics::Progress RunLoop::progressOf(metrics::Progress p) const {
   p.rateUnit = options_.metricStyle.rateUnit;
   p.unitsPerSample = options_.metricStyle.unitsPerSample;
+  p.budgetSeconds = options_.timeBudgetS;
   return p;
 }
 

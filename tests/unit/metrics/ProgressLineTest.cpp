@@ -22,6 +22,17 @@ TEST(ProgressLine, RoundsShowTheTestAccuracyInsteadOfALoss) {
             "round 3/10 (30%)  200.0 samples/s  test accuracy 61.23%  client accuracy 58.90%  ETA 1m10s");
 }
 
+// A time budget ends the run first: 10 of 100000 rounds in 50 s would take 138 h; the budget of 300 s ends it in 250.
+TEST(ProgressLine, ATimeBudgetBoundsTheEta) {
+  Progress p{10, 100000, 50, 4000};
+  p.unit = "round";
+  EXPECT_NE(formatProgress(p).find("ETA 138h"), std::string::npos) << formatProgress(p);
+  p.budgetSeconds = 300;
+  EXPECT_NE(formatProgress(p).find("ETA 4m10s"), std::string::npos) << formatProgress(p);
+  p.elapsedSeconds = 301;
+  EXPECT_NE(formatProgress(p).find("ETA 0s"), std::string::npos) << formatProgress(p);
+}
+
 TEST(ProgressLine, Durations) {
   EXPECT_EQ(formatDuration(45), "45s");
   EXPECT_EQ(formatDuration(192), "3m12s");
