@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
-#include "FedAvgReference.h"
 #include "CsvRows.h"
+#include "FedAvgReference.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/federated/FederatedClient.h"
 #include "balancenet/federated/FederatedOptions.h"

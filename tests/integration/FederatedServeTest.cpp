@@ -223,8 +223,8 @@ TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverThe
   constexpr uint64_t kSeed = 7;
   constexpr double kLr = 0.1;
   Running server(serve(1, 3,
-                       {"--local-steps", "1", "--local-batch", "16", "--dropout", "0", "--lr", "0.1", "--seed", "7", "--client-eval-fraction", "0",
-                        "--save-params", dir_.file("fed.params")}));
+                       {"--local-steps", "1", "--local-batch", "16", "--dropout", "0", "--lr", "0.1", "--seed", "7",
+                        "--client-eval-fraction", "0", "--save-params", dir_.file("fed.params")}));
   Running a(join("a", 96)), b(join("b", 128)), c(join("c", 160));
   const ProcessResult s = server.result();
   ASSERT_EQ(s.exitCode, 0) << s.output;

@@ -54,11 +54,35 @@ TEST_F(FederatedOnHosts, ClientsOnCappedHostsWithTheirOwnDataJoinAndTrainEveryRo
   o.timeoutSeconds = 150;
   std::string serverOutput;
   o.onOutput = [&serverOutput](const std::string& out, double) { serverOutput = out; };
-  const auto serverArgv = bed.asHost(
-      0, {BALANCENET_BINARY, "federate", "serve", "--port", std::to_string(kTestbedStorePort), "--job-token-file",
-          jobTokenFile(), "--data-dir", dataDir_, "--run-dir", runDir(0), "--model", "mlp", "--rounds",
-          std::to_string(kRounds), "--min-clients", "2", "--strategy", "balanced", "--deadline-s", "1.5",
-          "--local-batch", "16", "--eval-every", "0", "--threads", "1", "--join-timeout", "60"});
+  const auto serverArgv = bed.asHost(0, {BALANCENET_BINARY,
+                                         "federate",
+                                         "serve",
+                                         "--port",
+                                         std::to_string(kTestbedStorePort),
+                                         "--job-token-file",
+                                         jobTokenFile(),
+                                         "--data-dir",
+                                         dataDir_,
+                                         "--run-dir",
+                                         runDir(0),
+                                         "--model",
+                                         "mlp",
+                                         "--rounds",
+                                         std::to_string(kRounds),
+                                         "--min-clients",
+                                         "2",
+                                         "--strategy",
+                                         "balanced",
+                                         "--deadline-s",
+                                         "1.5",
+                                         "--local-batch",
+                                         "16",
+                                         "--eval-every",
+                                         "0",
+                                         "--threads",
+                                         "1",
+                                         "--join-timeout",
+                                         "60"});
   auto server = std::async(std::launch::async, [&] { return runProcess(serverArgv, o); });
   ProcessOptions c;
   c.timeoutSeconds = 150;

@@ -31,9 +31,9 @@ auto fields(const std::string& text, const char* what, F read) {
 }  // namespace
 
 std::string encodeServedModel(const ServedModel& m) {
-  return nlohmann::json{{"name", m.name},   {"width", m.width}, {"dropout", m.dropout}, {"layers", m.layers},
-                        {"heads", m.heads}, {"embed", m.embed}, {"seed", m.seed},
-                        {"classes", m.classes}, {"client_eval_fraction", m.clientEvalFraction}}
+  return nlohmann::json{{"name", m.name},     {"width", m.width},     {"dropout", m.dropout},
+                        {"layers", m.layers}, {"heads", m.heads},     {"embed", m.embed},
+                        {"seed", m.seed},     {"classes", m.classes}, {"client_eval_fraction", m.clientEvalFraction}}
       .dump();
 }
 

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/Resume.h"
@@ -134,9 +134,10 @@ class Server {
                  wallBefore_);
     // The clients' work on them is not in the checkpoint (it was under way); their clients get new tasks.
     if (state.tasksInFlight > 0)
-      spdlog::warn("{} tasks were out at clients when that checkpoint was written; their work is lost and they "
-                   "are counted in summary.json's tasks_lost_on_resume",
-                   state.tasksInFlight);
+      spdlog::warn(
+          "{} tasks were out at clients when that checkpoint was written; their work is lost and they "
+          "are counted in summary.json's tasks_lost_on_resume",
+          state.tasksInFlight);
   }
 
   // The first clients, from the roster (launched: all of them; enrolled: --min-clients).

@@ -85,8 +85,9 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
   // What it trains on: its data less the share it holds out for federated evaluation (the count is known now; which
   // samples, once it has its id).
   const int64_t trainSamples = train->size() - clientHeldOutCount(train->size(), served.clientEvalFraction);
-  store->set(requestKey(k), recordBytes(encodeEnrolment(
-                                enrolmentOf(s.name, *train, spec.classes, trainSamples, *built.net, s.model))));
+  store->set(
+      requestKey(k),
+      recordBytes(encodeEnrolment(enrolmentOf(s.name, *train, spec.classes, trainSamples, *built.net, s.model))));
   spdlog::info("{}: enrolled with the server at {} ({} samples); waiting for its answer", s.name, s.where,
                train->size());
   const auto replyText = awaitKey(*store, replyKey(k), s, std::nullopt);

@@ -27,7 +27,7 @@ struct JoinSettings {
   std::string model;  // --model when given: the server refuses the client when it trains another
   std::optional<emulation::PaceMode> paceMode;  // --node-speed (Paced) or --slowdown (Relative)
   double pace = 1;
-  ClientLink link;  // --net-delay-ms, --net-bandwidth-mbps
+  ClientLink link;                           // --net-delay-ms, --net-bandwidth-mbps
   std::string where;                         // the server's HOST:PORT, for messages
   std::chrono::milliseconds timeout{60000};  // for the server's model record to appear
 };

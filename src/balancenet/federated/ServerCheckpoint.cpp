@@ -90,9 +90,14 @@ checkpoint::RunIdentity federatedIdentity(const FederatedOptions& options, const
 std::string encodeServerState(const ServerState& s) {
   json records = json::array();
   for (const auto& r : s.records) records.push_back(toJson(r));
-  json header{{"round", s.round},      {"version", s.version},        {"samples_per_second", s.samplesPerSecond},
-              {"wall", s.wallSeconds}, {"weights", s.global.numel()}, {"records", records},
-              {"tasks_in_flight", s.tasksInFlight}, {"tasks_lost_on_resume", s.tasksLostOnResume}};
+  json header{{"round", s.round},
+              {"version", s.version},
+              {"samples_per_second", s.samplesPerSecond},
+              {"wall", s.wallSeconds},
+              {"weights", s.global.numel()},
+              {"records", records},
+              {"tasks_in_flight", s.tasksInFlight},
+              {"tasks_lost_on_resume", s.tasksLostOnResume}};
   std::vector<at::Tensor> moments;  // m then v, each present only once the optimiser made them
   for (const auto& t : {s.optimizer.m, s.optimizer.v})
     if (t.defined()) moments.push_back(t.contiguous().to(at::kDouble).reshape({-1}));

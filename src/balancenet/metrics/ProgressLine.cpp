@@ -20,8 +20,8 @@ std::string formatProgress(const Progress& p) {
   const double rate =
       p.elapsedSeconds > 0 ? static_cast<double>(p.samplesDone * p.unitsPerSample) / p.elapsedSeconds : 0;
   double eta = p.step > 0 ? p.elapsedSeconds / p.step * (p.totalSteps - p.step) : NAN;
-  if (p.budgetSeconds > 0) eta = std::isnan(eta) ? p.budgetSeconds - p.elapsedSeconds
-                                                 : std::min(eta, p.budgetSeconds - p.elapsedSeconds);
+  if (p.budgetSeconds > 0)
+    eta = std::isnan(eta) ? p.budgetSeconds - p.elapsedSeconds : std::min(eta, p.budgetSeconds - p.elapsedSeconds);
   eta = std::max(eta, 0.0);
   const int pct = p.totalSteps > 0 ? static_cast<int>(100 * p.step / p.totalSteps) : 0;
   std::string line = fmt::format("{} {}/{} ({}%)  {:.1f} {}/s", p.unit, p.step, p.totalSteps, pct, rate, p.rateUnit);
