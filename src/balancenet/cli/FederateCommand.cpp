@@ -81,14 +81,16 @@ void addFederatedOptions(CLI::App& app, FederateFlags& f) {
       ->capture_default_str();
   app.add_option("--eval-every", o.evalEvery,
                  "Rounds between test evaluations on the server, which run beside the training: a round due while "
-                 "the previous evaluation still runs is not evaluated (0: only the final model, which always is). "
-                 "Clients evaluate on their held-out samples in the rounds that start from such a model, and in the "
-                 "last round")
+                 "the previous evaluation still runs is not evaluated (0: only the final model, which always is)")
       ->capture_default_str();
   app.add_option("--client-eval-fraction", o.clientEvalFraction,
                  "Federated evaluation: each client holds out this share of its shard (a draw from the seed; never "
                  "trained on) and evaluates the global model it receives on it before training; per-client rows "
                  "in client_eval.csv. 0: off; fedbuff: always off")
+      ->capture_default_str();
+  app.add_option("--client-eval-every", o.clientEvalEvery,
+                 "Rounds between the clients' evaluations (and the last round; 0: the last only). A slow client's "
+                 "evaluation holds up its round")
       ->capture_default_str();
   app.add_option("--peer-timeout", f.peerTimeoutS,
                  "Seconds past a task's deadline after which a silent client counts as dead (a killed one is noticed "
@@ -117,6 +119,7 @@ void validateFederatedOptions(FederateFlags& f) {
   require(o.evalEvery >= 0, fmt::format("--eval-every must not be negative, got {}", o.evalEvery));
   require(o.clientEvalFraction >= 0 && o.clientEvalFraction < 1,
           fmt::format("--client-eval-fraction must be at least 0 and below 1, got {}", o.clientEvalFraction));
+  require(o.clientEvalEvery >= 0, fmt::format("--client-eval-every must not be negative, got {}", o.clientEvalEvery));
   if (asynchronous) o.clientEvalFraction = 0;  // its rows would mix model versions: no data held out for nothing
   require(f.peerTimeoutS > 0, fmt::format("--peer-timeout must be positive, got {}", f.peerTimeoutS));
   require(f.config.resilience.maxRestarts >= 0,

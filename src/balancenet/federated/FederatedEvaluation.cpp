@@ -24,7 +24,7 @@ void from_json(const nlohmann::json& j, ClientEvaluationRecord& r) {
 
 bool clientsEvaluate(const FederatedOptions& options, int64_t round, bool asynchronous) {
   if (asynchronous || options.clientEvalFraction <= 0) return false;
-  return (options.evalEvery > 0 && round % options.evalEvery == 0) || round == options.rounds - 1;
+  return (options.clientEvalEvery > 0 && round % options.clientEvalEvery == 0) || round == options.rounds - 1;
 }
 
 std::string describe(const FederatedEvaluation& e) {

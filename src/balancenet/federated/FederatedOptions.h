@@ -35,6 +35,9 @@ struct FederatedOptions {
   int evalEvery = 1;                  // --eval-every: rounds between test evaluations on the server
   // --client-eval-fraction: each client's share of its shard held out for federated evaluation (0: none).
   double clientEvalFraction = 0.1;
+  // --client-eval-every: rounds between the clients' evaluations (0: the last round only). Not every round by
+  // default: a slow client's evaluation of its held-out share takes seconds and holds up its round.
+  int clientEvalEvery = 10;
   // The server optimiser (serveropt/ServerOptimizer.h): avg (serverLr scales the strategy's update, as ever),
   // avgm (FedAvgM), adam, yogi, adagrad (Reddi et al. 2021, with serverLr as eta).
   std::string serverOpt = "avg";  // --server-opt

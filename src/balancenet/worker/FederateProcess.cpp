@@ -33,6 +33,7 @@ std::string settingsJson(const JobConfig& c) {
       {"rounds_asked", o.rounds},
       {"time_budget_s", o.timeBudgetS},
       {"client_eval_fraction", o.clientEvalFraction},
+      {"client_eval_every", o.clientEvalEvery},
 
       {"server_opt", o.serverOpt},
       {"server_momentum", o.serverMomentum},

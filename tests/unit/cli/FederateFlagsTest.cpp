@@ -84,6 +84,7 @@ TEST_F(FederateFlagsTest, BadValuesAreOneLineNamingTheFlag) {
   expectFederateRefused({"--aggregator", "median"}, "--aggregator must be");
   expectFederateRefused({"--max-update-norm", "-1"}, "--max-update-norm must be");
   expectFederateRefused({"--buffer", "0"}, "--buffer");
+  expectFederateRefused({"--client-eval-every", "-1"}, "--client-eval-every must not be negative");
   expectFederateRefused({"--lr", "0"}, "--lr must be positive");
   expectFederateRefused({"--deadline-s", "-1"}, "--deadline-s");
   expectFederateRefused({"--workers", "3"}, "--workers");  // not offered: --clients sets the processes

@@ -62,12 +62,12 @@ TEST(FederatedEvaluation, CsvRowsAndTheSummaryOfTheLastRoundThatHadThem) {
 TEST(FederatedEvaluation, RoundsThatAskTheClients) {
   FederatedOptions o;
   o.rounds = 10;
-  o.evalEvery = 3;
+  o.clientEvalEvery = 3;
   std::vector<int64_t> asked;
   for (int64_t r = 0; r < o.rounds; ++r)
     if (clientsEvaluate(o, r, false)) asked.push_back(r);
-  EXPECT_EQ(asked, (std::vector<int64_t>{0, 3, 6, 9}));  // the models the server evaluates too, and the last
-  o.evalEvery = 0;
+  EXPECT_EQ(asked, (std::vector<int64_t>{0, 3, 6, 9}));  // every third, and the last
+  o.clientEvalEvery = 0;
   EXPECT_FALSE(clientsEvaluate(o, 0, false));
   EXPECT_TRUE(clientsEvaluate(o, 9, false));
   EXPECT_FALSE(clientsEvaluate(o, 9, true)) << "asynchronous: never";
