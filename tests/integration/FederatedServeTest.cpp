@@ -287,10 +287,7 @@ TEST_F(FederatedServe, PoisonedAndSilentUpdatesAreRejectedAndNeverReachTheModel)
   data::DataOptions dataOptions;
   dataOptions.source = "idx:" + data;
   const auto train = data::openDataset(dataOptions).train;
-  models::ModelOptions modelOptions;
-  modelOptions.name = served.name;
-  modelOptions.width = served.width;
-  modelOptions.dropout = served.dropout;
+  models::ModelOptions modelOptions = federated::modelOptionsOf(served);
   auto spec = train->spec();
   spec.classes = served.classes;
   models::fitModelToData(modelOptions, spec);

@@ -113,11 +113,10 @@ int runJoin(JoinFlags& f) {
   rv.insecureOpen = c.launch.insecureOpen;
   rv.iface = c.launch.iface;
   rv.timeout = s.timeout;
-  // Gloo listens where the server can reach this host: the address the kernel sends from toward the server
+  s.channel.host = rv.glooHost();
+  // Gloo listens where the server can reach this host: on the interface the kernel sends from toward the server
   // (--iface names another).
-  const std::string own = comm::hostAddress(rv);
-  s.channel.host = own.empty() ? rv.glooHost() : own;
-  s.channel.iface = rv.iface;
+  s.channel.iface = rv.iface.empty() ? comm::interfaceWithAddress(comm::hostAddress(rv)) : rv.iface;
   return federated::runJoinClient(s, comm::connectJobStore(rv));
 }
 

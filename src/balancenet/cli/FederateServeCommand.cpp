@@ -17,6 +17,7 @@
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/federated/EnrolledRoster.h"
 #include "balancenet/federated/FederatedServer.h"
+#include "balancenet/federated/JoinClient.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/worker/FederateProcess.h"
 
@@ -96,17 +97,11 @@ int runServe(ServeFlags& f) {
   self.hostStore = false;
   auto store = comm::connectJobStore(self);
   auto settings = worker::processSettings(c, rv);
-  // Gloo listens on one address and tells it to each client: bound to every address, the server names its first
-  // network interface's (--iface names another).
-  if (rv.iface.empty() && f.bind == "0.0.0.0") settings.channel.host = comm::primaryAddress();
-  federated::ServedModel served;
-  served.width = c.model.width;
-  served.dropout = c.model.dropout;
-  served.layers = c.model.layers;
-  served.heads = c.model.heads;
-  served.embed = c.model.embed;
-  served.seed = f.federate.options.seed;
-  served.clientEvalFraction = f.federate.options.clientEvalFraction;
+  // Gloo listens on one interface and tells its address to each client: bound to every address, the server takes
+  // its first network interface (--iface names another).
+  if (rv.iface.empty() && f.bind == "0.0.0.0") settings.channel.iface = comm::primaryInterface();
+  const auto served =
+      federated::servedModelOf(c.model, f.federate.options.seed, f.federate.options.clientEvalFraction);
   federated::EnrolledRoster roster(store, settings, served, f.minClients);
   spdlog::info("federate serve: the job's store on port {}; clients join with --server <this host>:{}", f.port, f.port);
   return federated::runFederatedServer(settings, roster);

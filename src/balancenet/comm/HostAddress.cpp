@@ -49,15 +49,27 @@ std::string sourceAddressToward(const std::string& host, int port) {
 
 }  // namespace
 
-std::string primaryAddress() {
+std::string interfaceWithAddress(const std::string& address) {
   ifaddrs* all = nullptr;
-  if (getifaddrs(&all) != 0) return "127.0.0.1";
+  if (address.empty() || getifaddrs(&all) != 0) return "";
+  std::string out;
+  for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
+    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
+        text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr)) == address)
+      out = a->ifa_name;
+  freeifaddrs(all);
+  return out;
+}
+
+std::string primaryInterface() {
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return "";
   std::string out;
   for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
     if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && (a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK))
-      out = text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr));
+      out = a->ifa_name;
   freeifaddrs(all);
-  return out.empty() ? "127.0.0.1" : out;
+  return out;
 }
 
 std::string hostAddress(const RendezvousOptions& o) {

@@ -12,8 +12,10 @@ namespace balancenet::comm {
 // one machine (a store file or a loopback store: there is only one host to look at) or when unknown.
 std::string hostAddress(const RendezvousOptions& options);
 
-// The address of the first interface that is up, not loopback and IPv4; "127.0.0.1" when there is none. For a
-// server bound to every address (0.0.0.0) that must tell its peers one address to reach it at.
-std::string primaryAddress();
+// The name of the interface that holds IPv4 `address` ("" when none does), and of the first interface that is
+// up, not loopback and IPv4 ("" when there is none). For a process that must listen where its peers reach it
+// without being told --iface: Gloo is given the interface, not an address.
+std::string interfaceWithAddress(const std::string& address);
+std::string primaryInterface();
 
 }  // namespace balancenet::comm

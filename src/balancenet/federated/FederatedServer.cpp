@@ -266,13 +266,16 @@ class Server {
                 "ok"};
     if (m.header.evalSamples > 0)
       r.evaluation = {client, m.header.evalSamples, m.header.evalAccuracy, m.header.evalLoss};
-    // A running estimate: the clients' speed changes (emulated schedules, shared machines).
-    if (u.samples > 0 && u.computeSeconds > 0) {
-      const double measured = static_cast<double>(u.samples) / u.computeSeconds;
-      double& estimate = states_[client].samplesPerSecond;
-      estimate = estimate > 0 ? 0.5 * (estimate + measured) : measured;
-    }
     return r;
+  }
+
+  // A running estimate: the clients' speed changes (emulated schedules, shared machines). Only from updates that
+  // were not rejected: a client that sends garbage may report any speed too.
+  void measureSpeed(const ClientUpdate& u) {
+    if (u.samples <= 0 || u.computeSeconds <= 0) return;
+    const double measured = static_cast<double>(u.samples) / u.computeSeconds;
+    double& estimate = states_[u.client].samplesPerSecond;
+    estimate = estimate > 0 ? 0.5 * (estimate + measured) : measured;
   }
 
   // The flights that ended since the last call: answers in `returned`, deaths as records in `lost`.
@@ -312,6 +315,7 @@ class Server {
       spdlog::warn("client {}'s update was rejected: {}; left out of round {}", r.update.client, *rejection, round);
       return false;
     }
+    measureSpeed(r.update);
     if (strategy_->accepts(r.update)) return true;
     r.record.status = "late";
     spdlog::info("client {} missed the deadline ({} of {} local steps); left out of round {}", r.update.client,

@@ -64,18 +64,36 @@ Enrolment enrolmentOf(const std::string& name, const data::Dataset& train, int64
 
 }  // namespace
 
+ServedModel servedModelOf(const models::ModelOptions& model, uint64_t seed, double clientEvalFraction) {
+  ServedModel m;
+  m.name = model.name;
+  m.width = model.width;
+  m.dropout = model.dropout;
+  m.layers = model.layers;
+  m.heads = model.heads;
+  m.embed = model.embed;
+  m.seed = seed;
+  m.clientEvalFraction = clientEvalFraction;
+  return m;
+}
+
+models::ModelOptions modelOptionsOf(const ServedModel& served) {
+  models::ModelOptions o;
+  o.name = served.name;
+  o.width = served.width;
+  o.dropout = served.dropout;
+  o.layers = served.layers;
+  o.heads = served.heads;
+  o.embed = served.embed;
+  return o;
+}
+
 int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& store) {
   const auto servedText = awaitKey(*store, kServedModelKey, s, s.timeout);
   if (!servedText) return joinFinished(s);
   const ServedModel served = decodeServedModel(*servedText);
   const auto train = data::openDataset(s.data).train;
-  models::ModelOptions modelOptions;
-  modelOptions.name = served.name;
-  modelOptions.width = served.width;
-  modelOptions.dropout = served.dropout;
-  modelOptions.layers = served.layers;
-  modelOptions.heads = served.heads;
-  modelOptions.embed = served.embed;
+  models::ModelOptions modelOptions = modelOptionsOf(served);
   const data::DatasetSpec spec = specFor(*train, served, s);
   models::fitModelToData(modelOptions, spec);
   auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task

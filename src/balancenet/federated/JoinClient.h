@@ -11,6 +11,8 @@
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/federated/ClientChannel.h"
 #include "balancenet/federated/ClientLink.h"
+#include "balancenet/federated/Enrolment.h"
+#include "balancenet/models/ModelZoo.h"
 #include "balancenet/objective/ObjectiveOptions.h"
 
 namespace c10d {
@@ -31,6 +33,11 @@ struct JoinSettings {
   std::string where;                         // the server's HOST:PORT, for messages
   std::chrono::milliseconds timeout{60000};  // for the server's model record to appear
 };
+
+// The server's model options as it publishes them (its seed and evaluation share too), and back: the model a
+// client builds before fitting it to its data.
+ServedModel servedModelOf(const models::ModelOptions& model, uint64_t seed, double clientEvalFraction);
+models::ModelOptions modelOptionsOf(const ServedModel& served);
 
 // Local batches of joined clients are salted with (round * kJoinSaltClients + id): ids stay below it.
 inline constexpr int kJoinSaltClients = 1 << 20;
