@@ -44,6 +44,17 @@ Message receiveOn(comm::Communicator& comm, int peer, int64_t modelSize) {
   return m;
 }
 
+// Header and model (undefined: header only) to `peer`; returns once both were taken.
+void sendOn(comm::Communicator& comm, int peer, const MessageHeader& header, const at::Tensor& model) {
+  auto slots = encodeHeader(header);
+  auto headerSent = comm.sendAsync(slots, peer, kHeaderTag);
+  if (model.defined()) {
+    auto body = model.contiguous();
+    comm.sendAsync(body, peer, kModelTag).wait();
+  }
+  headerSent.wait();
+}
+
 }  // namespace
 
 ClientChannel::ClientChannel(std::shared_ptr<comm::Communicator> comm, int client, int64_t generation)
@@ -94,24 +105,22 @@ std::unique_ptr<ClientChannel> ClientChannel::acceptNewest(const c10::intrusive_
 }
 
 void ClientChannel::send(const MessageHeader& header, const at::Tensor& model) {
-  const int peer = comm_->rank() == kServerRank ? kClientRank : kServerRank;
-  auto slots = encodeHeader(header);
-  auto headerSent = comm_->sendAsync(slots, peer, kHeaderTag);
-  if (model.defined()) {
-    auto body = model.contiguous();
-    comm_->sendAsync(body, peer, kModelTag).wait();
-  }
-  headerSent.wait();
+  sendOn(*comm_, comm_->rank() == kServerRank ? kClientRank : kServerRank, header, model);
 }
 
 Message ClientChannel::receive(int64_t modelSize) {
   return receiveOn(*comm_, comm_->rank() == kServerRank ? kClientRank : kServerRank, modelSize);
 }
 
-std::future<Message> ClientChannel::receiveLater(int64_t modelSize) {
+std::future<Message> ClientChannel::exchangeLater(const MessageHeader& header, const at::Tensor& model,
+                                                  int64_t modelSize) {
   const int peer = comm_->rank() == kServerRank ? kClientRank : kServerRank;
-  // Detached: a server that gave up on a silent client does not wait for the receive's timeout.
-  return runDetached([comm = comm_, peer, modelSize] { return receiveOn(*comm, peer, modelSize); });
+  // The send too: a stopped client stops taking a model larger than the socket buffers, and the server must not
+  // block on it; its task then simply has no answer by its give-up time. `model` is held by the task.
+  return runDetached([comm = comm_, peer, header, model, modelSize] {
+    sendOn(*comm, peer, header, model);
+    return receiveOn(*comm, peer, modelSize);
+  });
 }
 
 }  // namespace balancenet::federated

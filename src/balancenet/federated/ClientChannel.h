@@ -59,9 +59,9 @@ class ClientChannel {
   void send(const MessageHeader& header, const at::Tensor& model);
   // Blocks for the next message; `modelSize` values follow a Task or an Update.
   Message receive(int64_t modelSize);
-  // The same on a thread of its own, so a server polls many clients: the future throws when the peer dies.
-  // The thread keeps the channel's group alive, so dropping the channel while it waits is safe.
-  std::future<Message> receiveLater(int64_t modelSize);
+  // A task out and its answer back, both on a thread of their own: the future throws when the send or the receive
+  // fails (the peer died); a peer that stops answering leaves it pending, and the caller gives up on it.
+  std::future<Message> exchangeLater(const MessageHeader& header, const at::Tensor& model, int64_t modelSize);
 
  private:
   ClientChannel(std::shared_ptr<comm::Communicator> comm, int client, int64_t generation);

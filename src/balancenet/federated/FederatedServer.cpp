@@ -208,8 +208,9 @@ class Server {
     channels_[client].reset();
   }
 
-  // Sends the task and the global weights, and starts waiting for the answer. False: the client is gone.
-  bool dispatch(const ClientTask& task, int64_t round) {
+  // Sends the task and the global weights and waits for the answer, both on a thread of their own: a client that is
+  // gone or stopped shows in collect() (dead, or no answer by its give-up time), never blocks the server here.
+  void dispatch(const ClientTask& task, int64_t round) {
     MessageHeader h;
     h.kind = MessageKind::Task;
     h.round = round;
@@ -222,12 +223,6 @@ class Server {
     h.evaluate = clientsEvaluate(o_, round, strategy_->asynchronous());
     h.momentum = o_.clientMomentum;
     auto& channel = channels_[task.client];
-    try {
-      channel->send(h, global_);
-    } catch (const std::exception& e) {
-      lose(task.client, round, firstLine(e.what()));
-      return false;
-    }
     const TaskTiming timing{task.localSteps * h.batch, states_[task.client].samplesPerSecond, slowestMeasured(),
                             modelBytes_, h.deadlineS};
     timeoutRule_.slackS = s_.peerTimeout.count() / 1000.0;
@@ -237,8 +232,7 @@ class Server {
                                    Clock::now(),
                                    giveUpSeconds(timing, timeoutRule_),
                                    expectedComputeSeconds(timing, timeoutRule_),
-                                   channel->receiveLater(global_.numel())};
-    return true;
+                                   channel->exchangeLater(h, global_, global_.numel())};
   }
 
   double slowestMeasured() const {
@@ -341,10 +335,8 @@ class Server {
     }
     for (const auto& task : strategy_->configure(context())) {
       lines[task.client].assignedSteps = task.localSteps;
-      if (dispatch(task, round_))
-        record.downloadBytes += modelBytes_;
-      else
-        lines[task.client].status = "dead";
+      dispatch(task, round_);
+      record.downloadBytes += modelBytes_;
     }
     std::vector<Returned> returned;
     std::vector<ClientRoundRecord> lost;
@@ -385,8 +377,10 @@ class Server {
     while (version_ < o_.rounds && !outOfTime()) {
       admitRejoined();
       if (!anyAlive() && flights_.empty()) awaitSomeClient();
-      for (const auto& task : strategy_->configure(context()))
-        if (dispatch(task, version_)) record.downloadBytes += modelBytes_;
+      for (const auto& task : strategy_->configure(context())) {
+        dispatch(task, version_);
+        record.downloadBytes += modelBytes_;
+      }
       std::vector<Returned> returned;
       std::vector<ClientRoundRecord> lost;
       collect(returned, lost);

@@ -136,7 +136,9 @@ TEST(NodeMonitor, OnePeerStoppingEndsProbingEverywhere) {
     EXPECT_GT(later.residentBytes, 0.0);
     const auto start = Clock::now();
     monitor.stop();  // the thread is only sampling memory now: no collective to wait for
-    EXPECT_LT(secondsSince(start), 0.2);
+    // A collective would hold stop() for the probe's timeout (seconds); 0.2 s failed once at 0.21 s under a
+    // loaded CI machine, so the bound leaves room for scheduling and still tells the two apart.
+    EXPECT_LT(secondsSince(start), 0.5);
   });
 }
 
