@@ -139,8 +139,9 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
 }
 
 TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {
-  const std::vector<std::string> common{"--clients",     "3", "--strategy", "fedavg", "--alpha",      "0.5",
-                                        "--local-steps", "2", "--seed",     "3",      "--eval-every", "2", "--client-eval-every", "2"};
+  const std::vector<std::string> common{"--clients",           "3", "--strategy", "fedavg", "--alpha",      "0.5",
+                                        "--local-steps",       "2", "--seed",     "3",      "--eval-every", "2",
+                                        "--client-eval-every", "2"};
   auto with = [&](std::vector<std::string> extra) {
     auto flags = common;
     flags.insert(flags.end(), extra.begin(), extra.end());

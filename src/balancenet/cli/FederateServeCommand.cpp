@@ -100,8 +100,7 @@ int runServe(ServeFlags& f) {
   // Gloo listens on one interface and tells its address to each client: bound to every address, the server takes
   // its first network interface (--iface names another).
   if (rv.iface.empty() && f.bind == "0.0.0.0") settings.channel.iface = comm::primaryInterface();
-  const auto served =
-      federated::servedModelOf(c.model, f.federate.options.seed, f.federate.options.clientEvalFraction);
+  const auto served = federated::servedModelOf(c.model, f.federate.options.seed, f.federate.options.clientEvalFraction);
   federated::EnrolledRoster roster(store, settings, served, f.minClients);
   spdlog::info("federate serve: the job's store on port {}; clients join with --server <this host>:{}", f.port, f.port);
   return federated::runFederatedServer(settings, roster);
