@@ -296,18 +296,11 @@ TEST_F(FederatedProcess, SlowLinkAddsItsTransferTimeToTheClientsTasks) {
       federate("link", {"--clients", "2", "--rounds", "1", "--strategy", "fedavg", "--local-steps", "1", "--eval-every",
                         "0", "--model", "mlp", "--net-delay-ms", "0,150", "--net-bandwidth-mbps", "0,40"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  std::ifstream in(dir_.file("link/rounds.csv"));
-  std::string line;
-  std::getline(in, line);
   std::array<double, 2> outsideTraining{-1, -1};  // per client: seconds - compute_s
   double oneWay = 0;                              // the emulated transfer of one model message
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    ASSERT_EQ(cells.size(), 14u) << line;
-    outsideTraining.at(std::stoi(cells[5])) = std::stod(cells[10]) - std::stod(cells[11]);
-    oneWay = 0.15 + std::stod(cells[9]) * 8 / 40e6;  // upload_bytes: the model's, as the download's
+  for (const auto& row : readCsvRows(dir_.file("link/rounds.csv"))) {
+    outsideTraining.at(std::stoi(row.at("client"))) = std::stod(row.at("seconds")) - std::stod(row.at("compute_s"));
+    oneWay = 0.15 + std::stod(row.at("upload_bytes")) * 8 / 40e6;  // the model's, as the download's
   }
   ASSERT_GT(oneWay, 0.15 + 0.05) << "the mlp's message takes over 50 ms at 40 Mbit/s";
   std::cout << "outside training: client 0 " << outsideTraining[0] << " s, client 1 " << outsideTraining[1]

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 #include "FedAvgReference.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/data/OpenDataset.h"
@@ -76,16 +77,9 @@ class Running {
 
 // round -> the rows of rounds.csv (client, status).
 std::map<int64_t, std::vector<std::pair<int, std::string>>> roundsOf(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
   std::map<int64_t, std::vector<std::pair<int, std::string>>> rounds;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    if (cells.size() >= 14) rounds[std::stoll(cells[0])].push_back({std::stoi(cells[5]), cells[13]});
-  }
+  for (const auto& row : readCsvRows(path))
+    rounds[std::stoll(row.at("round"))].push_back({std::stoi(row.at("client")), row.at("status")});
   return rounds;
 }
 
@@ -231,13 +225,8 @@ TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverThe
 
   // Ids go in enrolment order: partition.csv names them.
   std::map<int, std::string> names;
-  std::stringstream partition(readFile(dir_.file("run/partition.csv")));
-  std::string line;
-  std::getline(partition, line);
-  while (std::getline(partition, line)) {
-    const auto comma = line.find(',');
-    names[std::stoi(line.substr(0, comma))] = line.substr(comma + 1, line.find(',', comma + 1) - comma - 1);
-  }
+  for (const auto& row : readCsvRows(dir_.file("run/partition.csv")))
+    names[std::stoi(row.at("client"))] = row.at("name");
   ASSERT_EQ(names.size(), 3u) << readFile(dir_.file("run/partition.csv"));
   std::vector<ReferenceClient> clients;
   int64_t total = 0;

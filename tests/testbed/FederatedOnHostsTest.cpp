@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "CsvRows.h"
 #include "TestbedFixture.h"
 #include "testing/SyntheticData.h"
 
@@ -38,15 +39,8 @@ class FederatedOnHosts : public TestbedFixture {
 // rounds.csv's rows: round -> client -> (samples, status).
 std::map<int, std::map<int, std::pair<int64_t, std::string>>> roundRows(const std::string& path) {
   std::map<int, std::map<int, std::pair<int64_t, std::string>>> out;
-  std::istringstream csv(readFile(path));
-  std::string line;
-  std::getline(csv, line);
-  while (std::getline(csv, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    if (cells.size() >= 14) out[std::stoi(cells[0])][std::stoi(cells[5])] = {std::stoll(cells[8]), cells[13]};
-  }
+  for (const auto& row : readCsvRows(path))
+    out[std::stoi(row.at("round"))][std::stoi(row.at("client"))] = {std::stoll(row.at("samples")), row.at("status")};
   return out;
 }
 
@@ -115,10 +109,7 @@ TEST_F(FederatedOnHosts, ClientsOnCappedHostsWithTheirOwnDataJoinAndTrainEveryRo
   const std::string partition = readFile(runDir(0) + "/partition.csv");
   EXPECT_NE(partition.find("\n2,c3,"), std::string::npos) << partition;
   std::map<std::string, int> idOf;
-  std::istringstream rows(partition);
-  std::string line;
-  std::getline(rows, line);
-  while (std::getline(rows, line)) idOf[line.substr(line.find(',') + 1, 2)] = std::stoi(line.substr(0, line.find(',')));
+  for (const auto& row : readCsvRows(runDir(0) + "/partition.csv")) idOf[row.at("name")] = std::stoi(row.at("client"));
   // Each client's own data (its sample and label counts, held-out share included), never the server's.
   EXPECT_NE(partition.find("c1,320,"), std::string::npos) << partition;
   EXPECT_NE(partition.find("c2,256,"), std::string::npos) << partition;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 namespace balancenet::comm {
 namespace {
@@ -20,15 +21,23 @@ std::string text(const sockaddr_in& address) {
   return inet_ntop(AF_INET, &address.sin_addr, buf, sizeof buf) ? buf : "";
 }
 
-std::string interfaceAddress(const std::string& iface) {
+// The first IPv4 interface for which `pick(name, address, flags)` says yes, as {name, address}; empty when none.
+template <typename Pick>
+std::pair<std::string, std::string> firstInterface(const Pick& pick) {
   ifaddrs* all = nullptr;
-  if (getifaddrs(&all) != 0) return "";
-  std::string out;
-  for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
-    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && iface == a->ifa_name)
-      out = text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr));
+  if (getifaddrs(&all) != 0) return {};
+  std::pair<std::string, std::string> out;
+  for (const ifaddrs* a = all; a && out.first.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    const std::string address = text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr));
+    if (pick(std::string(a->ifa_name), address, a->ifa_flags)) out = {a->ifa_name, address};
+  }
   freeifaddrs(all);
   return out;
+}
+
+std::string interfaceAddress(const std::string& iface) {
+  return firstInterface([&](const std::string& name, const std::string&, unsigned) { return name == iface; }).second;
 }
 
 std::string sourceAddressToward(const std::string& host, int port) {
@@ -50,26 +59,15 @@ std::string sourceAddressToward(const std::string& host, int port) {
 }  // namespace
 
 std::string interfaceWithAddress(const std::string& address) {
-  ifaddrs* all = nullptr;
-  if (address.empty() || getifaddrs(&all) != 0) return "";
-  std::string out;
-  for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
-    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
-        text(*reinterpret_cast<const sockaddr_in*>(a->ifa_addr)) == address)
-      out = a->ifa_name;
-  freeifaddrs(all);
-  return out;
+  if (address.empty()) return "";
+  return firstInterface([&](const std::string&, const std::string& a, unsigned) { return a == address; }).first;
 }
 
 std::string primaryInterface() {
-  ifaddrs* all = nullptr;
-  if (getifaddrs(&all) != 0) return "";
-  std::string out;
-  for (const ifaddrs* a = all; a && out.empty(); a = a->ifa_next)
-    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && (a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK))
-      out = a->ifa_name;
-  freeifaddrs(all);
-  return out;
+  return firstInterface([](const std::string&, const std::string&, unsigned flags) {
+           return (flags & IFF_UP) && !(flags & IFF_LOOPBACK);
+         })
+      .first;
 }
 
 std::string hostAddress(const RendezvousOptions& o) {
