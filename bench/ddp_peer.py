@@ -3,8 +3,8 @@
 --model resnet18 --data imagefolder:DIR, bench/resnet_imagefolder.sh); with --balancenet, the same script
 with balancenet.torch's five lines (marked "bn:"), run by `balancenet launch` (bench/python_vs_ddp.sh).
 
-Run with Debian's python3-torch under torchrun, e.g.
-    /usr/bin/python3 -m torch.distributed.run --nproc_per_node 4 bench/ddp_peer.py \\
+Run with the project's torch (.venv/, the one balancenet links) under torchrun, e.g.
+    .venv/bin/python -m torch.distributed.run --nproc_per_node 4 bench/ddp_peer.py \\
         --global-batch 128 --steps 200 --node-speed 100,100,100,25 --out ddp.json
 
 Same model (the zoo's cnn: Keras mnist_cnn), same data (Fashion-MNIST IDX, same normalisation), same

@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """PyTorch's own training step on balancenet's gpt (nanoGPT's model: tests/unit/models/gpt_reference.py), the
 peer of `balancenet train --model gpt --data text:FILE` in bench/gpt_vs_torch.sh.
 
-Usage: /usr/bin/python3 gpt_torch_step.py TEXT LAYERS HEADS EMBED CONTEXT BATCH STEPS THREADS LR
+Usage: .venv/bin/python gpt_torch_step.py TEXT LAYERS HEADS EMBED CONTEXT BATCH STEPS THREADS LR
 Character level (bytes as tokens, vocabulary 256), random windows of CONTEXT bytes, AdamW (weight decay 0:
 the same update as balancenet's --optimizer adam --weight-decay 0), dropout 0. Prints each step's seconds
 (data + forward + loss + backward + optimiser) as "step_seconds s1 s2 ..." and the mean loss of the last step.

@@ -1,10 +1,10 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torchvision's side of bench/loader_vs_torchvision.sh: ImageFolder + DataLoader (num_workers=0, one thread)
 with Resize(S), RandomCrop(S, padding=4), RandomHorizontalFlip, ToTensor, Normalize, as balancenet's
 imagefolder loader does with --image-size S --augment crop,flip. Also writes the synthetic JPEG folder.
 
-Usage: /usr/bin/python3 loader_torchvision.py run DIR SIZE SECONDS [BATCH]
-       /usr/bin/python3 loader_torchvision.py make DIR COUNT PIXELS   (COUNT JPEGs of PIXELS^2 in 4 classes)
+Usage: .venv/bin/python loader_torchvision.py run DIR SIZE SECONDS [BATCH]
+       .venv/bin/python loader_torchvision.py make DIR COUNT PIXELS   (COUNT JPEGs of PIXELS^2 in 4 classes)
 Prints "images_per_second X images N seconds T" for run.
 """
 import os

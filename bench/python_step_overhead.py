@@ -2,7 +2,7 @@
 """balancenet.torch's cost per step with no model: bn.DataLoader's iteration + bn.step_done() against plain
 iteration of a torch DataLoader over the same tiny TensorDataset, batches of the same size (issue 28).
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python_step_overhead.py --run-dir /tmp/o1 --out o1.json
+    PYTHONPATH=build/python .venv/bin/python bench/python_step_overhead.py --run-dir /tmp/o1 --out o1.json
     build/apps/balancenet launch --workers 4 --threads 1 --policy equal --run-dir /tmp/o4 \\
         bench/python_step_overhead.py --out o4.json
 

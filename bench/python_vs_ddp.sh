@@ -11,7 +11,7 @@
 #         average our own first side leaves takes minutes to decay); the load before and after each is kept
 #   QUICK=1  a smoke run (tests/bench): 4 steps, evaluation every 2 on 400 test images, no target, no waiting
 #   BALANCENET_BINARY=path  the launcher (default build/apps/balancenet)
-# Exit 77 (a skip, for CTest) when Debian's python3-torch is missing. Results: docs/results.md.
+# Exit 77 (a skip, for CTest) when the project's Python (.venv/) has no torch. Results: docs/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/python-vs-ddp/$(date +%Y%m%d-%H%M%S)}

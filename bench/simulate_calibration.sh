@@ -27,7 +27,7 @@ done
 #  - noise: the spread of log(compute_ms / (a_i + c_i b)) (a log-normal with that sigma);
 #  - the rest of a step (all-reduce, update, data): the median over steps of max_r update_ms - max_r
 #    compute_ms, played by a ring all-reduce of 1 MB at the bandwidth that takes that long with no latency.
-read -r LAW SPEEDS NOISE NETWORK < <(/usr/bin/python3 - "$OUT" "${POLICIES[@]}" <<'PYEOF'
+read -r LAW SPEEDS NOISE NETWORK < <("${BALANCENET_PYTHON:-.venv/bin/python}" - "$OUT" "${POLICIES[@]}" <<'PYEOF'
 import csv, math, statistics, sys
 out, policies = sys.argv[1], sys.argv[2:]
 points, extra = {}, []
@@ -64,7 +64,7 @@ for p in "${POLICIES[@]}"; do
   "$BN" simulate --nodes 4 --global-batch 128 --steps "$(steps_of "$p")" --speeds const:1 --change "$SPEEDS" \
     --step-law "$LAW" --noise "$NOISE" --network "$NETWORK" --gradient-bytes 1e6 --probe-peers 0 \
     --rebalance-every 5 --policies "$p" --out "$OUT/sim-$p" >/dev/null
-  /usr/bin/python3 - "$OUT" "$p" <<'PYEOF'
+  "${BALANCENET_PYTHON:-.venv/bin/python}" - "$OUT" "$p" <<'PYEOF'
 import csv, json, sys
 out, p = sys.argv[1], sys.argv[2]
 real = json.load(open(f"{out}/real-{p}/summary.json"))["samples_per_second"]

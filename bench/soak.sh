@@ -57,7 +57,7 @@ seconds=$(( $(date +%s) - start ))
 orphans=0
 for pid in "${seen[@]}"; do kill -0 "$pid" 2> /dev/null && orphans=$((orphans + 1)); done
 
-/usr/bin/python3 - "$OUT" "$STEPS" "$GB" "$kills" "$rc" "$seconds" "$orphans" <<'PY'
+"${BALANCENET_PYTHON:-.venv/bin/python}" - "$OUT" "$STEPS" "$GB" "$kills" "$rc" "$seconds" "$orphans" <<'PY'
 import json, sys
 out, steps, gb, kills, rc, seconds, orphans = sys.argv[1], *map(int, sys.argv[2:])
 calm = json.load(open(f"{out}/calm/summary.json"))

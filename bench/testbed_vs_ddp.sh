@@ -44,7 +44,7 @@
 # 40 minutes on an otherwise idle 2-core machine; the script prints its estimate at start. To repeat issue
 # 15's table: MODES=flat SYSTEMS="bn-balanced bn-nooffload bn-flat bn-equal ddp" STEADY_FROM=1 STEPS_T1=250
 # STEPS_T3=60 STEPS_T2=60 EVAL_EVERY=25.
-# Exit 77 (a skip) when Debian's python3-torch is missing or this machine cannot make a testbed; 1 when a
+# Exit 77 (a skip) when the project's Python (.venv/) has no torch or this machine cannot make a testbed; 1 when a
 # run fails (the message names its logs). The testbed is taken down at the end, also on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

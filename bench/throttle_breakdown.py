@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """throttle_breakdown.py: where each rank's step time went on CPU-capped hosts (issue 30), from steps.csv.
 
-Usage: /usr/bin/python3 bench/throttle_breakdown.py RUN_DIR [RUN_DIR ...]
+Usage: .venv/bin/python bench/throttle_breakdown.py RUN_DIR [RUN_DIR ...]
 Prints, per run and rank, the mean per step (step 0, the set-up, left out) of compute_ms, sync_ms, wait_ms,
 throttled_ms, throttled_periods, comm_phases and sync_cpu_ms, then one line saying what dominates.
 Runs from before these columns read 0 for them. Standard library only.

@@ -7,7 +7,7 @@
 #   STEPS=n, EVAL_EVERY=n, TARGET=a  override every scenario's steps, evaluation period, target accuracy
 #   QUICK=1  a smoke run: a few steps, one pair each, a 50% target (about a minute per scenario)
 #   BN_FLAGS="..."  more balancenet train flags (e.g. "--comm allreduce": the default before --comm auto)
-# Exit 77 (a skip, for CTest) when Debian's python3-torch is missing. Results: docs/results.md.
+# Exit 77 (a skip, for CTest) when the project's Python (.venv/) has no torch. Results: docs/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/vs-ddp/$(date +%Y%m%d-%H%M%S)}

@@ -10,23 +10,10 @@ set(BALANCENET_UNITY_BATCH 6 CACHE STRING "Torch files per unity batch")
 
 add_library(balancenet_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
 target_link_libraries(balancenet_pch PUBLIC ${TORCH_LIBRARIES} spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)
+target_include_directories(balancenet_pch BEFORE PUBLIC ${BALANCENET_DEBIAN_INCLUDE})  # cmake/TorchFromPython.cmake
 target_include_directories(balancenet_pch PUBLIC ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(balancenet_pch PUBLIC -Wall -Wextra -Wno-unused-parameter)
 target_precompile_headers(balancenet_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/balancenet_pch.h)
-
-# An optimised BLAS for balancenet's own binaries, whatever the system's libblas.so.3 alternative says:
-# libtorch needs libblas.so.3 and liblapack.so.3 by soname, and an RPATH (not RUNPATH, hence
-# --disable-new-dtags) on the executable applies to its libraries' lookups too, so they resolve in
-# Debian's OpenBLAS directory first (2.3x to 2.6x the reference BLAS's samples/s on cnn, docs/benchmarks.md).
-# scripts/setup.sh installs libopenblas0-pthread; without it the binaries use the system's BLAS.
-set(BALANCENET_BLAS_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread" CACHE PATH
-    "Directory whose libblas.so.3 balancenet's binaries load first; empty: the system's")
-if(BALANCENET_BLAS_DIR AND EXISTS "${BALANCENET_BLAS_DIR}/libblas.so.3")
-  target_link_options(balancenet_pch INTERFACE "LINKER:--disable-new-dtags" "LINKER:-rpath,${BALANCENET_BLAS_DIR}")
-  message(STATUS "balancenet: BLAS from ${BALANCENET_BLAS_DIR}")
-else()
-  message(STATUS "balancenet: the system's BLAS (install libopenblas0-pthread for an optimised one)")
-endif()
 
 # _balancenet_uses_torch(<file> <out>): TRUE if <file> includes a torch, ATen or c10 header, directly or
 # through a quoted include found next to it, in src/ or in tests/. Answers are kept per file.

@@ -12,18 +12,17 @@ set(CPACK_PACKAGE_CONTACT "balancenet maintainers <maintainers@users.noreply.a-s
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "data-parallel deep-learning training on heterogeneous clusters")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "balancenet measures every worker live and gives each its own share of \
 every global batch, so a slow worker no longer sets the pace of the whole cluster. The balancenet program, its \
-Python package (balancenet.torch) for Debian's python3-torch, the documentation and the examples.")
+Python package (balancenet.torch), the documentation and the examples. It runs with the torch wheel it was built \
+against, at the same path on every host (its RPATH; e.g. a venv made by scripts/setup.sh in one shared place).")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # balancenet_<version>_<arch>.deb, the version from project()
 set(CPACK_STRIP_FILES ON)
-# Debian's own packages only: dpkg-shlibdeps names those of the linked libraries (libtorch1.13, libgloo0, ...);
-# the rest are used without being linked: OpenBLAS by the RPATH (cmake/BalancenetModule.cmake), Python and its
-# torch by the Python package. The default data set is a recommendation: --data makes it unnecessary.
+# Debian's own packages only: dpkg-shlibdeps names those of the linked libraries (libyaml-cpp, libspdlog, ...);
+# torch's are the wheel's (a private directory to dpkg-shlibdeps: no Debian package has them). The default
+# data set is a recommendation: --data makes it unnecessary.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${BALANCENET_TORCH_DIR}/lib")
 set(deps "")
-if(BALANCENET_BLAS_DIR MATCHES "openblas-pthread")
-  list(APPEND deps "libopenblas0-pthread")
-endif()
 get_property(python_deps GLOBAL PROPERTY BALANCENET_PYTHON_DEPENDS)
 list(APPEND deps ${python_deps})
 list(JOIN deps ", " CPACK_DEBIAN_PACKAGE_DEPENDS)

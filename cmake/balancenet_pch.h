@@ -19,4 +19,4 @@
 #include <torch/nn/modules/pooling.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>

@@ -7,8 +7,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BALANCENET=${BALANCENET:-$ROOT/build/apps/balancenet}
 # Installed (share/doc/balancenet/examples, no build/ above): the program on PATH.
 [ -x "$BALANCENET" ] || BALANCENET=$(command -v balancenet || echo "$BALANCENET")
-# Debian's python3, which has numpy and PIL (a pyenv python3 first on PATH may not).
-PYTHON=/usr/bin/python3
+PYTHON="${BALANCENET_PYTHON:-$ROOT/.venv/bin/python}"  # the project's Python (scripts/setup.sh): numpy, PIL, torch
 if [ ! -x "$BALANCENET" ]; then
   echo "$(basename "$0"): $BALANCENET is not built (run scripts/setup.sh, or set BALANCENET)" >&2
   exit 2

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Fashion-MNIST's IDX files as an image folder: DIR/train/<class>/<i>.png and DIR/val/<class>/<i>.png.
 
-Usage: /usr/bin/python3 examples/fashion_mnist_to_imagefolder.py DIR [--limit N] [--source SRC]
+Usage: .venv/bin/python examples/fashion_mnist_to_imagefolder.py DIR [--limit N] [--source SRC]
   --source  the four .gz files (default /usr/share/datasets/fashion-mnist, Debian's dataset-fashion-mnist)
   --limit   at most N images per split (at least 10), the first of each class, spread evenly over the ten
 Then: balancenet train --data imagefolder:DIR --image-size 28 ...

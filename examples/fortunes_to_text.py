@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Debian's fortunes databases as one UTF-8 text file, for `balancenet train --data text:FILE`.
 
-Usage: /usr/bin/python3 examples/fortunes_to_text.py OUT [--source DIR]
+Usage: .venv/bin/python examples/fortunes_to_text.py OUT [--source DIR]
   --source  the databases (default /usr/share/games/fortunes: Debian's fortunes and fortunes-min)
 Every plain file of DIR (not its .dat indexes, .u8 links or sub-folders such as fortunes-off's off/) in
 sorted order, about 2.5 MB of English; the "%" line after each fortune is kept as its end-of-document mark.

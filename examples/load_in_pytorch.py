@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Loads weights trained by balancenet into a PyTorch model (Debian: apt-get install python3-torch).
+"""Loads weights trained by balancenet into a PyTorch model (any torch 2.x; scripts/setup.sh puts one in .venv/).
 
     balancenet train --model mlp --dropout 0 --steps 500 --export mlp.pt
     python3 examples/load_in_pytorch.py mlp.pt

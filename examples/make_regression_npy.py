@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """A regression data set as two NumPy files: y = sin(x1) + x2^2 + noise, for `--data npy:X.npy,Y.npy --loss mse`.
 
-Usage: /usr/bin/python3 examples/make_regression_npy.py DIR [--rows N] [--noise SIGMA] [--seed S]
+Usage: .venv/bin/python examples/make_regression_npy.py DIR [--rows N] [--noise SIGMA] [--seed S]
 Writes DIR/X.npy (float32 [N, 2], x1 and x2 uniform in [-2, 2]) and DIR/Y.npy (float32 [N]).
 Prints the noise variance: the mean squared error of the true function, the least any model can reach
 on fresh rows, and the variance of Y, the error of a model that predicts the mean.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scripts a PyTorch model for balancenet (Debian: apt-get install python3-torch).
+"""Scripts a PyTorch model for balancenet (any torch 2.x; scripts/setup.sh puts one in .venv/).
 
     python3 examples/script_model.py tiny_cnn.pt
     balancenet train --nodes 2 --model tiny_cnn.pt --steps 500 --export trained.pt

@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian packages only) and builds balancenet into build/.
+# Installs what is missing (Debian packages, then the pinned torch from PyPI into .venv/) and builds balancenet
+# into build/.
 # Usage: scripts/setup.sh            (BUILD_DIR, BUILD_TYPE and JOBS may be set in the environment;
-#        BUILD_TESTS=OFF BUILD_BENCH=OFF build the balancenet program alone, as scripts/demo.sh does)
+#        BUILD_TESTS=OFF BUILD_BENCH=OFF build the balancenet program alone, as scripts/demo.sh does;
+#        BALANCENET_PYTHON=/path/to/python builds against that interpreter's torch 2.9+ instead of .venv's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libopenblas0-pthread: the optimised BLAS that balancenet's binaries load by their RPATH (cmake/
-# BalancenetModule.cmake); installing it also makes it the system's default libblas.so.3 (Debian's
-# alternatives), as for any program. ninja-build: a faster build than make's. fortunes, python3-numpy and
-# python3-pil: the examples' real data (English text) and their converters (examples/*.py). python3-torch,
-# python3-dev and pybind11-dev: the Python package balancenet.torch (docs/python.md), built against the same torch.
-PACKAGES=(build-essential cmake ccache pkg-config ninja-build libopenblas0-pthread
-          libtorch-dev libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+# torch comes from PyPI (requirements.txt): Debian's libtorch is 1.13 (2022) and CPU-only. Everything else is a
+# Debian package. ninja-build: a faster build than make's. python3-venv and python3-dev: the project's virtual
+# environment and the headers of the Python package balancenet.torch (docs/python.md). fortunes: the examples'
+# real text. libgloo-dev: only the headers that torch's ProcessGroupGloo.hpp includes (the wheel ships none);
+# nothing links Debian's libgloo: the Gloo in the process is libtorch's own (cmake/TorchFromPython.cmake).
+PACKAGES=(build-essential cmake ccache pkg-config ninja-build python3 python3-venv python3-dev
+          libgloo-dev libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
           zlib1g-dev libjpeg62-turbo-dev libpng-dev libssl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
-          dataset-fashion-mnist gnuplot-nox fortunes python3-numpy python3-pil python3-torch python3-dev pybind11-dev)
-# Callers add packages they alone need (the test suite: python3-torchvision, the loader benchmark's peer, and
-# chromium, to open the report page).
+          dataset-fashion-mnist gnuplot-nox fortunes)
+# Callers add packages they alone need (the test suite: chromium, to open the report page, and the schedulers).
 read -r -a EXTRA <<< "${EXTRA_PACKAGES:-}"
 PACKAGES+=("${EXTRA[@]}")
 
@@ -31,10 +32,30 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The project's virtual environment with the pinned torch (several GB with its CUDA libraries; pip's cache
+# makes a second machine's install quick). A given BALANCENET_PYTHON is used as it is.
+if [ -z "${BALANCENET_PYTHON:-}" ]; then
+  if [ ! -x .venv/bin/python ]; then
+    echo "setup: making .venv/ (Debian's python3)"
+    /usr/bin/python3 -m venv .venv
+  fi
+  if ! .venv/bin/python - requirements.txt <<'PY' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+pins = [l.split("#")[0].strip() for l in open(sys.argv[1])]
+sys.exit(any(version(n) != v for n, v in (p.split("==") for p in pins if p)))
+PY
+    echo "setup: installing requirements.txt into .venv/ (torch from PyPI: a few GB the first time)"
+    .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  fi
+  BALANCENET_PYTHON="$PWD/.venv/bin/python"
+fi
+
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 GENERATOR=()  # an existing build directory keeps its generator (CMake refuses to change it)
 [ -f "$BUILD_DIR/CMakeCache.txt" ] || GENERATOR=(-G Ninja)
 cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" \
+  -DBALANCENET_PYTHON="$BALANCENET_PYTHON" \
   -DBUILD_TESTS="${BUILD_TESTS:-ON}" -DBUILD_BENCH="${BUILD_BENCH:-ON}" >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # slurmctld, slurmd (with slurm-client) and openmpi-bin: the real schedulers of tests/integration's scheduler_tests
 # (a one-node Slurm from scripts/slurm-local.sh, and mpirun): 11 s of apt-get install, 8.7 MB to download.
-EXTRA_PACKAGES="python3-torchvision chromium clang-format iproute2 slurmctld slurmd openmpi-bin" scripts/setup.sh
+EXTRA_PACKAGES="chromium clang-format iproute2 slurmctld slurmd openmpi-bin" scripts/setup.sh
 format=0
 scripts/check-format.sh || format=$?
 cd "${BUILD_DIR:-build}"

@@ -1,12 +1,12 @@
 # Shared by the benchmarks that run PyTorch DDP beside balancenet (bench/vs_ddp.sh, bench/testbed_vs_ddp.sh):
 # the Python to use, the skip when it has no torch, and a group of peer processes started together and
 # waited for together (DDP's, bench/allreduce_cpu.py's). Source it from the repository root.
-PY=/usr/bin/python3 # Debian's python3-torch; a python earlier on PATH may have no torch
+PY="${BALANCENET_PYTHON:-$PWD/.venv/bin/python}"  # the project's torch (scripts/setup.sh), the one balancenet links
 
 # Exit 77 (a skip, for CTest) when $PY cannot import torch.distributed. $1: the script's name for the message.
 require_torch() {
   if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
-    echo "$1: skipped: $PY cannot import torch (apt-get install python3-torch)" >&2
+    echo "$1: skipped: $PY cannot import torch (run scripts/setup.sh)" >&2
     exit 77
   fi
 }

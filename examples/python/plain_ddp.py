@@ -1,11 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # plain_ddp.py: an ordinary PyTorch DDP training script (no balancenet import): what `balancenet launch` and
 # torchrun both run unchanged. A small MLP on synthetic data from a fixed seed; rank 0 writes the final
 # state_dict. `--reference N` trains the same model in one process on the same global batches an N-rank run
 # takes (the union of the ranks' DistributedSampler batches), which is what DDP's averaged gradient equals.
 #
 #   balancenet launch --workers 2 examples/python/plain_ddp.py --out final.pt
-#   /usr/bin/python3 examples/python/plain_ddp.py --reference 2 --out reference.pt
+#   .venv/bin/python examples/python/plain_ddp.py --reference 2 --out reference.pt
 import argparse
 import os
 

@@ -135,7 +135,8 @@ class _HookState:
         self.waiting = []  # this backward's buckets until its last: (parameters, buffer, future)
 
     def current_group(self):
-        """The engine's group (a torch.distributed.ProcessGroupGloo), formed again after a membership change."""
+        """The engine's group (a torch.distributed.ProcessGroup on its Gloo backend), formed again after a membership
+        change."""
         if self.generation != self.session.generation:
             self.generation, self.group = self.session.generation, self.session.process_group
         return self.group

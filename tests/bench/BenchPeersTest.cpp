@@ -32,18 +32,17 @@ std::pair<std::string, bool> run(const std::string& command) {
 // resnet18 with DDP's: the two must be one network, at the CIFAR stem (28 pixels), the ImageNet stem (64) and
 // half the channels.
 TEST(BenchPeers, DdpPeerResnet18HasTheZoosParameters) {
-  if (!run("/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null").second)
-    GTEST_SKIP() << "/usr/bin/python3 has no torch or torchvision";
+  ASSERT_TRUE(run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch, torchvision' 2>/dev/null").second)
+      << BALANCENET_PYTHON_EXE << " has no torch or torchvision (scripts/setup.sh)";
   for (const auto& [size, width] : {std::pair<int64_t, double>{28, 1.0}, {64, 1.0}, {28, 0.5}}) {
     balancenet::models::ModelOptions options;
     options.name = "resnet18";
     options.inputShape = {1, size, size};
     options.width = width;
     const auto zoo = balancenet::models::buildModel(options).info.parameters;
-    const auto [out, ok] =
-        run(std::string("cd ") + BALANCENET_SOURCE_DIR +
-            "/bench && /usr/bin/python3 -c 'import ddp_peer; m = ddp_peer.make_model(\"resnet18\", " +
-            std::to_string(size) + ", " + std::to_string(width) + "); print(sum(p.numel() for p in m.parameters()))'");
+    const auto [out, ok] = run(std::string("cd ") + BALANCENET_SOURCE_DIR + "/bench && " + BALANCENET_PYTHON_EXE +
+                               " -c 'import ddp_peer; m = ddp_peer.make_model(\"resnet18\", " + std::to_string(size) +
+                               ", " + std::to_string(width) + "); print(sum(p.numel() for p in m.parameters()))'");
     ASSERT_TRUE(ok) << out;
     EXPECT_EQ(std::stoll(out), zoo) << "at " << size << " pixels, width " << width;
   }
@@ -68,8 +67,8 @@ TEST(BenchPeers, RateTablePrintsMeansAndRatios) {
 // bench/python_vs_ddp.sh's smoke mode (QUICK=1: 4 steps): plain DDP and the same script with balancenet.torch's
 // lines, each under `balancenet launch --workers 4`, and the table of the two with its ratios and target.
 TEST(BenchPeers, PythonVsDdpQuickRunsBothSidesAndPrintsTheTable) {
-  if (!run("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null").second)
-    GTEST_SKIP() << "/usr/bin/python3 has no torch";
+  ASSERT_TRUE(run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch.distributed' 2>/dev/null").second)
+      << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   balancenet::testing::TempDir dir;
   const std::string out = dir.path() + "/out";
   const auto [table, ok] =

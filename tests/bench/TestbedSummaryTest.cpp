@@ -44,7 +44,7 @@ TEST(TestbedSummary, LimitBestModeAndAutosRatioOverTheSteadySteps) {
   std::ofstream(out + "/T9/ddp.json") << R"({"global_batch": 100, "step_seconds": [9, 9, 1, 1, 1], "evaluations": []})";
 
   const auto result =
-      balancenet::testing::runProcess({"/usr/bin/python3", kBench + "/testbed_vs_ddp_summary.py", out, "1"});
+      balancenet::testing::runProcess({BALANCENET_PYTHON_EXE, kBench + "/testbed_vs_ddp_summary.py", out, "1"});
   const std::string& table = result.output;
   ASSERT_EQ(result.exitCode, 0) << table;
   EXPECT_NE(table.find("| T9 | 0.5/0.25 cores | 100 | balancenet, --comm flat (best mode) | 200.0 | 300.0 | 214.3 "
@@ -71,7 +71,7 @@ TEST(TestbedSummary, LimitBestModeAndAutosRatioOverTheSteadySteps) {
 // that all-reduce: 100 samples in 10 s, not the 18.2 samples/s of the formula with every host training.
 TEST(TestbedSummary, LimitLeavesOutAHostWhoseAllReduceOutlastsTheStep) {
   const auto result = balancenet::testing::runProcess(
-      {"/usr/bin/python3", "-c",
+      {BALANCENET_PYTHON_EXE, "-c",
        "import sys; sys.path.insert(0, '" + kBench +
            "'); import testbed_limit as t; print(round(t.limit([100, 100], [0, 1.0], [1, 0.1], 100), 3), "
            "round(t.limit([200, 100], [0.05, 0.05], [0.5, 0.25], 100), 3))"});

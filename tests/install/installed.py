@@ -1,4 +1,5 @@
-"""What the install tests share: the tiny 2-worker job, run with the build and source trees out of reach."""
+"""What the install tests share: the tiny 2-worker job, run with the build and source trees out of reach (all but
+the Python environment whose torch the program was built against, which may live in the source tree: .venv/)."""
 import json
 import os
 import subprocess
@@ -6,19 +7,26 @@ import unittest
 
 BUILD_DIR = os.environ["BALANCENET_BUILD_DIR"]
 SOURCE_DIR = os.environ["BALANCENET_SOURCE_DIR"]
+TORCH_ENV = os.path.realpath(os.environ["BALANCENET_TORCH_ENV"])  # the venv (or prefix) of the build's torch
 # A few steps of the mlp on the default data (dataset-fashion-mnist): seconds, and every stage of a step.
 JOB = ["train", "--workers", "2", "--model", "mlp", "--global-batch", "32", "--steps", "3", "--threads", "1"]
 HIDING = "bn-hidden"
 
 # Tmpfs mounts in a private mount namespace hide the trees from the command alone (nothing else sees them);
-# the longer path first, so a build directory inside the source tree is covered before its parent is.
+# the longer path first, so a build directory inside the source tree is covered before its parent is. The torch
+# environment ($1) is bind-mounted aside first and back in place after, alone in its emptied tree.
 _HIDE_SCRIPT = """
+keep=$1; shift
+kept=$(mktemp -d)
+mount --bind "$keep" "$kept" || exit 97
 for dir in "$@"; do
   [ "$dir" = -- ] && break
   mount -t tmpfs -o size=1m,mode=0755 {name} "$dir" || exit 98
 done
+if [ ! -d "$keep" ]; then mkdir -p "$keep" && mount --bind "$kept" "$keep" || exit 97; fi
 while [ "$1" != -- ]; do
-  [ ! -e "$1" ] || [ -z "$(ls -A "$1")" ] || {{ echo "$1 is still visible" >&2; exit 99; }}
+  case "$keep/" in "$1"/*) top=${{keep#"$1"/}}; top=${{top%%/*}} ;; *) top= ;; esac
+  [ ! -e "$1" ] || [ -z "$(ls -A "$1" | grep -vx "$top")" ] || {{ echo "$1 is still visible" >&2; exit 99; }}
   shift
 done
 shift
@@ -27,9 +35,10 @@ exec "$@"
 
 
 def hidden(argv):
-    """argv run where the build and source trees are empty directories."""
+    """argv run where the build and source trees are empty directories, but for the torch environment."""
     trees = sorted({os.path.realpath(BUILD_DIR), os.path.realpath(SOURCE_DIR)}, key=len, reverse=True)
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", _HIDE_SCRIPT, "sh", *trees, "--", *argv]
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", _HIDE_SCRIPT, "sh", TORCH_ENV, *trees,
+            "--", *argv]
 
 
 def run(argv, timeout=120, **kwargs):
@@ -48,7 +57,7 @@ def require_root():
 
 
 def check_job(test, program, run_dir):
-    """The tiny job under `program`, from the hidden trees: it trains 3 steps of 2 workers on OpenBLAS."""
+    """The tiny job under `program`, from the hidden trees: it trains 3 steps of 2 workers on the wheel's MKL."""
     rc, out = run(hidden([program, *JOB, "--run-dir", run_dir]))
     test.assertEqual(rc, 0, out)
     with open(os.path.join(run_dir, "summary.json")) as f:
@@ -57,9 +66,8 @@ def check_job(test, program, run_dir):
     test.assertEqual(summary["nodes"], 2)
     test.assertEqual(summary["samples_trained"], 96)
     test.assertGreater(summary["final_accuracy"], 0.0)
-    # The RPATH survived the install: libtorch's BLAS is Debian's OpenBLAS, not the reference one.
-    if os.path.exists("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"):
-        test.assertIn("openblas-pthread", summary["blas"])
+    # The RPATH survived the install: libtorch and its BLAS are the build's torch wheel's.
+    test.assertIn(TORCH_ENV, os.path.realpath(summary["blas"].removeprefix("MKL in ")))
     with open(os.path.join(run_dir, "steps.csv")) as f:
         ranks = {line.split(",")[1] for line in f.read().splitlines()[1:]}
     test.assertEqual(ranks, {"0", "1"})

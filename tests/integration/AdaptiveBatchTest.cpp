@@ -10,6 +10,7 @@
 #include "BinaryFixture.h"
 #include "CsvRows.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/FloatBound.h"
 
 namespace balancenet::testing {
 namespace {
@@ -76,10 +77,12 @@ TEST_F(AdaptiveBatch, AutoMovesBAndOneProcessGivenTheSameBatchesLearnsTheSame) {
   const auto r1 = train(single);
   ASSERT_EQ(r1.exitCode, 0) << r1.output;
   EXPECT_EQ(readSteps(dir_.file("run1")).batch, steps.batch);
-  const double diff =
-      maxAbsDifference(loadSavedParameters(dir_.file("auto.pt")), loadSavedParameters(dir_.file("one.pt")));
-  std::printf("2 workers under auto vs 1 process on its schedule: max |param difference| = %.3g\n", diff);
-  EXPECT_LT(diff, 2e-5);
+  const auto one = loadSavedParameters(dir_.file("one.pt"));
+  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("auto.pt")), one);
+  const double bound = exactnessBound(one, 24);
+  std::printf("2 workers under auto vs 1 process on its schedule: max |param difference| = %.3g (float bound %.3g)\n",
+              diff, bound);
+  EXPECT_LT(diff, bound);
 }
 
 // A checkpoint keeps the B in force and the noise scale: the resumed run's first step trains the B the

@@ -87,7 +87,7 @@ TEST_F(DataFormatsProcess, TextTrainsAGptAndReportsTokenMetrics) {
 // A TorchScript model of the user's own (traced: `python3 -c` has no source for torch.jit.script to read),
 // taking [N,T] token ids: the data's windows probe it at launch.
 TEST_F(DataFormatsProcess, ScriptedTokenModelTrainsOnTextAndAnImageModelIsRefused) {
-  if (!pythonTorchInstalled()) GTEST_SKIP() << "/usr/bin/python3 has no torch (python3-torch)";
+  ASSERT_TRUE(pythonTorchInstalled()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   const std::string script =
       "import sys, torch\n"
       "class Bigram(torch.nn.Module):\n"
@@ -98,7 +98,7 @@ TEST_F(DataFormatsProcess, ScriptedTokenModelTrainsOnTextAndAnImageModelIsRefuse
       "    def forward(self, x):\n"
       "        return self.out(self.emb(x))\n"
       "torch.jit.trace(Bigram(), torch.zeros(1, 4, dtype=torch.long)).save(sys.argv[1])\n";
-  const auto py = runProcess({"/usr/bin/python3", "-c", script, dir_.file("bigram.pt")});
+  const auto py = runProcess({BALANCENET_PYTHON_EXE, "-c", script, dir_.file("bigram.pt")});
   ASSERT_EQ(py.exitCode, 0) << py.output;
   expectSteps(train(text(), "scripted", {"--model", dir_.file("bigram.pt"), "--context", "16", "--global-batch", "8"}),
               3);

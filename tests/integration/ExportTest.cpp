@@ -27,11 +27,11 @@ TEST_F(Export, PyTorchLoadsTheTrainedWeightsIntoItsOwnModel) {
   const auto state = torch::pickle_load(bytes).toGenericDict();
   ASSERT_EQ(state.size(), 6u);  // three Linear layers, weight and bias
 
-  if (!pythonTorchInstalled()) GTEST_SKIP() << "python3-torch is not installed: the Python side was not checked";
+  ASSERT_TRUE(pythonTorchInstalled()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   ProcessOptions o;
   o.timeoutSeconds = 120;
   auto py = runProcess(
-      {"/usr/bin/python3", std::string(BALANCENET_SOURCE_DIR) + "/examples/load_in_pytorch.py", dir_.file("mlp.pt")},
+      {BALANCENET_PYTHON_EXE, std::string(BALANCENET_SOURCE_DIR) + "/examples/load_in_pytorch.py", dir_.file("mlp.pt")},
       o);
   ASSERT_EQ(py.exitCode, 0) << py.output;
   const auto loaded = nlohmann::json::parse(py.output.substr(py.output.find('{')));
@@ -56,14 +56,14 @@ TEST_F(Export, ATrainedTorchScriptModelGoesBackIntoItsPythonClass) {
     EXPECT_TRUE(state.contains(std::string(name))) << name;
   EXPECT_EQ(state.size(), 4u);
 
-  if (!pythonTorchInstalled()) GTEST_SKIP() << "python3-torch is not installed: the Python side was not checked";
+  ASSERT_TRUE(pythonTorchInstalled()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   const std::string script =
       "import sys, torch; sys.path.insert(0, '" + std::string(BALANCENET_SOURCE_DIR) +
       "/examples'); from script_model import TinyCnn; m = TinyCnn(); "
       "m.load_state_dict(torch.load(sys.argv[1])); print('loaded', sum(1 for _ in m.parameters()))";
   ProcessOptions o;
   o.timeoutSeconds = 120;
-  auto py = runProcess({"/usr/bin/python3", "-c", script, dir_.file("tiny.pt")}, o);
+  auto py = runProcess({BALANCENET_PYTHON_EXE, "-c", script, dir_.file("tiny.pt")}, o);
   ASSERT_EQ(py.exitCode, 0) << py.output;
   EXPECT_NE(py.output.find("loaded 4"), std::string::npos) << py.output;
 }

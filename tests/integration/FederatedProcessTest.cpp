@@ -28,6 +28,7 @@
 #include "balancenet/federated/LocalTraining.h"
 #include "balancenet/federated/ModelWeights.h"
 #include "balancenet/models/ModelZoo.h"
+#include "testing/FloatBound.h"
 
 namespace balancenet::testing {
 namespace {
@@ -133,9 +134,10 @@ TEST_F(FederatedProcess, FedAvgWithOneLocalStepIsSynchronousDataParallelism) {
   const auto params = model.net->parameters();
   ASSERT_EQ(saved.size(), params.size());
   const double worst = maxDifference(saved, reference);
-  std::cout << "max |federated - data parallel| = " << worst << "\n";
-  EXPECT_LT(worst, 1e-5);
-  EXPECT_GT((saved[0] - params[0].detach()).abs().max().item<double>(), 1e-4) << "the step must move the weights";
+  const double bound = exactnessBound(reference, 1);  // one step
+  std::cout << "max |federated - data parallel| = " << worst << " (float bound " << bound << ")\n";
+  EXPECT_LT(worst, bound);
+  EXPECT_GT((saved[0] - params[0].detach()).abs().max().item<double>(), bound) << "the step must move the weights";
 }
 
 TEST_F(FederatedProcess, ResumedRunEqualsAStraightOneBitForBit) {

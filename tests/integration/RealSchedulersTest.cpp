@@ -11,6 +11,7 @@
 
 #include "BinaryFixture.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/FloatBound.h"
 
 namespace balancenet::testing {
 namespace {
@@ -91,6 +92,8 @@ class RealSchedulers : public BinaryFixture {
   double differenceFromLocal(const std::string& path) const {
     return maxAbsDifference(loadSavedParameters(path), loadSavedParameters(dir_.file("local.pt")));
   }
+  // What float summation order explains between a run of the job and the local one.
+  double localBound() const { return exactnessBound(loadSavedParameters(dir_.file("local.pt")), kSteps); }
 
   std::string slurmDir_;
 };
@@ -108,8 +111,9 @@ TEST_F(RealSchedulers, SlurmAndMpirunExamplesLearnWhatFourWorkersLearn) {
   EXPECT_NE(out.find(lastStep), std::string::npos) << out;
   expectFourWorkersTrained(jobDir + "/run");
   const double srun = differenceFromLocal(dir_.file("srun.pt"));
-  std::printf("sbatch (srun, 4 tasks) vs --workers 4: max |param difference| = %.3g\n", srun);
-  EXPECT_LT(srun, 1e-6);
+  std::printf("sbatch (srun, 4 tasks) vs --workers 4: max |param difference| = %.3g (float bound %.3g)\n", srun,
+              localBound());
+  EXPECT_LT(srun, localBound());
   // The token the script made: 32 random bytes in hex, readable by the user alone.
   const auto token = readFile(jobDir + "/token");
   EXPECT_TRUE(std::regex_match(token, std::regex("[0-9a-f]{64}\n"))) << token;
@@ -120,8 +124,8 @@ TEST_F(RealSchedulers, SlurmAndMpirunExamplesLearnWhatFourWorkersLearn) {
   ASSERT_EQ(mpi.exitCode, 0) << mpi.output;
   expectFourWorkersTrained(dir_.file("run-mpi"));
   const double mpirun = differenceFromLocal(dir_.file("mpi.pt"));
-  std::printf("mpirun -n 4 vs --workers 4: max |param difference| = %.3g\n", mpirun);
-  EXPECT_LT(mpirun, 1e-6);
+  std::printf("mpirun -n 4 vs --workers 4: max |param difference| = %.3g (float bound %.3g)\n", mpirun, localBound());
+  EXPECT_LT(mpirun, localBound());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "BinaryFixture.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/FloatBound.h"
 
 namespace balancenet::testing {
 namespace {
@@ -42,10 +43,11 @@ TEST_F(SchedulerLaunch, HydraVariablesMakeEachProcessOneWorkerAndMatchOneProcess
 
   const auto one = train(with(kJob, {"--save-params", dir_.file("one.pt"), "--run-dir", dir_.file("one")}));
   ASSERT_EQ(one.exitCode, 0) << one.output;
-  const double diff =
-      maxAbsDifference(loadSavedParameters(dir_.file("hydra.pt")), loadSavedParameters(dir_.file("one.pt")));
-  std::printf("2 Hydra-launched workers vs 1 process: max |param difference| = %.3g\n", diff);
-  EXPECT_LT(diff, 1e-6);
+  const auto one = loadSavedParameters(dir_.file("one.pt"));
+  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("hydra.pt")), one);
+  const double bound = exactnessBound(one, 4);  // kJob's --steps
+  std::printf("2 Hydra-launched workers vs 1 process: max |param difference| = %.3g (float bound %.3g)\n", diff, bound);
+  EXPECT_LT(diff, bound);
 }
 
 TEST_F(SchedulerLaunch, PrintConfigSaysWhatWasReadAndFromWhere) {

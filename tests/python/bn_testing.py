@@ -10,7 +10,7 @@ import torch
 
 BINARY = os.environ["BALANCENET_BINARY"]
 SOURCE = os.environ["BALANCENET_SOURCE_DIR"]
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the project's Python (.venv/), which runs these tests
 EXAMPLE = os.path.join(SOURCE, "examples", "python", "train_ddp.py")
 TIMEOUT = 180  # a hung job fails the test instead of the suite's timeout
 

@@ -52,5 +52,32 @@ class BadInput(TempDirTest):
         self.assertOneLine(alone(path), "needs bn.init() first")
 
 
+    def assertImportRefused(self, path, *words):
+        result = alone(path)
+        self.assertNotEqual(result.returncode, 0, result.stdout)
+        last = result.stderr.strip().splitlines()[-1]
+        self.assertTrue(last.startswith("ImportError: balancenet was built against"), result.stderr[-3000:])
+        for w in words:
+            self.assertIn(w, last)
+
+    # The package imported into another torch than the one it was built against (here the same torch claiming to
+    # be another): one line naming both, not a crash in the extension.
+    def test_package_built_against_another_torch_version(self):
+        path = self.script("""
+            import torch
+            torch.__version__ = "2.10.1"
+            import balancenet.torch
+            """)
+        self.assertImportRefused(path, "this Python imports torch 2.10.1", "pip install --no-build-isolation")
+
+    def test_package_built_against_a_cuda_torch_imported_into_a_cpu_one(self):
+        path = self.script("""
+            import torch
+            torch.version.cuda = None
+            import balancenet.torch
+            """)
+        self.assertImportRefused(path, "a CPU-only torch")
+
+
 if __name__ == "__main__":
     main()

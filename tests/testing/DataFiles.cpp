@@ -14,7 +14,7 @@ std::string writeImageFolder(const std::string& dir, int classes, int perClass) 
   std::string names;
   for (int c = 0; c < classes; ++c) names += (c ? ",class" : "class") + std::to_string(c);
   const auto r =
-      runProcess({"/usr/bin/python3", std::string(BALANCENET_SOURCE_DIR) + "/tests/unit/data/write_test_images.py",
+      runProcess({BALANCENET_PYTHON_EXE, std::string(BALANCENET_SOURCE_DIR) + "/tests/unit/data/write_test_images.py",
                   "folder", dir, names, std::to_string(perClass), "RGB", "png"});
   return r.exitCode == 0 ? "" : "write_test_images.py exited " + std::to_string(r.exitCode) + ": " + r.output;
 }

@@ -9,7 +9,7 @@ namespace balancenet::testing {
 // Each writer returns "" on success, else what failed (for ASSERT_EQ(writeX(...), "")).
 
 // DIR/<class>/<i>.png: `classes` class folders of `perClass` random 11x9 RGB PNGs, written by PIL
-// (tests/unit/data/write_test_images.py with Debian's /usr/bin/python3).
+// (tests/unit/data/write_test_images.py with the project's Python).
 std::string writeImageFolder(const std::string& dir, int classes, int perClass);
 
 // `bytes` bytes of English-like text (words from a fixed list, drawn by a fixed rule): a text: corpus.

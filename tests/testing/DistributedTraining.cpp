@@ -7,6 +7,7 @@
 
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/SyncBatchNorm.h"
+#include "testing/FloatBound.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/ThreadRanks.h"
 
@@ -43,7 +44,9 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
         results[comm.rank()] = out;
       },
       run.store);
-  for (int r = 1; r < run.world; ++r) EXPECT_LT(maxAbsDifference(params[0], params[r]), 1e-6) << "rank " << r;
+  // Ranks apply the same summed gradient, but a strategy may sum it in each rank's own order (factors).
+  for (int r = 1; r < run.world; ++r)
+    EXPECT_LT(maxAbsDifference(params[0], params[r]), exactnessBound(params[0], options.steps)) << "rank " << r;
   return results[0];
 }
 

@@ -4,7 +4,7 @@
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::testing {
 

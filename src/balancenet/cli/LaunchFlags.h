@@ -15,7 +15,7 @@ using launch::encodeLaunchArgs;
 
 struct LaunchRawFlags {
   RawFlags raw;        // the groups shared with train
-  std::string python;  // --python; empty: /usr/bin/python3 when it exists, else python3 on PATH
+  std::string python;  // --python; empty: the Python balancenet was built for when it exists, else python3 on PATH
   bool noPython = false;
 };
 

@@ -15,7 +15,9 @@
 namespace balancenet::cli {
 namespace {
 
-constexpr const char* kDebianPython = "/usr/bin/python3";
+// The Python whose torch balancenet was built against (cmake/TorchFromPython.cmake): its workers can import
+// balancenet.torch. A pip install into a user's venv builds against that venv's python.
+constexpr const char* kBuildPython = BALANCENET_BUILD_PYTHON;
 
 bool isExecutableFile(const std::string& path) {
   std::error_code ec;
@@ -47,9 +49,9 @@ std::string findExecutable(const std::string& name, const std::string& what) {
 
 std::string findPython(const std::string& given) {
   if (!given.empty()) return findExecutable(given, "--python");
-  if (isExecutableFile(kDebianPython)) return kDebianPython;
+  if (isExecutableFile(kBuildPython)) return kBuildPython;
   if (auto found = onPath("python3")) return *found;
-  throw UsageError("no python3: neither /usr/bin/python3 nor python3 on PATH; give --python PATH");
+  throw UsageError(fmt::format("no python3: neither {} nor python3 on PATH; give --python PATH", kBuildPython));
 }
 
 }  // namespace balancenet::cli

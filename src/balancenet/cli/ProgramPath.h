@@ -8,7 +8,7 @@ namespace balancenet::cli {
 // names it in the error ("--python", "program").
 std::string findExecutable(const std::string& name, const std::string& what);
 
-// --python: `given` as findExecutable finds it; empty: /usr/bin/python3 (Debian's, which has python3-torch)
+// --python: `given` as findExecutable finds it; empty: the Python balancenet was built for (its torch)
 // when it is executable, else python3 on PATH.
 std::string findPython(const std::string& given);
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {

@@ -1,8 +1,8 @@
 // FlatAllReduceSync: all gradients packed into one buffer and summed with a single all-reduce.
 #pragma once
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::comm {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::comm {
 

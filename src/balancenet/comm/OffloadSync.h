@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/OffloadPlan.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::comm {
 

@@ -3,7 +3,6 @@
 #include "balancenet/comm/Rendezvous.h"
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <thread>
@@ -71,7 +70,7 @@ std::chrono::milliseconds setupLimit(const RendezvousOptions& o) { return 2 * o.
 
 // Every rank announces itself, then waits for the others; on timeout the missing ranks are listed.
 void waitForAllRanks(c10d::Store& store, int rank, int worldSize, std::chrono::milliseconds timeout) {
-  store.set(fmt::format("arrived/{}", rank), {1});
+  store.set(fmt::format("arrived/{}", rank), std::vector<uint8_t>{1});
   std::vector<std::string> keys;
   for (int r = 0; r < worldSize; ++r) keys.push_back(fmt::format("arrived/{}", r));
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -93,31 +92,6 @@ void waitForAllRanks(c10d::Store& store, int rank, int worldSize, std::chrono::m
 // A job restarted whole meets under its attempt's keys, away from the dead attempt's claims and addresses.
 static c10::intrusive_ptr<c10d::Store> forAttempt(c10::intrusive_ptr<c10d::Store> job, int attempt) {
   return attempt > 0 ? scopedStore(attemptPrefix(attempt), std::move(job)) : job;
-}
-
-bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
-
-std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
-                                        std::chrono::milliseconds timeout, const std::string& host,
-                                        const std::string& iface, int threads) {
-  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-  try {
-    if (!iface.empty())
-      opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(iface));
-    else if (isLoopback(host))
-      opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-    else
-      opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-    opts->threads = threads;
-    // Subgroups share this group's devices (as c10d's new_group does) and timeout.
-    GroupMaker makeGroup = [opts](const c10::intrusive_ptr<c10d::Store>& s, int r, int n) {
-      return c10::intrusive_ptr<c10d::ProcessGroup>(c10::make_intrusive<c10d::ProcessGroupGloo>(s, r, n, opts));
-    };
-    auto group = makeGroup(store, rank, worldSize);
-    return std::make_unique<Communicator>(store, group, std::move(makeGroup));
-  } catch (const std::exception& e) {
-    throw RuntimeFailure(fmt::format("rank {} could not connect to its peers: {}", rank, firstLine(e.what())));
-  }
 }
 
 std::unique_ptr<Communicator> rendezvous(const RendezvousOptions& o) {

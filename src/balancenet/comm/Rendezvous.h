@@ -8,14 +8,11 @@
 
 #include <c10/util/intrusive_ptr.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/GlooGroup.h"
 
 namespace balancenet::comm {
 
 constexpr std::chrono::milliseconds kDefaultRendezvousTimeout{60000};
-
-// c10d's default: Gloo's threads per process group, which run the collectives' copies and reductions.
-inline constexpr int kDefaultGlooThreads = 2;
 
 struct RendezvousOptions {
   std::string masterAddr = "127.0.0.1";  // where the store listens
@@ -57,12 +54,6 @@ c10::intrusive_ptr<c10d::Store> connectJobStore(const RendezvousOptions& options
 // token (a wrong token is one line from the launcher rather than one per worker), where the hosts meet.
 c10::intrusive_ptr<c10d::Store> admitLauncher(const RendezvousOptions& options);
 
-// Forms a Gloo group over an existing store (a shared HashStore lets tests run ranks as threads), with
-// `threads` Gloo threads.
-std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
-                                        std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1",
-                                        const std::string& iface = "", int threads = kDefaultGlooThreads);
-
 // joinGroup over `store` seen under `prefix` (one of GroupPrefixes.h): each group of a store keeps to its own keys.
 std::unique_ptr<Communicator> joinGroupUnder(const std::string& prefix, const c10::intrusive_ptr<c10d::Store>& store,
                                              int rank, int worldSize, std::chrono::milliseconds timeout,
@@ -86,7 +77,5 @@ class StoreServer {
   c10::intrusive_ptr<c10d::Store> store_;
   int port_;
 };
-
-bool isLoopback(const std::string& host);
 
 }  // namespace balancenet::comm

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "balancenet/comm/BucketedAllReduceSync.h"
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/FactorCostModel.h"
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {

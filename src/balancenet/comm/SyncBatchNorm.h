@@ -4,7 +4,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::comm {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/commchoice/ModeTrial.h"
 
 namespace balancenet::commchoice {

@@ -1,5 +1,5 @@
-// IntraOpThreads: the BLAS's own thread-count setters are found with dlsym, not linked, because
-// libtorch links whichever libblas.so.3 the system (or balancenet's RPATH) provides.
+// IntraOpThreads: the BLAS's own thread-count setters are found with dlsym, not linked: PyPI's torch carries MKL
+// inside libtorch_cpu (at::set_num_threads sets its count), a torch built on OpenBLAS or BLIS loads those.
 #include "balancenet/core/IntraOpThreads.h"
 
 #include <dlfcn.h>
@@ -20,7 +20,8 @@ std::string blasLibraryPath() {
   Dl_info info{};
   void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
   if (!sgemm || !dladdr(sgemm, &info) || !info.dli_fname) return "unknown";
-  return info.dli_fname;
+  const bool mkl = dlsym(RTLD_DEFAULT, "mkl_get_max_threads") != nullptr;
+  return mkl ? std::string("MKL in ") + info.dli_fname : info.dli_fname;
 }
 
 }  // namespace balancenet

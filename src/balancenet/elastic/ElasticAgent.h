@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/elastic/Heartbeat.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/trainer/Trainer.h"

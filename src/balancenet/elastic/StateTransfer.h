@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::elastic {
 

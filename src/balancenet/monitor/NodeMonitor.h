@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/LatencyProbe.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::monitor {
 

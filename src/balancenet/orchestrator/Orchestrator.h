@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/orchestrator/BatchSizer.h"

@@ -7,7 +7,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/pipeline/planner/PlanInput.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <memory>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/pipeline/Topology.h"
 
 namespace balancenet::pipeline {

@@ -5,7 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::pipeline {
 

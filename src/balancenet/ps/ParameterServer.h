@@ -6,7 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/ps/PsMessage.h"
 #include "balancenet/ps/ShardLayout.h"
 #include "balancenet/trainer/OptimizerFactory.h"

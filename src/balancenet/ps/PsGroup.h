@@ -6,7 +6,7 @@
 
 #include <c10/util/intrusive_ptr.h>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
 namespace balancenet::ps {
 

@@ -1,6 +1,7 @@
 // balancenet._engine: the C++ session (session/Session.h) as a Python extension module. torch/extension.h
-// makes tensors and the c10d group cross the boundary as torch's own objects: Debian's python3-torch and the
-// libtorch-dev we link are one build, so the group a session forms is a torch.distributed.ProcessGroupGloo there.
+// makes tensors and the c10d group cross the boundary as torch's own objects: the extension is built against the
+// torch of the Python that imports it (_extension.py checks the version and CUDA build), so the group a session
+// forms is a torch.distributed.ProcessGroup there, with its Gloo backend.
 #include <pybind11/functional.h>
 #include <torch/extension.h>
 #include <torch/version.h>
@@ -32,11 +33,11 @@ void registerErrors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const balancenet::UsageError& e) {
-      usage(e.what());
+      py::set_error(usage, e.what());
     } catch (const balancenet::RuntimeFailure& e) {
-      failure(e.what());
+      py::set_error(failure, e.what());
     } catch (const balancenet::session::JobFinishedBeforeJoin& e) {
-      finished(e.what());
+      py::set_error(finished, e.what());
     }
   });
 }
@@ -47,6 +48,7 @@ PYBIND11_MODULE(_engine, m) {
   m.doc() = "balancenet's engine; use it through balancenet.torch";
   m.attr("TORCH_VERSION") = py::str(std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                                     "." + std::to_string(TORCH_VERSION_PATCH));
+  m.attr("TORCH_CUDA") = py::str(BALANCENET_TORCH_CUDA);  // "" for a CPU-only torch
   registerErrors(m);
 
   py::class_<BatchShare>(m, "BatchShare")

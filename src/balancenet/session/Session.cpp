@@ -8,6 +8,7 @@
 
 #include <ATen/Functions.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -26,6 +27,9 @@
 #include "balancenet/worker/WorkerSetup.h"
 
 namespace balancenet::session {
+
+c10::intrusive_ptr<c10d::ProcessGroup> Session::processGroup() const { return comm_->processGroup(); }
+
 namespace {
 
 // A process without a launcher is a job of one: its own group, no store to reach.

@@ -13,8 +13,8 @@
 
 #include <c10/util/intrusive_ptr.h>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/elastic/Heartbeat.h"
@@ -68,7 +68,8 @@ class Session {
   int rank() const { return comm_->rank(); }
   int worldSize() const { return comm_->size(); }
   const job::JobConfig& config() const { return config_; }
-  c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const { return comm_->processGroup(); }
+  // The group as torch.distributed sees it (Communicator::processGroup), for the Python package.
+  c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const;
 
   // The data the steps draw from: datasetSize samples, global batches of globalBatch, the permutation of
   // `seed`. Once per session. UsageError when the batch is larger than the data, smaller than the workers, or

@@ -1,6 +1,6 @@
 // Evaluator: test loss and accuracy with every rank evaluating one shard of the test set.
 #pragma once
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/models/Network.h"

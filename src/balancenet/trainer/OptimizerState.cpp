@@ -1,10 +1,9 @@
-// A parameter's optimiser state out of and into libtorch's per-optimiser state map. libtorch keys that map
-// by the parameter's TensorImpl address (c10::guts::to_string(p.unsafeGetTensorImpl())), so a parameter
-// refilled in place (set_data) keeps its key, and one optimiser's state can be read for another.
+// A parameter's optimiser state out of and into libtorch's per-optimiser state map. libtorch 2.x keys that map
+// by the parameter's TensorImpl address (a void*), so a parameter refilled in place (set_data) keeps its key,
+// and one optimiser's state can be read for another.
 #include "balancenet/trainer/OptimizerState.h"
 
 #include <ATen/ATen.h>
-#include <c10/util/string_utils.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
@@ -14,7 +13,7 @@
 namespace balancenet::trainer {
 namespace {
 
-std::string keyOf(const at::Tensor& parameter) { return c10::guts::to_string(parameter.unsafeGetTensorImpl()); }
+void* keyOf(const at::Tensor& parameter) { return parameter.unsafeGetTensorImpl(); }
 
 bool holds(const torch::optim::Optimizer& optimizer, const at::Tensor& parameter) {
   for (const auto& group : optimizer.param_groups())
@@ -68,7 +67,7 @@ std::vector<at::Tensor> parameterState(torch::optim::Optimizer& optimizer, const
 void setParameterState(torch::optim::Optimizer& optimizer, const at::Tensor& parameter,
                        const std::vector<at::Tensor>& state) {
   if (!holds(optimizer, parameter)) throw InternalError("setParameterState: a parameter the optimiser does not hold");
-  const std::string key = keyOf(parameter);
+  void* const key = keyOf(parameter);
   if (state.empty()) {
     optimizer.state().erase(key);
     return;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Timeline.h"
 #include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/RunSummary.h"

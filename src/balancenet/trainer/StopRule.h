@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/trainer/TrainerOptions.h"
 

@@ -8,8 +8,8 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Timeline.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/data/GlobalPermutationSampler.h"

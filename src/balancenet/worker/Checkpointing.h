@@ -5,7 +5,7 @@
 
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/CheckpointWriter.h"
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/trainer/StepEngine.h"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"

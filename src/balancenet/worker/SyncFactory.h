@@ -2,8 +2,8 @@
 #pragma once
 #include <memory>
 
-#include "balancenet/comm/Communicator.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"
 

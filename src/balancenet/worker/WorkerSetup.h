@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/metrics/RunSummary.h"

@@ -27,7 +27,7 @@ TEST_F(LaunchFlags, WithoutSplitTheGlobalBatchIsTheProgramsAndPythonIsDebians) {
   EXPECT_TRUE(c.split.batches.empty());
   EXPECT_EQ(c.orchestration.policy, "balanced");
   EXPECT_EQ(c.threads, 2);
-  EXPECT_EQ(c.program.python, "/usr/bin/python3");
+  EXPECT_EQ(c.program.python, BALANCENET_PYTHON_EXE);
   EXPECT_FALSE(c.program.given());  // the program is the command's words, not a flag
   EXPECT_EQ(c.argv, (std::vector<std::string>{"--workers", "3", "--threads", "2"}));
   EXPECT_FALSE(c.worker.has_value()) << "reads no environment";
@@ -68,7 +68,7 @@ TEST_F(LaunchFlags, PythonIsAnExecutableFileOrNoneWithNoPython) {
   expectRefused({"--python", dir.file("python9")}, "--python " + dir.file("python9") + ": no such file");
   expectRefused({"--python", dir.path()}, "not an executable file");
   expectRefused({"--python", "no-such-python-here"}, "'no-such-python-here': no such executable on PATH");
-  expectRefused({"--python", "/usr/bin/python3", "--no-python"}, "exclude each other");
+  expectRefused({"--python", BALANCENET_PYTHON_EXE, "--no-python"}, "exclude each other");
   EXPECT_EQ(parseLaunchFlags({"--no-python"}).program.python, "");
   EXPECT_EQ(parseLaunchFlags({"--python", "/bin/sh"}).program.python, "/bin/sh");
 }

@@ -32,7 +32,7 @@ TEST(GroupPrefixes, EachGroupHasItsOwnPrefix) {
 
 TEST(GroupPrefixes, ScopedStorePutsThePrefixBeforeEveryKey) {
   auto store = c10::make_intrusive<c10d::HashStore>();
-  scopedStore("ps", store)->set("k", {1});
+  scopedStore("ps", store)->set("k", std::vector<uint8_t>{1});
   EXPECT_TRUE(store->check({"ps/k"}));
   EXPECT_FALSE(store->check({"k"}));
 }
@@ -46,7 +46,7 @@ TEST(GroupPrefixes, JoinGroupUnderFormsAGroupInItsOwnKeys) {
     auto t = at::full({1}, main.rank() + 1.0f);
     side->allreduceSum(t);
     EXPECT_FLOAT_EQ(t.item<float>(), 3.0f);
-    side->sharedStore()->set("mark/" + std::to_string(main.rank()), {1});
+    side->sharedStore()->set("mark/" + std::to_string(main.rank()), std::vector<uint8_t>{1});
     EXPECT_TRUE(main.sharedStore()->check({std::string(kProbeGroupPrefix) + "/mark/" + std::to_string(main.rank())}));
   });
 }

@@ -59,7 +59,7 @@ class Admission : public ::testing::Test {
 TEST_F(Admission, TheRightTokenSeesTheJobsKeysUnderItsPrefix) {
   publishJob(root_, place("alpha"), 4);
   auto job = admit(root_, place("alpha"));
-  job->set("x", {1});
+  job->set("x", std::vector<uint8_t>{1});
   EXPECT_TRUE(root_->check({jobKeyPrefix("alpha") + "/x"}));
   EXPECT_NO_THROW(checkWorldSize(*job, place("alpha"), 4, 0));
 }

@@ -13,8 +13,8 @@ namespace balancenet::data {
 
 // Runs write_test_images.py with Debian's python3 (PIL and numpy are there, not in a pyenv python3).
 inline void writeTestImages(const std::string& args) {
-  const std::string command =
-      std::string("/usr/bin/python3 ") + BALANCENET_SOURCE_DIR + "/tests/unit/data/write_test_images.py " + args;
+  const std::string command = std::string(BALANCENET_PYTHON_EXE) + " " + BALANCENET_SOURCE_DIR +
+                              "/tests/unit/data/write_test_images.py " + args;
   ASSERT_EQ(std::system(command.c_str()), 0) << command << " failed (is python3-pil installed?)";
 }
 

@@ -200,7 +200,7 @@ TEST(ImageFolder, FashionMnistConverterWritesAFolderThatOpens) {
   if (!std::filesystem::exists(source + "/train-images-idx3-ubyte.gz"))
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   TempDir dir;
-  const std::string command = std::string("/usr/bin/python3 ") + BALANCENET_SOURCE_DIR +
+  const std::string command = std::string(BALANCENET_PYTHON_EXE) + " " + BALANCENET_SOURCE_DIR +
                               "/examples/fashion_mnist_to_imagefolder.py " + dir.path() + " --limit 20 >/dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   DataOptions options;

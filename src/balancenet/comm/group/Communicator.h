@@ -1,4 +1,6 @@
-// Communicator: the collectives balancenet uses, over a c10d process group (Gloo over TCP).
+// Communicator: the collectives balancenet uses, over a c10d Backend (Gloo over TCP; GlooGroup.h forms one, a test
+// may pass a fake). c10d 2.x splits a ProcessGroup (what torch.distributed sees) from the Backend that runs the
+// operations: balancenet calls the backend directly and wraps it in a ProcessGroup only for the Python package.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -18,13 +20,14 @@ namespace balancenet {
 class Timeline;
 }
 namespace c10d {
+class Backend;
 class ProcessGroup;
 class Store;
 class Work;
 }  // namespace c10d
 
 namespace balancenet::comm {
-class GlooMesh;
+class MeshAllReduce;
 
 // A collective in flight. wait() returns once it is done everywhere (and, under an emulated link,
 // once the link would have delivered it); a c10d failure surfaces there as RuntimeFailure.
@@ -55,17 +58,17 @@ class PendingWork {
   int rank_ = 0;
 };
 
-// Forms a process group of `size` ranks over `store`, with the devices and timeout of the group that
-// made it; how a Communicator makes subgroups without knowing about network interfaces.
-using GroupMaker = std::function<c10::intrusive_ptr<c10d::ProcessGroup>(const c10::intrusive_ptr<c10d::Store>& store,
-                                                                        int rank, int size)>;
+// Forms a group (a c10d Backend) of `size` ranks over `store`, with the devices and timeout of the group that
+// made it; how a Communicator makes subgroups and its mesh without knowing about network interfaces.
+using GroupMaker =
+    std::function<c10::intrusive_ptr<c10d::Backend>(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size)>;
 
-// Owns a process group (and the store it was formed over). Collectives block; a c10d failure
+// Owns a group (and the store it was formed over). Collectives block; a c10d failure
 // (peer died, timeout) surfaces as RuntimeFailure with a one-line message.
 // Ranks may live in one process (threads, tests) or in many: nothing here is global.
 class Communicator {
  public:
-  Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,
+  Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> group,
                GroupMaker makeGroup = {});
   ~Communicator();
 
@@ -114,8 +117,8 @@ class Communicator {
   // over one group (--comm auto's candidates each offload) and so must not form one member set twice.
   Communicator& keptSubgroup(const std::vector<int>& members);
 
-  // The c10d group itself, for code that drives it directly (the Python package hands it to torch).
-  const c10::intrusive_ptr<c10d::ProcessGroup>& processGroup() const { return group_; }
+  // The group as torch.distributed sees it (a ProcessGroup over this backend), for the Python package.
+  c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const;
   c10d::Store& store() { return *store_; }
   const c10::intrusive_ptr<c10d::Store>& sharedStore() const { return store_; }
 
@@ -123,12 +126,12 @@ class Communicator {
   LinkModel::Clock::time_point deliveredAt(int64_t wireBytes);
 
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  c10::intrusive_ptr<c10d::Backend> group_;
   std::shared_ptr<LinkModel> link_;
   GroupMaker makeGroup_;
   int rank_;
   int size_;
-  std::unique_ptr<GlooMesh> mesh_;  // connected on the first all-reduce that needs it
+  std::unique_ptr<MeshAllReduce> mesh_;  // its own group, connected on the first all-reduce that needs it
   std::map<std::vector<int>, std::unique_ptr<Communicator>> keptSubgroups_;
 };
 

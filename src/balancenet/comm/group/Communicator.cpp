@@ -1,6 +1,7 @@
 // Communicator over c10d: thin, but it owns error translation so callers never see c10 backtraces.
-#include "balancenet/comm/Communicator.h"
+#include "balancenet/comm/group/Communicator.h"
 
+#include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -12,9 +13,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "balancenet/comm/GlooMesh.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/GroupPrefixes.h"
+#include "balancenet/comm/group/MeshAllReduce.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Timeline.h"
 
@@ -83,7 +84,7 @@ void PendingWork::wait(Timeline* timeline, const std::string& waitName, const st
   if (timeline && started) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
 }
 
-Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroup> group,
+Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> group,
                            GroupMaker makeGroup)
     : store_(std::move(store)),
       group_(std::move(group)),
@@ -97,7 +98,7 @@ std::unique_ptr<Communicator> Communicator::subgroup(const std::vector<int>& mem
     throw RuntimeFailure(fmt::format("rank {} cannot form a subgroup of ranks {}", rank_, fmt::join(members, ",")));
   auto scoped = scopedStore(subgroupPrefix(members), store_);
   const int rank = static_cast<int>(me - members.begin());
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  c10::intrusive_ptr<c10d::Backend> group;
   try {
     group = makeGroup_(scoped, rank, static_cast<int>(members.size()));
   } catch (const std::exception& e) {
@@ -115,6 +116,13 @@ Communicator& Communicator::keptSubgroup(const std::vector<int>& members) {
 }
 
 Communicator::~Communicator() = default;
+
+c10::intrusive_ptr<c10d::ProcessGroup> Communicator::processGroup() const {
+  auto group = c10::make_intrusive<c10d::ProcessGroup>(store_, rank_, size_);
+  group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, group_);
+  group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
+  return group;
+}
 
 LinkModel::Clock::time_point Communicator::deliveredAt(int64_t wireBytes) {
   const auto now = LinkModel::Clock::now();
@@ -158,7 +166,10 @@ void Communicator::allreduceSum(at::Tensor& tensor, Exchange exchange) {
     throw RuntimeFailure("the mesh all-reduce takes one contiguous float32 tensor");
   const auto until = deliveredAt(ringAllReduceWireBytes(tensor.numel() * int64_t(sizeof(float)), size_));
   try {
-    if (!mesh_) mesh_ = std::make_unique<GlooMesh>(*group_, scopedStore(kMeshPrefix, store_));
+    if (!mesh_) {
+      if (!makeGroup_) throw RuntimeFailure("this group cannot form its mesh");
+      mesh_ = std::make_unique<MeshAllReduce>(makeGroup_(scopedStore(kMeshPrefix, store_), rank_, size_));
+    }
     mesh_->allreduceSum(tensor.data_ptr<float>(), tensor.numel(), exchange);
   } catch (const RuntimeFailure&) {
     throw;

@@ -1,0 +1,49 @@
+// The golden comparisons' bound, derived from the float error it tolerates.
+//
+// What differs. A distributed (or pipelined, offloaded, resumed) run and one process train on the same samples
+// with the same operations; they sum in another order. The mean gradient of a step is summed over ranks,
+// replicas and micro-batches (and by a ring, a tree or a server), and inside the kernels over samples, positions
+// and features, blocked by the batch each call is given and by the instruction set: MKL's and oneDNN's AVX-512
+// and AVX2 kernels block differently, so the same comparison rounds differently on another CPU. Nothing else
+// differs, so nothing else may be tolerated.
+//
+// How much one step moves a value. A float32 sum of n terms is off by at most (n - 1) u sum|x_i| (u = eps/2 =
+// 2^-24), whatever the order: the bound of two orders' difference. Rounding errors of either sign add like a
+// random walk, ~sqrt(n) u max|x_i| each; over the ~10^4 values compared the largest is ~4 of those. The longest
+// sums here are the cnn's convolution weight gradients, over batch x positions = 32 x 28 x 28 ~ 2.5e4 terms
+// (sqrt ~ 160), whose terms are O(1): inputs are normalised, a softmax cross-entropy's gradient per logit is in
+// [-1, 1], and the batch mean divides by the batch. The update takes lr times that, and momentum mu carries it
+// into the next steps, sum mu^k <= 1 / (1 - mu): lr / (1 - mu) <= 0.1 / 0.1 = 1 in every comparison here. So a
+// step moves a parameter by ~4 x 160 u = 320 u ~ 160 eps of the magnitudes in play, and the run compared and
+// its reference each do: kReorderedStepUlps = 256 eps per step. The magnitude in play is max(1, max|value|):
+// the gradient terms' O(1), or the value itself where it is larger (an update rounds to the value's own ulp).
+// Steps add their errors (a step's difference changes the next gradients only by lr times the curvature), so
+// the bound grows with the steps.
+//
+// What it must still catch. A gradient weighted wrongly, dropped or counted twice moves a parameter by ~lr |g|
+// in one step, |g| ~ 1e-2 .. 1: 1e-3 .. 1e-1, 10^4 .. 10^6 eps, where the bound allows 256 eps a step (3e-5).
+// Measured: the comparisons print max |difference| and this bound; the cnn pipelines that failed a fixed 1e-5 on
+// an AVX2-only Zen 3 (2.4e-5 after 4 steps) are a fifth of it.
+//
+// Adam divides each update by the root of its gradient's second moment: the gradient's scale cancels and its
+// error enters relative, lr |dg| / |g|. With lr = 0.01 (a tenth of SGD's) that is within the bound wherever
+// |g| is at least a tenth of the terms it sums; a gradient that is zero in exact arithmetic (rounding noise,
+// e.g. attention's key bias) becomes steps of ~lr, which no float bound covers: those comparisons train SGD.
+#include "testing/FloatBound.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace balancenet::testing {
+
+double exactnessBound(const std::vector<at::Tensor>& reference, int64_t steps, double ulpsPerStep) {
+  double magnitude = 1;
+  for (const auto& t : reference)
+    if (t.numel() > 0 && t.is_floating_point()) magnitude = std::max(magnitude, t.abs().max().item<double>());
+  return ulpsPerStep * std::numeric_limits<float>::epsilon() * static_cast<double>(std::max<int64_t>(steps, 1)) *
+         magnitude;
+}
+
+}  // namespace balancenet::testing
