@@ -9,10 +9,15 @@ option(BALANCENET_UNITY_BUILD "Compile each target's torch files in batches (fas
 set(BALANCENET_UNITY_BATCH 6 CACHE STRING "Torch files per unity batch")
 
 add_library(balancenet_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
-target_link_libraries(balancenet_pch PUBLIC ${TORCH_LIBRARIES} spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)
+target_link_libraries(balancenet_pch PUBLIC balancenet_torch spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)
 target_include_directories(balancenet_pch BEFORE PUBLIC ${BALANCENET_DEBIAN_INCLUDE})  # cmake/TorchFromPython.cmake
 target_include_directories(balancenet_pch PUBLIC ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(balancenet_pch PUBLIC -Wall -Wextra -Wno-unused-parameter)
+# PyPI's libtorch.so and libtorch_cpu.so export copies of libstdc++'s std::filesystem (and other) functions from
+# the toolchain they were built with; a program that needs libtorch before libstdc++ binds its own calls to those
+# (std::filesystem::remove_all crashed in them). libstdc++ first among a binary's needed libraries puts its
+# definitions first in symbol lookup.
+target_link_options(balancenet_pch INTERFACE "LINKER:--push-state,--no-as-needed" -lstdc++ "LINKER:--pop-state")
 target_precompile_headers(balancenet_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/balancenet_pch.h)
 
 # _balancenet_uses_torch(<file> <out>): TRUE if <file> includes a torch, ATen or c10 header, directly or

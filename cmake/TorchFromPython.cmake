@@ -46,6 +46,24 @@ find_package(Torch REQUIRED)
 # The environment (venv or prefix) that holds that torch: sys.prefix of the interpreter.
 execute_process(COMMAND "${BALANCENET_PYTHON}" -c "import sys; print(sys.prefix)"
                 OUTPUT_VARIABLE BALANCENET_TORCH_ENV OUTPUT_STRIP_TRAILING_WHITESPACE)
+# What balancenet links: libtorch_cpu and libc10 by their imported targets (inside the wheel), not TORCH_LIBRARIES,
+# which adds libtorch_cuda with every CUDA library (0.25 s more to start each process here: 0.42 s against 0.67 s
+# for a program doing one tensor op), the CUDA toolkit's own libnvrtc, and whatever libc10.so a system directory
+# holds first (TorchConfig's find_library searches those before the wheel: Debian's libtorch-dev would win).
+# The CPU program needs no CUDA library; GPU work will load torch's CUDA part where a GPU is asked for.
+add_library(balancenet_torch INTERFACE)
+target_link_libraries(balancenet_torch INTERFACE torch_cpu_library c10)
+target_include_directories(balancenet_torch INTERFACE ${TORCH_INCLUDE_DIRS})
+foreach(_bn_target torch_cpu c10)
+  get_target_property(_bn_location ${_bn_target} IMPORTED_LOCATION_RELEASE)
+  if(NOT _bn_location)
+    get_target_property(_bn_location ${_bn_target} IMPORTED_LOCATION)
+  endif()
+  if(NOT _bn_location MATCHES "^${BALANCENET_TORCH_DIR}/")
+    message(FATAL_ERROR "balancenet: ${_bn_target} resolves to ${_bn_location}, not inside ${BALANCENET_TORCH_DIR}")
+  endif()
+endforeach()
+
 # The installed program finds the wheel's libraries where they are (RPATH to torch/lib); so does the .deb.
 set(CMAKE_INSTALL_RPATH "${BALANCENET_TORCH_DIR}/lib")
 message(STATUS "balancenet: torch ${BALANCENET_TORCH_VERSION} (CUDA '${BALANCENET_TORCH_CUDA}') from ${BALANCENET_TORCH_DIR}")

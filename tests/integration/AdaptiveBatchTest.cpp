@@ -9,8 +9,8 @@
 
 #include "BinaryFixture.h"
 #include "CsvRows.h"
-#include "testing/ReferenceTraining.h"
 #include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
 namespace {

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "BinaryFixture.h"
-#include "testing/ReferenceTraining.h"
 #include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
 namespace {

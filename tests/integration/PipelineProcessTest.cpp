@@ -23,8 +23,8 @@
 #include "BinaryFixture.h"
 #include "CsvRows.h"
 #include "balancenet/report/RunResults.h"
-#include "testing/ReferenceTraining.h"
 #include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
 #include "testing/SyntheticData.h"
 
 namespace balancenet::testing {

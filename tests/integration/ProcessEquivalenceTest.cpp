@@ -12,8 +12,8 @@
 
 #include "BinaryFixture.h"
 #include "CsvRows.h"
-#include "testing/ReferenceTraining.h"
 #include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
 namespace {
@@ -105,9 +105,10 @@ TEST_F(ProcessEquivalence, TorchScriptModelMatchesOneProcess) {
                                         "--lr",    "0.05", "--momentum",     "0.9", "--comm",  "hybrid"};
   const auto c = compareWithOneProcess(common, {"--nodes", "2", "--split", "3,13"});
   ASSERT_EQ(c.multi.exitCode, 0) << c.multi.output;
-  std::printf("2 processes, TorchScript model (split 3,13) vs 1 process: max |param difference| = %.3g (float bound "
-              "%.3g)\n",
-              c.maxDifference, c.bound);
+  std::printf(
+      "2 processes, TorchScript model (split 3,13) vs 1 process: max |param difference| = %.3g (float bound "
+      "%.3g)\n",
+      c.maxDifference, c.bound);
   EXPECT_LT(c.maxDifference, c.bound);
   // The hybrid mode cannot see inside a script: everything is all-reduced, by name.
   const auto layers = readFile(dir_.file("run/layers.csv"));

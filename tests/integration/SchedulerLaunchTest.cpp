@@ -6,8 +6,8 @@
 #include <future>
 
 #include "BinaryFixture.h"
-#include "testing/ReferenceTraining.h"
 #include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
 namespace {
@@ -43,9 +43,9 @@ TEST_F(SchedulerLaunch, HydraVariablesMakeEachProcessOneWorkerAndMatchOneProcess
 
   const auto one = train(with(kJob, {"--save-params", dir_.file("one.pt"), "--run-dir", dir_.file("one")}));
   ASSERT_EQ(one.exitCode, 0) << one.output;
-  const auto one = loadSavedParameters(dir_.file("one.pt"));
-  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("hydra.pt")), one);
-  const double bound = exactnessBound(one, 4);  // kJob's --steps
+  const auto oneProcess = loadSavedParameters(dir_.file("one.pt"));
+  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("hydra.pt")), oneProcess);
+  const double bound = exactnessBound(oneProcess, 4);  // kJob's --steps
   std::printf("2 Hydra-launched workers vs 1 process: max |param difference| = %.3g (float bound %.3g)\n", diff, bound);
   EXPECT_LT(diff, bound);
 }

@@ -54,9 +54,10 @@ TEST(GradientShaping, ClippedGlobalNormMatchesLibtorchClipping) {
   const double diff = testing::maxAbsDifference(clipped, reference);
   const double effect = testing::maxAbsDifference(reference, unclipped);
   const double bound = testing::exactnessBound(reference, options.steps);
-  std::printf("clip 0.05: max |param difference| vs clipped single process %.3g (float bound %.3g; clipping moved it "
-              "%.3g)\n",
-              diff, bound, effect);
+  std::printf(
+      "clip 0.05: max |param difference| vs clipped single process %.3g (float bound %.3g; clipping moved it "
+      "%.3g)\n",
+      diff, bound, effect);
   EXPECT_LT(diff, bound);
   EXPECT_GT(effect, 100 * diff);  // the clipping took effect, so the agreement above says something
   EXPECT_GT(effect, bound) << "clipping must move the parameters by more than float error, or not clipping passes";

@@ -78,8 +78,7 @@ TEST_P(PipelineExactnessTest, MatchesSingleProcessOnTheWholeBatch) {
   ASSERT_EQ(pipelined.size(), reference.size());
   const double diff = testing::maxAbsDifference(pipelined, reference);
   const double bound = testing::exactnessBound(reference, options.steps);
-  std::printf("[%s] max |param difference| vs single process = %.3g (float bound %.3g)\n", c.name.c_str(), diff,
-              bound);
+  std::printf("[%s] max |param difference| vs single process = %.3g (float bound %.3g)\n", c.name.c_str(), diff, bound);
   EXPECT_LT(diff, bound);
 }
 
@@ -194,8 +193,9 @@ TEST(PipelineClipping, TheNormOverEveryStageClipsAsOneProcessDoes) {
   const double diff = testing::maxAbsDifference(pipelined, reference);
   const double effect = testing::maxAbsDifference(reference, unclipped);
   const double bound = testing::exactnessBound(reference, options.steps);
-  std::printf("3 stages x 2 replicas, clip 0.05: max |param difference| %.3g (float bound %.3g; clipping moved it %.3g)\n",
-              diff, bound, effect);
+  std::printf(
+      "3 stages x 2 replicas, clip 0.05: max |param difference| %.3g (float bound %.3g; clipping moved it %.3g)\n",
+      diff, bound, effect);
   EXPECT_LT(diff, bound);
   EXPECT_GT(effect, 100 * diff);
   EXPECT_GT(effect, bound) << "clipping must move the parameters by more than float error, or not clipping passes";

@@ -147,8 +147,8 @@ TEST_P(FactorGradientTest, HybridGradientEqualsAllReducedWithMixedChoices) {
 INSTANTIATE_TEST_SUITE_P(Models, FactorGradientTest, ::testing::Values("mlp", "alexnet"));
 
 // The max |param difference| vs one process after `steps` steps, over the float bound of those steps: below 1 is exact.
-double trainingDifferenceOverBound(const std::string& model, bool hybrid, const std::vector<Split>& splits, int64_t steps,
-                          bool overlap = true) {
+double trainingDifferenceOverBound(const std::string& model, bool hybrid, const std::vector<Split>& splits,
+                                   int64_t steps, bool overlap = true) {
   const auto data = testing::syntheticDataset(200, 6);
   const auto options = testing::sgdRun(steps, splits.front().total(), 13);
   testing::DistributedRun run;
@@ -165,8 +165,8 @@ double trainingDifferenceOverBound(const std::string& model, bool hybrid, const 
   const double diff = testing::maxAbsDifference(dist, reference);
   const double bound = testing::exactnessBound(reference, steps);
   std::printf("[%s %s%s] max |param difference| vs single process after %lld steps = %.3g (float bound %.3g)\n",
-              model.c_str(), hybrid ? "hybrid" : "sfb", overlap ? "" : " no-overlap", static_cast<long long>(steps), diff,
-              bound);
+              model.c_str(), hybrid ? "hybrid" : "sfb", overlap ? "" : " no-overlap", static_cast<long long>(steps),
+              diff, bound);
   return diff / bound;
 }
 
@@ -175,7 +175,8 @@ TEST(SufficientFactorSync, SfbTrainingMatchesSingleProcess) {
 }
 
 TEST(SufficientFactorSync, HybridTrainingWithChangingSplitMatchesSingleProcess) {
-  EXPECT_LT(trainingDifferenceOverBound("mlp", true, {Split{{5, 1, 26}}, Split{{2, 2, 28}}, Split{{11, 11, 10}}}, 5), 1);
+  EXPECT_LT(trainingDifferenceOverBound("mlp", true, {Split{{5, 1, 26}}, Split{{2, 2, 28}}, Split{{11, 11, 10}}}, 5),
+            1);
 }
 
 TEST(SufficientFactorSync, NoOverlapSendsAfterBackwardWithTheSameResult) {

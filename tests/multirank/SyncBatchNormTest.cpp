@@ -1,6 +1,8 @@
 // --sync-bn: batch statistics over the whole global batch, exact for unequal per-rank batches.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "testing/DistributedTraining.h"
@@ -32,26 +34,44 @@ std::vector<at::Tensor> runSplit(const Split& split, bool syncBn, const testing:
       {split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }, syncBn});
 }
 
+// The comparison's floor is the reference's own: trained by one process with only its batches' samples in reverse
+// order, plain libtorch ends 1.4e-4 away (measured on torch 2.11; after 2 steps 1.2e-7), every tensor moved alike,
+// and the sync-bn run lands on one side or the other depending on its split. Float rounding decides a discrete choice
+// there (a max-pool's largest input, a ReLU's sign, or BatchNorm's 1 / sqrt(var + eps) of a near-constant channel),
+// so no eps-scaled bound covers it: the bound is twice that spread (the run may round as far again the other way),
+// or the float bound where it is larger.
+double syncBnBound(const testing::ImageSet& train, const Split& split, const std::vector<at::Tensor>& ref) {
+  const auto options = smallRun(split.total());
+  const double spread = testing::maxAbsDifference(testing::reorderedReferenceTraining(resnet(), options, train), ref);
+  const double bound = std::max(testing::exactnessBound(ref, options.steps), 2 * spread);
+  std::printf("one process, batches reversed vs not: max |difference| %.3g; bound %.3g\n", spread, bound);
+  return bound;
+}
+
 TEST(SyncBatchNorm, UnequalSplitMatchesSingleProcessBatchNorm) {
   const auto train = testing::syntheticDataset(200, 5);
   const Split split{{3, 1, 20}};
   auto ref = testing::referenceTraining(resnet(), smallRun(split.total()), train);  // plain BatchNorm2d, one process
   auto dist = runSplit(split, /*syncBn=*/true, train);
   const double diff = testing::maxAbsDifference(dist, ref);
-  const double bound = testing::exactnessBound(ref, smallRun(split.total()).steps);
-  std::printf("sync-bn split %s: max |param and running-stat difference| = %.3g (float bound %.3g)\n",
-              split.str().c_str(), diff, bound);
+  const double bound = syncBnBound(train, split, ref);
+  std::printf("sync-bn split %s: max |param and running-stat difference| = %.3g (bound %.3g)\n", split.str().c_str(),
+              diff, bound);
   EXPECT_LT(diff, bound);
 }
 
-// Control: local BatchNorm with the same unequal split is not the single-process result, so the
-// test above really exercises the synchronisation.
+// Control: local BatchNorm with the same unequal split is not the single-process result, by far more than the
+// bound above, so the test above really exercises the synchronisation.
 TEST(SyncBatchNorm, LocalBatchNormDiffersWithUnequalSplit) {
   const auto train = testing::syntheticDataset(200, 5);
   const Split split{{3, 1, 20}};
   auto ref = testing::referenceTraining(resnet(), smallRun(split.total()), train);
   auto local = runSplit(split, /*syncBn=*/false, train);
-  EXPECT_GT(testing::maxAbsDifference(local, ref), 10 * testing::exactnessBound(ref, smallRun(split.total()).steps));
+  const double diff = testing::maxAbsDifference(local, ref);
+  const double bound = syncBnBound(train, split, ref);
+  std::printf("local BatchNorm split %s: max |param and running-stat difference| = %.3g (bound %.3g)\n",
+              split.str().c_str(), diff, bound);
+  EXPECT_GT(diff, 10 * bound);
 }
 
 // Forward and input gradient of one layer directly: statistics must include every rank's samples.

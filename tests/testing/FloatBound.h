@@ -17,7 +17,6 @@ inline constexpr double kReorderedStepUlps = 256;
 //   ulpsPerStep * eps32 * steps * max(1, max |reference|).
 // A bug that weights, drops or repeats a gradient moves the parameters by ~lr * |g| in one step, orders of
 // magnitude above it.
-double exactnessBound(const std::vector<at::Tensor>& reference, int64_t steps,
-                      double ulpsPerStep = kReorderedStepUlps);
+double exactnessBound(const std::vector<at::Tensor>& reference, int64_t steps, double ulpsPerStep = kReorderedStepUlps);
 
 }  // namespace balancenet::testing

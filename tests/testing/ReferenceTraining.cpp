@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "balancenet/data/GlobalPermutationSampler.h"
@@ -49,15 +50,11 @@ models::BuiltModel seededModel(const models::ModelOptions& model, uint64_t seed)
   return models::buildModel(model);
 }
 
-std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
-                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
-  at::manual_seed(options.seed);
-  auto built = models::buildModel(model);
-  return referenceTraining(*built.net, options, train, loss);
-}
+namespace {
 
-std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::TrainerOptions& options,
-                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
+std::vector<at::Tensor> trainLoop(models::Network& net, const trainer::TrainerOptions& options,
+                                  const data::Dataset& train, const objective::ObjectiveOptions& loss,
+                                  bool reversedBatches) {
   const objective::Objective objective(train.spec(), loss);
   net.train();
   std::vector<at::Tensor> params;
@@ -66,7 +63,9 @@ std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::T
   data::GlobalPermutationSampler sampler(train.size(), options.seed);
   for (int64_t step = 0; step < options.steps; ++step) {
     trainer::setLearningRate(*optimizer, options.lr.at(step));
-    const data::Batch batch = train.trainingBatch(sampler.drawsAt(step * options.globalBatch, options.globalBatch));
+    auto draws = sampler.drawsAt(step * options.globalBatch, options.globalBatch);
+    if (reversedBatches) std::reverse(draws.begin(), draws.end());
+    const data::Batch batch = train.trainingBatch(draws);
     optimizer->zero_grad();
     const auto mean =
         objective.trainingLossSum(net.forward(batch.inputs), batch.targets) / static_cast<double>(options.globalBatch);
@@ -79,6 +78,28 @@ std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::T
   for (auto& p : net.parameters()) out.push_back(p.detach().clone());
   for (auto& b : net.buffers()) out.push_back(b.detach().clone());
   return out;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
+  at::manual_seed(options.seed);
+  auto built = models::buildModel(model);
+  return referenceTraining(*built.net, options, train, loss);
+}
+
+std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::TrainerOptions& options,
+                                          const data::Dataset& train, const objective::ObjectiveOptions& loss) {
+  return trainLoop(net, options, train, loss, /*reversedBatches=*/false);
+}
+
+std::vector<at::Tensor> reorderedReferenceTraining(const models::ModelOptions& model,
+                                                   const trainer::TrainerOptions& options, const data::Dataset& train,
+                                                   const objective::ObjectiveOptions& loss) {
+  at::manual_seed(options.seed);
+  auto built = models::buildModel(model);
+  return trainLoop(*built.net, options, train, loss, /*reversedBatches=*/true);
 }
 
 double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {

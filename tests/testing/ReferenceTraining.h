@@ -19,6 +19,13 @@ std::vector<at::Tensor> referenceTraining(const models::ModelOptions& model, con
 std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::TrainerOptions& options,
                                           const data::Dataset& train, const objective::ObjectiveOptions& loss = {});
 
+// The same loop with each global batch's samples in reverse order: the same training up to float summation order,
+// so its distance from referenceTraining is the spread of the reference itself, the floor of a comparison where
+// rounding decides a discrete choice (testing/FloatBound.h).
+std::vector<at::Tensor> reorderedReferenceTraining(const models::ModelOptions& model,
+                                                   const trainer::TrainerOptions& options, const data::Dataset& train,
+                                                   const objective::ObjectiveOptions& loss = {});
+
 // The options golden comparisons train under: warm-up then cosine decay, momentum 0.9, no evaluation,
 // no output; a learning rate that suits the optimiser.
 trainer::TrainerOptions comparisonOptions(const std::string& optimizer, int64_t steps, int64_t globalBatch,

@@ -1,6 +1,9 @@
 // spdlog configuration shared by the launcher and the workers.
 #include "balancenet/core/Logging.h"
 
+#include <c10/util/Logging.h>
+#include <cstdlib>
+
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -21,6 +24,11 @@ void setupLogging(const std::string& level) {
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");
   spdlog::set_level(parsed);
+}
+
+void quietTorchLogging() {
+  ::setenv("TORCH_CPP_LOG_LEVEL", "FATAL", /*overwrite=*/0);  // inherited by the workers this process starts
+  c10::initLogging();                                         // reads it now, for this process
 }
 
 }  // namespace balancenet

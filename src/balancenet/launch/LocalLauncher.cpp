@@ -104,10 +104,19 @@ Child spawn(const std::string& executable, std::vector<std::string> args, std::s
   return child;
 }
 
+// torch 2.x prefixes what a process of a group prints on its way out with "[rankN]: " (its excepthook); the
+// worker's name already says which rank it is.
+std::string withoutTorchRankPrefix(const std::string& line) {
+  if (line.rfind("[rank", 0) != 0) return line;
+  const auto end = line.find("]: ");
+  const bool digits = end != std::string::npos && end > 5 && line.find_first_not_of("0123456789", 5) == end;
+  return digits ? line.substr(end + 3) : line;
+}
+
 void forwardLine(Child& c, const std::string& line) {
   constexpr const char* kError = "balancenet: error: ";
   if (line.rfind(kError, 0) == 0) c.lastError = line.substr(std::strlen(kError));
-  if (line.find_first_not_of(" \t\r") != std::string::npos) c.lastLine = line;
+  if (line.find_first_not_of(" \t\r") != std::string::npos) c.lastLine = withoutTorchRankPrefix(line);
   std::cerr << "[" << c.name << "] " << line << "\n";
 }
 

@@ -88,8 +88,8 @@ class GPT(nn.Module):
 
 def main():
     state_path, batch_path, out_path, heads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    state = torch.load(state_path)
-    batch = torch.load(batch_path)
+    state = torch.load(state_path)  # the exported state_dict loads as users load it (weights_only=True)
+    batch = torch.load(batch_path, weights_only=False)  # the test's own tagged dict (torch::pickle_save)
     vocab, embed = state["transformer.wte.weight"].shape
     context = state["transformer.wpe.weight"].shape[0]
     layers = len({k.split(".")[2] for k in state if k.startswith("transformer.h.")})
