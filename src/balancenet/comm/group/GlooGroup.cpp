@@ -5,6 +5,8 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
@@ -16,6 +18,11 @@ bool isLoopback(const std::string& host) { return host == "localhost" || host.rf
 std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int worldSize,
                                         std::chrono::milliseconds timeout, const std::string& host,
                                         const std::string& iface, int threads) {
+  // c10d 2.x records every collective in one process-wide flight recorder, which raced (a segfault in its map,
+  // 2 runs in 10 of the thread-rank pipeline tests) when several groups of one process run collectives at once,
+  // as a worker's job group, side groups and mesh do. balancenet names failures itself: no recorder, unless the
+  // user asks for one (read once, at the first collective of the process).
+  ::setenv("TORCH_FR_BUFFER_SIZE", "0", /*overwrite=*/0);
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   try {
     if (!iface.empty())
