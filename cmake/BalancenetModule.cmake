@@ -6,7 +6,7 @@
 # own headers, skips the PCH; the torch files of a target are compiled in unity batches (one parse of
 # the headers per batch).
 option(BALANCENET_UNITY_BUILD "Compile each target's torch files in batches (faster cold builds)" ON)
-set(BALANCENET_UNITY_BATCH 6 CACHE STRING "Torch files per unity batch")
+set(BALANCENET_UNITY_BATCH 10 CACHE STRING "Torch files per unity batch")
 
 add_library(balancenet_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
 target_link_libraries(balancenet_pch PUBLIC balancenet_torch spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)

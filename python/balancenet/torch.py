@@ -377,7 +377,9 @@ def _install_exit_handlers():
         _state.failed = True
         # balancenet's own errors are one line, as from the command line: exit 2 for bad input, 1 for a failure.
         if isinstance(value, (UsageError, JobFailure)):
-            print(f"balancenet: error: {value}", file=sys.stderr, flush=True)
+            # The process's own stderr: torch 2.x's init_process_group wraps this hook and points sys.stderr
+            # at a buffer while it runs (to prefix [rankN]: afterwards), which os._exit would throw away.
+            print(f"balancenet: error: {value}", file=sys.__stderr__ or sys.stderr, flush=True)
             sys.stdout.flush()
             os._exit(2 if isinstance(value, UsageError) else 1)
         previous(kind, value, traceback)

@@ -221,7 +221,9 @@ TEST_F(FederatedProcess, ClientPastTheDeadlineIsLeftOutAsLate) {
   ASSERT_EQ(rows.size(), 9u);
   for (const auto& row : rows) {
     EXPECT_EQ(row.status, row.client == 2 ? "late" : "ok") << "round " << row.round << " client " << row.client;
-    if (row.client == 2) EXPECT_EQ(row.doneSteps, 0);
+    if (row.client == 2) {
+      EXPECT_EQ(row.doneSteps, 0);
+    }
   }
 }
 

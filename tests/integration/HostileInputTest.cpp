@@ -428,7 +428,7 @@ std::vector<HostileCase> rendezvousCases() {
       {"StorePortThatNeverAnswers",
        {"--rendezvous-timeout", "2"},
        byHand(1, 2),
-       "the job's store at 127.0.0.1:{port} stopped answering: no job record within 2 s",
+       "the job's store at 127.0.0.1:{port} stopped answering: no reply to its first request within 5 s",
        1,
        [](Scene& s) { s.usePort(s.hold<SilentListener>().port()); }},
       {"StorePortAnsweringGarbage",

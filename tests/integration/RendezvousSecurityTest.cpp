@@ -255,21 +255,22 @@ INSTANTIATE_TEST_SUITE_P(Garbage, StrangerOnTheStorePort,
                                            Garbage{"HalfAMessageThenHangUp", halfASetMessage()}),
                          [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
 
-TEST_F(RendezvousSecurity, StrangerStallingTheStoreFailsTheJobWithOneLineEach) {
-  // Half a message, held open: c10d's store serves one request at a time and waits for the rest forever.
+TEST_F(RendezvousSecurity, StrangerHoldingHalfAMessageDoesNotStallTheJob) {
+  // c10d 1.13's store served one request at a time and waited for the rest of this one forever (the job
+  // failed at its rendezvous timeout); 2.x's libuv store reads each connection on its own, so the job trains.
   const int port = freePort();
-  BackgroundRun node0(nodeCommand(0, port, {"--rendezvous-timeout", "3"}), withToken("", 40));
+  BackgroundRun node0(nodeCommand(0, port, {"--rendezvous-timeout", "5"}), withToken("", 60));
   ASSERT_TRUE(waitForListener(port, 30));
   RawClient stranger(port);
   ASSERT_TRUE(stranger.connected());
   stranger.send(halfASetMessage());
-  const auto node1 = runProcess(nodeCommand(1, port, {"--rendezvous-timeout", "3"}), withToken("", 40));
+  const auto node1 = runProcess(nodeCommand(1, port, {"--rendezvous-timeout", "5"}), withToken("", 60));
   const auto& first = node0.finish();
-  // Node 1 either times out itself or finds the store closed by node 0, which gave up first (a race):
-  // the line names the same cause both ways.
-  const std::string stopped = "the job's store at 127.0.0.1:" + std::to_string(port) + " stopped answering";
-  expectOneLineError(first, stopped, 1);
-  expectOneLineError(node1, stopped, 1);
+  for (const auto* r : {&first, &node1}) {
+    EXPECT_EQ(r->exitCode, 0) << r->output;
+    EXPECT_NE(r->output.find("balancenet: done"), std::string::npos) << r->output;
+  }
+  EXPECT_NE(first.output.find("final test accuracy"), std::string::npos) << first.output;
 }
 
 TEST_F(RendezvousSecurity, SecondWorkerWithTheSameRankIsRefused) {

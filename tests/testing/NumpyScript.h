@@ -14,8 +14,12 @@ namespace balancenet::testing {
 inline bool numpyAvailable() {
   return std::system((std::string(BALANCENET_PYTHON_EXE) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
 }
+// Found, not imported: importing torch 2.x costs seconds of CPU, and the test's own scripts import it anyway.
 inline bool pythonTorchInstalled() {
-  return std::system((std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
+  return std::system((std::string(BALANCENET_PYTHON_EXE) +
+                      " -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(\"torch\") is None)'"
+                      " >/dev/null 2>&1")
+                         .c_str()) == 0;
 }
 
 // Runs `script` with `np` (numpy) and `sys` imported, `d` the directory to write into and `args` in

@@ -14,10 +14,26 @@
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/SetupWatchdog.h"
+#include "balancenet/core/DetachedTask.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::comm {
 namespace {
+
+// c10d 2.x's client pings the store inside its constructor and waits for the echo with no timeout: a port
+// whose listener never answers would hold the constructor for good. It runs on a thread of its own, given up
+// (left to end by itself) when the timeout passes.
+c10::intrusive_ptr<c10d::TCPStore> connectWithin(const std::string& host, const c10d::TCPStoreOptions& opts) {
+  auto connecting = runDetached([host, opts] { return c10::make_intrusive<c10d::TCPStore>(host, opts); });
+  // c10d tries to connect for the timeout, waits up to the timeout again, then tries once more: a refused
+  // connection must still fail as unreachable (the catch below), not as silent.
+  const auto limit = 2 * opts.timeout + std::chrono::seconds(1);
+  if (connecting.wait_for(limit) != std::future_status::ready)
+    throw RuntimeFailure(fmt::format("{}: no reply to its first request within {} s (is it a balancenet job?)",
+                                     storeStoppedAnswering(fmt::format("{}:{}", host, opts.port)),
+                                     limit.count() / 1000.0));
+  return connecting.get();
+}
 
 c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, bool server,
                                              std::chrono::milliseconds timeout) {
@@ -27,12 +43,14 @@ c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, 
   opts.waitWorkers = false;
   opts.timeout = timeout;
   try {
-    auto store = c10::make_intrusive<c10d::TCPStore>(host, opts);
+    auto store = server ? c10::make_intrusive<c10d::TCPStore>(host, opts) : connectWithin(host, opts);
     // Never destroyed: destroying a server joins c10d's daemon thread, which a stranger holding half a
     // message keeps in recv() for as long as it likes, so the process could not exit. The OS closes the
     // sockets when it does.
     if (server) c10::raw::intrusive_ptr::incref(store.get());
     return store;
+  } catch (const RuntimeFailure&) {
+    throw;
   } catch (const std::exception& e) {
     const std::string why = firstLine(e.what());
     if (server)

@@ -10,9 +10,9 @@
 
 namespace balancenet::comm {
 
-// c10d 1.13's TCPStore client waits forever for some answers (check, add), and its server answers
-// nobody while one connection holds it with half a message: a stranger on the store's port can stall
-// a rendezvous for good. No thread can be cancelled out of that recv, so when the deadline passes the
+// c10d's TCPStore client waits forever for some answers (check, add, its constructor's ping): a store
+// that stops answering, or a port held by something else, could stall a rendezvous for good. No thread
+// can be cancelled out of that recv, so when the deadline passes the
 // process prints one error line naming `what` and exits with code 1. Disarmed when destroyed. While it
 // lives, `what` also names an exception escaping one of c10d's threads (see core/FatalError.h).
 class SetupWatchdog {
