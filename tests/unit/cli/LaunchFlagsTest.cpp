@@ -14,7 +14,7 @@ using balancenet::testing::usageErrorOf;
 
 class LaunchFlags : public LauncherViewTest {};
 
-void expectRefused(const std::vector<std::string>& words, const std::string& fragment) {
+void expectLaunchRefused(const std::vector<std::string>& words, const std::string& fragment) {
   const auto message = usageErrorOf([&] { parseLaunchFlags(words); });
   EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
@@ -40,9 +40,9 @@ TEST_F(LaunchFlags, SplitSetsTheGlobalBatchAndNeedsOneEntryPerWorker) {
   EXPECT_EQ(c.orchestration.policy, "static");
   EXPECT_EQ(parseLaunchFlags({"--workers", "3", "--split", "5,20,7", "--policy", "balanced"}).orchestration.policy,
             "balanced");
-  expectRefused({"--workers", "2", "--split", "5,20,7"}, "--split has 3 entries but the job has 2 workers");
-  expectRefused({"--workers", "2", "--split", "5,x"}, "--split: 'x' is not an integer");
-  expectRefused({"--workers", "2", "--split", "5,0"}, "every worker needs at least 1");
+  expectLaunchRefused({"--workers", "2", "--split", "5,20,7"}, "--split has 3 entries but the job has 2 workers");
+  expectLaunchRefused({"--workers", "2", "--split", "5,x"}, "--split: 'x' is not an integer");
+  expectLaunchRefused({"--workers", "2", "--split", "5,0"}, "every worker needs at least 1");
 }
 
 TEST_F(LaunchFlags, TrainsGroupsAreValidatedAsForTrain) {
@@ -54,21 +54,21 @@ TEST_F(LaunchFlags, TrainsGroupsAreValidatedAsForTrain) {
   EXPECT_FALSE(c.emulation.nodeSpeed.empty());
   EXPECT_EQ(c.trainer.progressSeconds, 3);
   EXPECT_EQ(c.trainer.runDir, "r");
-  expectRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
-  expectRefused({"--workers", "2", "--slowdown", "1,2,3"}, "--slowdown");
-  expectRefused({"--max-restarts", "1"}, "--max-restarts needs --elastic");
-  expectRefused({"--policy", "fastest"}, "unknown --policy 'fastest'");
-  expectRefused({"--nnodes", "2"}, "needs --master-port");
-  expectRefused({"--global-batch", "64"}, "--global-batch");  // the program's loader has it
-  expectRefused({"--save-params", "p.pt"}, "--save-params");  // train's, which a program cannot honour
+  expectLaunchRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
+  expectLaunchRefused({"--workers", "2", "--slowdown", "1,2,3"}, "--slowdown");
+  expectLaunchRefused({"--max-restarts", "1"}, "--max-restarts needs --elastic");
+  expectLaunchRefused({"--policy", "fastest"}, "unknown --policy 'fastest'");
+  expectLaunchRefused({"--nnodes", "2"}, "needs --master-port");
+  expectLaunchRefused({"--global-batch", "64"}, "--global-batch");  // the program's loader has it
+  expectLaunchRefused({"--save-params", "p.pt"}, "--save-params");  // train's, which a program cannot honour
 }
 
 TEST_F(LaunchFlags, PythonIsAnExecutableFileOrNoneWithNoPython) {
   testing::TempDir dir;
-  expectRefused({"--python", dir.file("python9")}, "--python " + dir.file("python9") + ": no such file");
-  expectRefused({"--python", dir.path()}, "not an executable file");
-  expectRefused({"--python", "no-such-python-here"}, "'no-such-python-here': no such executable on PATH");
-  expectRefused({"--python", BALANCENET_PYTHON_EXE, "--no-python"}, "exclude each other");
+  expectLaunchRefused({"--python", dir.file("python9")}, "--python " + dir.file("python9") + ": no such file");
+  expectLaunchRefused({"--python", dir.path()}, "not an executable file");
+  expectLaunchRefused({"--python", "no-such-python-here"}, "'no-such-python-here': no such executable on PATH");
+  expectLaunchRefused({"--python", BALANCENET_PYTHON_EXE, "--no-python"}, "exclude each other");
   EXPECT_EQ(parseLaunchFlags({"--no-python"}).program.python, "");
   EXPECT_EQ(parseLaunchFlags({"--python", "/bin/sh"}).program.python, "/bin/sh");
 }

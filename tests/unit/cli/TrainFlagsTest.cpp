@@ -17,7 +17,7 @@ using balancenet::testing::usageErrorOf;
 
 class TrainFlags : public LauncherViewTest {};
 
-void expectRefused(const std::vector<std::string>& args, const std::string& fragment) {
+void expectTrainRefused(const std::vector<std::string>& args, const std::string& fragment) {
   const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
   EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
@@ -48,32 +48,32 @@ TEST_F(TrainFlags, WorkerFlagsAndTheirOlderNodeSpellingsAreTheSame) {
 TEST_F(TrainFlags, DataAndDataDirAreOneChoice) {
   EXPECT_EQ(parseTrainCommandLine({"--data", "text:corpus.txt"}).data.source, "text:corpus.txt");
   EXPECT_EQ(parseTrainCommandLine({"--data-dir", "/d"}).data.source, "idx:/d");
-  expectRefused({"--data-dir", "/d", "--data", "text:corpus.txt"}, "--data excludes --data-dir");
-  expectRefused({"--data", "text:corpus.txt", "--data-dir", "/d"}, "--data excludes --data-dir");
+  expectTrainRefused({"--data-dir", "/d", "--data", "text:corpus.txt"}, "--data excludes --data-dir");
+  expectTrainRefused({"--data", "text:corpus.txt", "--data-dir", "/d"}, "--data excludes --data-dir");
 }
 
 TEST_F(TrainFlags, ExplicitZeroWorkersIsRefusedNotTheDefault) {
-  expectRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
-  expectRefused({"--nodes", "0"}, "--workers must be at least 1, got 0");
-  expectRefused({"--nodes", "-2"}, "--workers must be at least 1, got -2");
+  expectTrainRefused({"--workers", "0"}, "--workers must be at least 1, got 0");
+  expectTrainRefused({"--nodes", "0"}, "--workers must be at least 1, got 0");
+  expectTrainRefused({"--nodes", "-2"}, "--workers must be at least 1, got -2");
 }
 
 TEST_F(TrainFlags, SlowdownBelowOneIsRefused) {
-  expectRefused({"--workers", "2", "--slowdown", "0.5,1"}, "--slowdown factors must be at least 1");
-  expectRefused({"--workers", "2", "--slowdown", "1,1", "--slowdown-schedule", "10=1,0.5"},
-                "--slowdown factors must be at least 1");
+  expectTrainRefused({"--workers", "2", "--slowdown", "0.5,1"}, "--slowdown factors must be at least 1");
+  expectTrainRefused({"--workers", "2", "--slowdown", "1,1", "--slowdown-schedule", "10=1,0.5"},
+                     "--slowdown factors must be at least 1");
   EXPECT_FALSE(parseTrainCommandLine({"--workers", "2", "--slowdown", "1,4"}).emulation.slowdown.empty());
 }
 
 TEST_F(TrainFlags, OptimiserAndScheduleValuesOutOfRangeAreRefused) {
-  expectRefused({"--lr-min", "-0.1"}, "--lr-min must be in [0, --lr 0.05], got -0.1");
-  expectRefused({"--lr", "0.1", "--lr-min", "0.2"}, "--lr-min must be in [0, --lr 0.1], got 0.2");
-  expectRefused({"--lr-gamma", "0"}, "--lr-gamma must be in (0, 1], got 0");
-  expectRefused({"--lr-gamma", "1.5"}, "--lr-gamma must be in (0, 1], got 1.5");
-  expectRefused({"--lr-step-every", "0"}, "--lr-step-every must be at least 1, got 0");
-  expectRefused({"--momentum", "1"}, "--momentum must be in [0, 1), got 1");
-  expectRefused({"--momentum", "-0.5"}, "--momentum must be in [0, 1), got -0.5");
-  expectRefused({"--weight-decay", "-1e-4"}, "--weight-decay must not be negative, got -0.0001");
+  expectTrainRefused({"--lr-min", "-0.1"}, "--lr-min must be in [0, --lr 0.05], got -0.1");
+  expectTrainRefused({"--lr", "0.1", "--lr-min", "0.2"}, "--lr-min must be in [0, --lr 0.1], got 0.2");
+  expectTrainRefused({"--lr-gamma", "0"}, "--lr-gamma must be in (0, 1], got 0");
+  expectTrainRefused({"--lr-gamma", "1.5"}, "--lr-gamma must be in (0, 1], got 1.5");
+  expectTrainRefused({"--lr-step-every", "0"}, "--lr-step-every must be at least 1, got 0");
+  expectTrainRefused({"--momentum", "1"}, "--momentum must be in [0, 1), got 1");
+  expectTrainRefused({"--momentum", "-0.5"}, "--momentum must be in [0, 1), got -0.5");
+  expectTrainRefused({"--weight-decay", "-1e-4"}, "--weight-decay must not be negative, got -0.0001");
   const auto ok =
       parseTrainCommandLine({"--lr-min", "0.01", "--lr-gamma", "1", "--momentum", "0", "--weight-decay", "0"});
   EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
@@ -82,7 +82,8 @@ TEST_F(TrainFlags, OptimiserAndScheduleValuesOutOfRangeAreRefused) {
 // 0 is what --help documents as the default (the rendezvous timeout); only a negative value is refused,
 // with a message that says so (it used to say "must be positive" while accepting 0).
 TEST_F(TrainFlags, StallTimeoutZeroMeansTheRendezvousTimeout) {
-  expectRefused({"--stall-timeout", "-1"}, "--stall-timeout must not be negative (0: --rendezvous-timeout), got -1");
+  expectTrainRefused({"--stall-timeout", "-1"},
+                     "--stall-timeout must not be negative (0: --rendezvous-timeout), got -1");
   const auto c = parseTrainCommandLine({"--stall-timeout", "0", "--rendezvous-timeout", "7"});
   EXPECT_EQ(c.resilience.stallTimeout, std::chrono::milliseconds(7000));
   EXPECT_EQ(parseTrainCommandLine({"--stall-timeout", "2.5"}).resilience.stallTimeout, std::chrono::milliseconds(2500));
@@ -96,15 +97,15 @@ TEST_F(TrainFlags, CommModesComeFromTheRegistry) {
     EXPECT_EQ(comm::commModeNamed(entry.name), entry.mode);
     EXPECT_STREQ(comm::commModeName(entry.mode), entry.name);
   }
-  expectRefused({"--comm", "pigeon"},
-                "unknown --comm 'pigeon'; choose one of: auto, allreduce, flat, hd, a2a, sfb, hybrid, ps");
-  expectRefused({"--comm", "sfb", "--elastic"},
-                "--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm sfb");
+  expectTrainRefused({"--comm", "pigeon"},
+                     "unknown --comm 'pigeon'; choose one of: auto, allreduce, flat, hd, a2a, sfb, hybrid, ps");
+  expectTrainRefused({"--comm", "sfb", "--elastic"},
+                     "--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm sfb");
 }
 
 TEST_F(TrainFlags, ParseErrorsAreUsageErrors) {
-  expectRefused({"--bogus-flag", "3"}, "--bogus-flag");
-  expectRefused({"--steps", "ten"}, "--steps");
+  expectTrainRefused({"--bogus-flag", "3"}, "--bogus-flag");
+  expectTrainRefused({"--steps", "ten"}, "--steps");
 }
 
 TEST_F(TrainFlags, ScaleFlagsReachTheOrchestrationOptions) {
@@ -113,8 +114,8 @@ TEST_F(TrainFlags, ScaleFlagsReachTheOrchestrationOptions) {
   EXPECT_DOUBLE_EQ(c.orchestration.rebalanceBudget, 0.01);
   EXPECT_EQ(parseTrainCommandLine({}).orchestration.probePeers, 0);  // all pairs, a fixed period: as before
   EXPECT_DOUBLE_EQ(parseTrainCommandLine({}).orchestration.rebalanceBudget, 0.0);
-  expectRefused({"--probe-peers", "-1"}, "--probe-peers");
-  expectRefused({"--rebalance-budget", "2"}, "--rebalance-budget");
+  expectTrainRefused({"--probe-peers", "-1"}, "--probe-peers");
+  expectTrainRefused({"--rebalance-budget", "2"}, "--rebalance-budget");
 }
 
 TEST_F(TrainFlags, WorkerIdentityComesFromTheEnvironment) {
@@ -167,11 +168,11 @@ TEST_F(TrainFlags, PipelineFlagsParseIntoTheJobConfig) {
 }
 
 TEST_F(TrainFlags, WorldMustBeAMultipleOfTheStages) {
-  expectRefused({"--nodes", "6", "--pipeline-stages", "4"}, "--nodes 6 is not a multiple of --pipeline-stages 4");
-  expectRefused({"--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500", "--pipeline-stages", "4"},
-                "--nnodes 2 x --nproc-per-node 3 = 6 workers is not a multiple of --pipeline-stages 4");
-  expectRefused({"--pipeline-stages", "0"}, "--pipeline-stages must be at least 1 (1: data parallelism), got 0");
-  expectRefused({"--pipeline-stages", "-2"}, "--pipeline-stages must be at least 1");
+  expectTrainRefused({"--nodes", "6", "--pipeline-stages", "4"}, "--nodes 6 is not a multiple of --pipeline-stages 4");
+  expectTrainRefused({"--nnodes", "2", "--nproc-per-node", "3", "--master-port", "29500", "--pipeline-stages", "4"},
+                     "--nnodes 2 x --nproc-per-node 3 = 6 workers is not a multiple of --pipeline-stages 4");
+  expectTrainRefused({"--pipeline-stages", "0"}, "--pipeline-stages must be at least 1 (1: data parallelism), got 0");
+  expectTrainRefused({"--pipeline-stages", "-2"}, "--pipeline-stages must be at least 1");
 }
 
 TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
@@ -180,21 +181,21 @@ TEST_F(TrainFlags, MicroBatchesScheduleAndPartitionValuesAreChecked) {
     more.insert(more.begin(), pipe.begin(), pipe.end());
     return more;
   };
-  expectRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
-  expectRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
+  expectTrainRefused(with({"--micro-batches", "0"}), "--micro-batches must be at least 1, got 0");
+  expectTrainRefused(with({"--micro-batches", "-3"}), "--micro-batches must be at least 1, got -3");
   // Each micro-batch of a step has its own message tags (ScheduleRunner::tagFor): 2^24 at most, up front.
-  expectRefused(with({"--micro-batches", "16777217"}), "--micro-batches must be at most 16777216, got 16777217");
+  expectTrainRefused(with({"--micro-batches", "16777217"}), "--micro-batches must be at most 16777216, got 16777217");
   EXPECT_EQ(parseTrainCommandLine(with({"--micro-batches", "2000"})).pipeline.microBatches, 2000);
-  expectRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
-  expectRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
-  expectRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");
+  expectTrainRefused(with({"--schedule", "pipedream"}), "--schedule must be gpipe or 1f1b; got 'pipedream'");
+  expectTrainRefused(with({"--partition", "0-4"}), "--partition '0-4' has 1 ranges but --pipeline-stages is 2");
+  expectTrainRefused(with({"--partition", "0-4,5-9,10-12"}), "--partition '0-4,5-9,10-12' has 3 ranges");
   EXPECT_EQ(parseTrainCommandLine(with({"--partition", "0-4, 5-9"})).pipeline.partition, "0-4, 5-9");
   for (const std::string bad : {"even", "0-4;5-9", "0-4,", "0..4,5-9", "a-4,5-9", "0-4,5-"})
-    expectRefused(with({"--partition", bad}),
-                  "--partition '" + bad + "' is none of uniform, flops, auto or inclusive block ranges");
-  expectRefused(with({"--memory-limit-mb", "-1"}), "--memory-limit-mb must be a finite number, at least 0");
-  expectRefused(with({"--memory-limit-mb", "inf"}), "--memory-limit-mb");
-  expectRefused(with({"--memory-limit-mb", "nan"}), "--memory-limit-mb");
+    expectTrainRefused(with({"--partition", bad}),
+                       "--partition '" + bad + "' is none of uniform, flops, auto or inclusive block ranges");
+  expectTrainRefused(with({"--memory-limit-mb", "-1"}), "--memory-limit-mb must be a finite number, at least 0");
+  expectTrainRefused(with({"--memory-limit-mb", "inf"}), "--memory-limit-mb");
+  expectTrainRefused(with({"--memory-limit-mb", "nan"}), "--memory-limit-mb");
 }
 
 // --partition auto plans the cut (and moves it: --keep-partition only for auto); flops cuts by equal FLOPs;
@@ -210,11 +211,12 @@ TEST_F(TrainFlags, PlannedPartitionsAndTheirCompanions) {
   EXPECT_TRUE(planned.pipeline.explainPartition);
   EXPECT_TRUE(planned.pipeline.keepPartition);
   EXPECT_FALSE(parseTrainCommandLine(with({"--partition", "flops"})).pipeline.planned());
-  expectRefused(with({"--keep-partition"}), "--keep-partition is for --partition auto");
-  expectRefused(with({"--partition", "flops", "--keep-partition"}), "--keep-partition is for --partition auto");
-  expectRefused({"--nodes", "4", "--partition", "auto"}, "--partition auto needs --pipeline-stages S > 1 (or auto)");
-  expectRefused({"--nodes", "4", "--partition", "flops"}, "--partition flops needs --pipeline-stages S > 1");
-  expectRefused({"--nodes", "4", "--explain-partition"}, "--explain-partition needs --pipeline-stages S > 1");
+  expectTrainRefused(with({"--keep-partition"}), "--keep-partition is for --partition auto");
+  expectTrainRefused(with({"--partition", "flops", "--keep-partition"}), "--keep-partition is for --partition auto");
+  expectTrainRefused({"--nodes", "4", "--partition", "auto"},
+                     "--partition auto needs --pipeline-stages S > 1 (or auto)");
+  expectTrainRefused({"--nodes", "4", "--partition", "flops"}, "--partition flops needs --pipeline-stages S > 1");
+  expectTrainRefused({"--nodes", "4", "--explain-partition"}, "--explain-partition needs --pipeline-stages S > 1");
 }
 
 // --pipeline-stages auto: the launcher chooses S on this host, so what needs S, or several hosts, is refused.
@@ -225,15 +227,16 @@ TEST_F(TrainFlags, AutoStagesLeaveTheShapeToTheLauncher) {
   EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "auto", "--micro-batches", "6"})
                 .pipeline.microBatches,
             6);
-  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--split", "1,1,1,125"},
-                "--split needs a known number of pipelines");
-  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "0-3,4-7"},
-                "--partition '0-3,4-7' needs a number of stages");
-  expectRefused({"--nnodes", "2", "--master-port", "29500", "--pipeline-stages", "auto"},
-                "a job over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
-  expectRefused({"--nodes", "4", "--pipeline-stages", "auto", "--elastic"},
-                "--elastic is not supported with --pipeline-stages auto yet");
-  expectRefused({"--pipeline-stages", "two"}, "--pipeline-stages must be a number of stages or auto, got 'two'");
+  expectTrainRefused({"--nodes", "4", "--pipeline-stages", "auto", "--split", "1,1,1,125"},
+                     "--split needs a known number of pipelines");
+  expectTrainRefused({"--nodes", "4", "--pipeline-stages", "auto", "--partition", "0-3,4-7"},
+                     "--partition '0-3,4-7' needs a number of stages");
+  expectTrainRefused(
+      {"--nnodes", "2", "--master-port", "29500", "--pipeline-stages", "auto"},
+      "a job over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
+  expectTrainRefused({"--nodes", "4", "--pipeline-stages", "auto", "--elastic"},
+                     "--elastic is not supported with --pipeline-stages auto yet");
+  expectTrainRefused({"--pipeline-stages", "two"}, "--pipeline-stages must be a number of stages or auto, got 'two'");
 }
 
 // --memory-limit-mb: one cap for every worker, or one per worker (a memory-capped node).
@@ -244,9 +247,9 @@ TEST_F(TrainFlags, MemoryLimitsArePerWorker) {
   EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(3), 200);
   EXPECT_DOUBLE_EQ(c.memoryLimitMbOf(0), 0);
   EXPECT_TRUE(parseTrainCommandLine({"--nodes", "4", "--memory-limit-mb", "0,0,0,0"}).memoryLimitMb.empty());
-  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,200"},
-                "--memory-limit-mb has 2 values but the job has 4 workers");
-  expectRefused({"--nodes", "4", "--memory-limit-mb", "100,-1,0,0"}, "got '-1'");
+  expectTrainRefused({"--nodes", "4", "--memory-limit-mb", "100,200"},
+                     "--memory-limit-mb has 2 values but the job has 4 workers");
+  expectTrainRefused({"--nodes", "4", "--memory-limit-mb", "100,-1,0,0"}, "got '-1'");
 }
 
 TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
@@ -255,17 +258,17 @@ TEST_F(TrainFlags, SplitHasOneValuePerPipeline) {
     more.insert(more.begin(), pipe.begin(), pipe.end());
     return more;
   };
-  expectRefused(with({"--split", "8,8,8,8,8,8,8,8"}),
-                "--split has 8 entries but the job has 2 pipelines (8 workers / --pipeline-stages 4): one per "
-                "pipeline");
-  expectRefused(with({"--split", "40,20"}), "--split sums to 60 but --global-batch is 64");
-  expectRefused({"--nodes", "8", "--pipeline-stages", "2", "--global-batch", "3"},
-                "--global-batch 3 is smaller than the 4 pipelines (8 workers / --pipeline-stages 2)");
+  expectTrainRefused(with({"--split", "8,8,8,8,8,8,8,8"}),
+                     "--split has 8 entries but the job has 2 pipelines (8 workers / --pipeline-stages 4): one per "
+                     "pipeline");
+  expectTrainRefused(with({"--split", "40,20"}), "--split sums to 60 but --global-batch is 64");
+  expectTrainRefused({"--nodes", "8", "--pipeline-stages", "2", "--global-batch", "3"},
+                     "--global-batch 3 is smaller than the 4 pipelines (8 workers / --pipeline-stages 2)");
   // Each pipeline, not each worker, needs a sample: 8 workers in 2 pipelines train on a batch of 2.
   EXPECT_EQ(parseTrainCommandLine({"--nodes", "8", "--pipeline-stages", "4", "--global-batch", "2"}).split.batches,
             (std::vector<int64_t>{1, 1}));
   // The emulation flags stay one value per launched worker.
-  expectRefused(with({"--slowdown", "1,4"}), "--slowdown has 2 values but the job has 8 workers");
+  expectTrainRefused(with({"--slowdown", "1,4"}), "--slowdown has 2 values but the job has 8 workers");
 }
 
 // Pipeline stages checkpoint and resume; their --max-restarts restarts the whole job, so it needs checkpoints.
@@ -278,12 +281,13 @@ TEST_F(TrainFlags, PipelinesCheckpointAndRestartTheWholeJobFromACheckpoint) {
   };
   EXPECT_EQ(parseTrainCommandLine(with({"--checkpoint-dir", "ck", "--resume"})).checkpoint.dir, "ck");
   EXPECT_EQ(parseTrainCommandLine(with({"--checkpoint-dir", "ck", "--max-restarts", "2"})).resilience.maxRestarts, 2);
-  expectRefused(with({"--max-restarts", "1"}),
-                "--max-restarts with --pipeline-stages restarts the whole job from its newest checkpoint: give "
-                "--checkpoint-dir");
-  expectRefused({"--nodes", "2", "--max-restarts", "1"},
-                "--max-restarts needs --elastic (a fixed job cannot take a worker back), or --pipeline-stages with "
-                "--checkpoint-dir (the whole job restarts)");
+  expectTrainRefused(with({"--max-restarts", "1"}),
+                     "--max-restarts with --pipeline-stages restarts the whole job from its newest checkpoint: give "
+                     "--checkpoint-dir");
+  expectTrainRefused(
+      {"--nodes", "2", "--max-restarts", "1"},
+      "--max-restarts needs --elastic (a fixed job cannot take a worker back), or --pipeline-stages with "
+      "--checkpoint-dir (the whole job restarts)");
 }
 
 TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
@@ -308,8 +312,8 @@ TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
         << flags.front() << " got: " << message;
     EXPECT_NE(message.find(flags.front()), std::string::npos) << message;
   }
-  expectRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "hybrid"},
-                "--comm hybrid is not supported with --pipeline-stages 2 yet");
+  expectTrainRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "hybrid"},
+                     "--comm hybrid is not supported with --pipeline-stages 2 yet");
   // The same flags with --pipeline-stages 1 are data parallelism, as before.
   EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "1", "--comm", "flat"}).comm.mode,
             comm::CommMode::Flat);
@@ -321,7 +325,7 @@ TEST_F(TrainFlags, WorkersOfAPipelineJobSeeTheWorldFromTheEnvironment) {
   ::setenv(kMasterPortVar, "29500", 1);
   const auto c = parseTrainCommandLine({"--pipeline-stages", "2", "--threads", "1"});
   EXPECT_EQ(c.split.worldSize(), 2);
-  expectRefused({"--pipeline-stages", "3"}, "WORLD_SIZE 4 is not a multiple of --pipeline-stages 3");
+  expectTrainRefused({"--pipeline-stages", "3"}, "WORLD_SIZE 4 is not a multiple of --pipeline-stages 3");
 }
 
 }  // namespace
