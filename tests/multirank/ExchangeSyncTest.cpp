@@ -18,7 +18,7 @@ namespace {
 
 using comm::Exchange;
 
-struct Case {
+struct ExchangeCase {
   std::string name;
   Exchange exchange;
   std::vector<int64_t> split;
@@ -50,10 +50,10 @@ testing::DistributedRun runWith(const Split& split, Exchange exchange) {
   return run;
 }
 
-class ExchangeSyncTest : public ::testing::TestWithParam<Case> {};
+class ExchangeSyncTest : public ::testing::TestWithParam<ExchangeCase> {};
 
 TEST_P(ExchangeSyncTest, UnequalSharesMatchOneProcessAndRepeatBitForBit) {
-  const Case& c = GetParam();
+  const ExchangeCase& c = GetParam();
   const Split split{c.split};
   const auto run = runWith(split, c.exchange);
   const auto first = train(run, split);
@@ -67,14 +67,14 @@ TEST_P(ExchangeSyncTest, UnequalSharesMatchOneProcessAndRepeatBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Worlds, ExchangeSyncTest,
-                         ::testing::Values(Case{"hd_2", Exchange::HalvingDoubling, sharesOf(2)},
-                                           Case{"hd_3", Exchange::HalvingDoubling, sharesOf(3)},
-                                           Case{"hd_4", Exchange::HalvingDoubling, sharesOf(4)},
-                                           Case{"hd_6", Exchange::HalvingDoubling, sharesOf(6)},
-                                           Case{"hd_8", Exchange::HalvingDoubling, sharesOf(8)},
-                                           Case{"a2a_2", Exchange::AllToAll, sharesOf(2)},
-                                           Case{"a2a_5", Exchange::AllToAll, sharesOf(5)},
-                                           Case{"a2a_8", Exchange::AllToAll, sharesOf(8)}),
+                         ::testing::Values(ExchangeCase{"hd_2", Exchange::HalvingDoubling, sharesOf(2)},
+                                           ExchangeCase{"hd_3", Exchange::HalvingDoubling, sharesOf(3)},
+                                           ExchangeCase{"hd_4", Exchange::HalvingDoubling, sharesOf(4)},
+                                           ExchangeCase{"hd_6", Exchange::HalvingDoubling, sharesOf(6)},
+                                           ExchangeCase{"hd_8", Exchange::HalvingDoubling, sharesOf(8)},
+                                           ExchangeCase{"a2a_2", Exchange::AllToAll, sharesOf(2)},
+                                           ExchangeCase{"a2a_5", Exchange::AllToAll, sharesOf(5)},
+                                           ExchangeCase{"a2a_8", Exchange::AllToAll, sharesOf(8)}),
                          [](const auto& info) { return info.param.name; });
 
 // Auto switches strategy every step while it tries them (no warm-up round, one measured round: the whole

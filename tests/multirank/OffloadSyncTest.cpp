@@ -33,17 +33,17 @@ std::unique_ptr<comm::GradientSync> offloadOverBuckets(comm::Communicator& comm,
                                              std::make_unique<comm::BucketedAllReduceSync>(comm, params, tiny));
 }
 
-struct Case {
+struct OffloadCase {
   std::string name;
   std::string model;
   std::vector<int64_t> split;
   bool buckets;
 };
 
-class OffloadSyncTest : public ::testing::TestWithParam<Case> {};
+class OffloadSyncTest : public ::testing::TestWithParam<OffloadCase> {};
 
 TEST_P(OffloadSyncTest, SkewedSplitMatchesSingleProcess) {
-  const Case& c = GetParam();
+  const OffloadCase& c = GetParam();
   const Split split{c.split};
   ASSERT_TRUE(comm::planOffload(split.batches).offloads());
   const auto train = testing::syntheticDataset(300, 3);
@@ -62,9 +62,9 @@ TEST_P(OffloadSyncTest, SkewedSplitMatchesSingleProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Splits, OffloadSyncTest,
-                         ::testing::Values(Case{"cnn_one_slow_of_4", "cnn", {30, 28, 26, 4}, false},
-                                           Case{"cnn_one_fast_of_3", "cnn", {5, 1, 26}, true},
-                                           Case{"mlp_two_rings_of_5", "mlp", {20, 2, 18, 3, 1}, true}),
+                         ::testing::Values(OffloadCase{"cnn_one_slow_of_4", "cnn", {30, 28, 26, 4}, false},
+                                           OffloadCase{"cnn_one_fast_of_3", "cnn", {5, 1, 26}, true},
+                                           OffloadCase{"mlp_two_rings_of_5", "mlp", {20, 2, 18, 3, 1}, true}),
                          [](const auto& info) { return info.param.name; });
 
 // --comm auto's candidates each offload, over one group: their fast ranks sum by the ring, halving-doubling and
