@@ -7,6 +7,13 @@
 
 #include <thread>
 
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -20,19 +27,43 @@
 namespace balancenet::comm {
 namespace {
 
+// Whether something at host:port accepts a TCP connection within a second (closed at once).
+bool acceptsConnections(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* to = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &to) != 0) return false;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  bool connected = false;
+  if (fd >= 0 && (::connect(fd, to->ai_addr, to->ai_addrlen) == 0 || errno == EINPROGRESS)) {
+    pollfd p{fd, POLLOUT, 0};
+    int error = 0;
+    socklen_t length = sizeof error;
+    connected = ::poll(&p, 1, 1000) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
+  }
+  if (fd >= 0) ::close(fd);
+  freeaddrinfo(to);
+  return connected;
+}
+
 // c10d 2.x's client pings the store inside its constructor and waits for the echo with no timeout: a port
 // whose listener never answers would hold the constructor for good. It runs on a thread of its own, given up
-// (left to end by itself) when the timeout passes.
+// (left to end by itself) past c10d's own connection attempts (two of the timeout each, apart by up to the
+// timeout), after which a port that accepts connections is a store that does not answer, and one that does
+// not is unreachable: a busy machine can stretch c10d's attempts past any margin, so the port decides.
 c10::intrusive_ptr<c10d::TCPStore> connectWithin(const std::string& host, const c10d::TCPStoreOptions& opts) {
   auto connecting = runDetached([host, opts] { return c10::make_intrusive<c10d::TCPStore>(host, opts); });
-  // c10d tries to connect for the timeout, waits up to the timeout again, then tries once more: a refused
-  // connection must still fail as unreachable (the catch below), not as silent.
   const auto limit = 2 * opts.timeout + std::chrono::seconds(1);
-  if (connecting.wait_for(limit) != std::future_status::ready)
-    throw RuntimeFailure(fmt::format("{}: no reply to its first request within {} s (is it a balancenet job?)",
-                                     storeStoppedAnswering(fmt::format("{}:{}", host, opts.port)),
-                                     limit.count() / 1000.0));
-  return connecting.get();
+  if (connecting.wait_for(limit) == std::future_status::ready) return connecting.get();
+  const std::string where = fmt::format("{}:{}", host, opts.port);
+  if (!acceptsConnections(host, opts.port))
+    throw RuntimeFailure(
+        fmt::format("cannot reach the rendezvous store at {} within {} s: nothing accepts connections "
+                    "there",
+                    where, opts.timeout.count() / 1000.0));
+  throw RuntimeFailure(fmt::format("{}: no reply to its first request within {} s (is it a balancenet job?)",
+                                   storeStoppedAnswering(where), limit.count() / 1000.0));
 }
 
 c10::intrusive_ptr<c10d::Store> openTcpStore(const std::string& host, int port, bool server,
