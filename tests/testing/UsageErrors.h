@@ -3,6 +3,8 @@
 #include <functional>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "balancenet/core/Error.h"
 
 namespace balancenet::testing {
@@ -15,6 +17,13 @@ inline std::string usageErrorOf(const std::function<void()>& call) {
     return e.what();
   }
   return "<no UsageError>";
+}
+
+// Expects `call` to refuse with one line that names `fragment`.
+inline void expectOneLineUsageError(const std::function<void()>& call, const std::string& fragment) {
+  const auto message = usageErrorOf(call);
+  EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
 }
 
 }  // namespace balancenet::testing

@@ -9,14 +9,12 @@
 namespace balancenet::cli {
 namespace {
 
-using balancenet::testing::usageErrorOf;
+using balancenet::testing::expectOneLineUsageError;
 
 class FederateFlagsTest : public LauncherViewTest {};
 
 void expectFederateRefused(const std::vector<std::string>& args, const std::string& fragment) {
-  const auto message = usageErrorOf([&] { parseFederateCommandLine(args); });
-  EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
+  expectOneLineUsageError([&] { parseFederateCommandLine(args); }, fragment);
 }
 
 TEST_F(FederateFlagsTest, DefaultsAreEightClientsAndOneServerProcess) {

@@ -21,6 +21,7 @@
 namespace balancenet::cli {
 namespace {
 
+using balancenet::testing::expectOneLineUsageError;
 using balancenet::testing::usageErrorOf;
 
 const std::vector<std::string> kNode0{"--nnodes",      "2",        "--node-rank",   "0",
@@ -50,9 +51,7 @@ class JobTokenFlags : public LauncherViewTest {
   }
   void TearDown() override { LauncherViewTest::SetUp(); }  // what a test set goes, for the next
   void expectRefused(const std::vector<std::string>& args, const std::string& fragment) {
-    const auto message = usageErrorOf([&] { parseTrainCommandLine(args); });
-    EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
+    expectOneLineUsageError([&] { parseTrainCommandLine(args); }, fragment);
   }
   balancenet::testing::TempDir dir_;
 };

@@ -10,14 +10,12 @@
 namespace balancenet::cli {
 namespace {
 
-using balancenet::testing::usageErrorOf;
+using balancenet::testing::expectOneLineUsageError;
 
 class LaunchFlags : public LauncherViewTest {};
 
 void expectLaunchRefused(const std::vector<std::string>& words, const std::string& fragment) {
-  const auto message = usageErrorOf([&] { parseLaunchFlags(words); });
-  EXPECT_NE(message.find(fragment), std::string::npos) << "got: " << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "multi-line: " << message;
+  expectOneLineUsageError([&] { parseLaunchFlags(words); }, fragment);
 }
 
 TEST_F(LaunchFlags, WithoutSplitTheGlobalBatchIsTheProgramsAndPythonIsDebians) {
