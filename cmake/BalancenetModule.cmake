@@ -19,6 +19,8 @@ target_compile_options(balancenet_pch PUBLIC -Wall -Wextra -Wno-unused-parameter
 # definitions first in symbol lookup.
 target_link_options(balancenet_pch INTERFACE "LINKER:--push-state,--no-as-needed" -lstdc++ "LINKER:--pop-state")
 target_precompile_headers(balancenet_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/balancenet_pch.h)
+# The PCH that the targets of a directory reuse; tests/ sets its own (built at the tests' -O0).
+set(BALANCENET_PCH balancenet_pch)
 
 # _balancenet_uses_torch(<file> <out>): TRUE if <file> includes a torch, ATen or c10 header, directly or
 # through a quoted include found next to it, in src/ or in tests/. Answers are kept per file.
@@ -55,7 +57,7 @@ endfunction()
 
 # The shared PCH for a target's torch files, unity batches of them, and neither for the others.
 function(_balancenet_compile_setup target)
-  target_precompile_headers(${target} REUSE_FROM balancenet_pch)
+  target_precompile_headers(${target} REUSE_FROM ${BALANCENET_PCH})
   get_target_property(sources ${target} SOURCES)
   get_target_property(sourceDir ${target} SOURCE_DIR)
   foreach(source IN LISTS sources)
@@ -63,12 +65,55 @@ function(_balancenet_compile_setup target)
     _balancenet_uses_torch("${path}" torch)
     if(NOT torch)
       set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES
-                                  SKIP_PRECOMPILE_HEADERS ON SKIP_UNITY_BUILD_INCLUSION ON)
+                                  SKIP_PRECOMPILE_HEADERS ON SKIP_UNITY_BUILD_INCLUSION ON _BN_PLAIN ON)
     endif()
   endforeach()
   if(BALANCENET_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${BALANCENET_UNITY_BATCH})
+    # At the end of the target's directory, when its CMakeLists has set the properties of its own files (EVAL:
+    # a deferred call reads its arguments' variables when it runs, and `target` is gone by then).
+    cmake_language(EVAL CODE "cmake_language(DEFER CALL _balancenet_batch_plain [[${target}]])")
   endif()
+endfunction()
+
+# The files without torch in batches of their own, without the PCH (CMake's unity batches take a target's PCH):
+# a batch parses gtest's, fmt's and JSON's headers once instead of once per file. A file with compile
+# definitions or options of its own is compiled alone, as it is.
+function(_balancenet_batch_plain target)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(sourceDir ${target} SOURCE_DIR)
+  get_target_property(binaryDir ${target} BINARY_DIR)
+  set(paths "")
+  foreach(source IN LISTS sources)
+    get_source_file_property(plain ${source} _BN_PLAIN)
+    get_source_file_property(definitions ${source} COMPILE_DEFINITIONS)
+    get_source_file_property(options ${source} COMPILE_OPTIONS)
+    if(plain AND NOT definitions AND NOT options)
+      get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${sourceDir}")
+      list(APPEND paths "${path}")
+      set_source_files_properties(${source} PROPERTIES HEADER_FILE_ONLY ON)  # compiled through its batch
+    endif()
+  endforeach()
+  set(index 0)
+  list(LENGTH paths left)
+  while(left GREATER 0)
+    list(SUBLIST paths 0 ${BALANCENET_UNITY_BATCH} batchPaths)
+    if(left GREATER BALANCENET_UNITY_BATCH)
+      list(SUBLIST paths ${BALANCENET_UNITY_BATCH} -1 paths)
+    else()
+      set(paths "")
+    endif()
+    list(LENGTH paths left)
+    set(content "// Made by cmake/BalancenetModule.cmake: files of ${target} without torch, compiled as one.\n")
+    foreach(path IN LISTS batchPaths)
+      string(APPEND content "#include \"${path}\"\n")
+    endforeach()
+    set(batch "${binaryDir}/plain_batches/${target}_${index}.cxx")
+    file(CONFIGURE OUTPUT "${batch}" CONTENT "${content}" @ONLY)  # rewritten only when it changes
+    target_sources(${target} PRIVATE "${batch}")
+    set_source_files_properties("${batch}" PROPERTIES SKIP_PRECOMPILE_HEADERS ON SKIP_UNITY_BUILD_INCLUSION ON)
+    math(EXPR index "${index} + 1")
+  endwhile()
 endfunction()
 
 # balancenet_module(<name> SOURCES ... DEPS ...) -> target bn_<name>

@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
-#include <regex>
-
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -102,11 +99,20 @@ TEST_F(BalancingOnHosts, SlowHostGetsItsQuotaShare) {
   const double expected = quota[3] / (quota[0] + quota[1] + quota[2] + quota[3]);
   const size_t warmUp = 15;  // the first decisions (every 5 steps) learn the hosts' speeds
   const double share = medianShare(steps, 3, warmUp, steps.size());
+  const double ratio = computeRatio(steps, 3, warmUp, steps.size());
   std::printf(
       "slow host (quota %.2f of %.2f cores): median share %.3f of the batch after step %zu, quota-proportional "
-      "%.3f (%.0f%%)\n",
-      quota[3], quota[0] + quota[1] + quota[2] + quota[3], share, warmUp, expected, 100 * (share / expected - 1));
-  EXPECT_NEAR(share, expected, 0.3 * expected);
+      "%.3f (%.0f%%); its compute time %.2fx the others'\n",
+      quota[3], quota[0] + quota[1] + quota[2] + quota[3], share, warmUp, expected, 100 * (share / expected - 1),
+      ratio);
+  // What the policy promises: equal compute times. The share lands under the quota's: at 0.11 core the work
+  // beside the compute (the monitor's probes, Gloo's threads) takes a visible part of the quota (on torch 2.11:
+  // 21% under here, 31% under on CI's machine; FollowsAHostSlowedAndRestoredWhileTheJobRuns saw 6-39%), far
+  // from the equal split's 0.25.
+  EXPECT_GT(ratio, 0.6);
+  EXPECT_LT(ratio, 1.6);
+  EXPECT_GT(share, 0.5 * expected);
+  EXPECT_LT(share, 1.3 * expected);
 }
 
 // The first step from `from` on where `rank`'s slowness is on `slowSide` of 2 (slowed ~4x vs ~1x) for three

@@ -47,7 +47,9 @@ class HostFaults : public TestbedFixture, public ::testing::WithParamInterface<H
   // healed once the other hosts have finished, so that the victim finds the job gone instead of waiting.
   Timed runWithFault(const Testbed& bed, std::vector<std::string> flags, const std::string& noticed,
                      const std::string& named) {
-    const auto [fault, victim] = GetParam();
+    // Not a structured binding: the lambdas below capture these (C++17 lets g++ do that, not clang).
+    const auto fault = GetParam().fault;
+    const auto victim = GetParam().victim;
     flags.insert(flags.end(),
                  {"--model", "mlp", "--global-batch", std::to_string(kGlobalBatch), "--steps", std::to_string(kSteps),
                   "--node-speed", "40,40,40,40", "--progress-seconds", "0.5", "--rendezvous-timeout", "15"});

@@ -12,8 +12,8 @@ namespace balancenet::testing {
 namespace {
 
 constexpr int kJobHosts = 4;  // hosts 0-3; host 4 is the stranger
-constexpr int kSteps = 40;
-constexpr int kGlobalBatch = 32;
+constexpr int kJobSteps = 40;
+constexpr int kJobGlobalBatch = 32;
 
 struct Stranger {
   const char* name;
@@ -33,7 +33,7 @@ class HostSecurity : public TestbedFixture {
     const std::vector<std::string> flags{"--model",
                                          "mlp",
                                          "--global-batch",
-                                         std::to_string(kGlobalBatch),
+                                         std::to_string(kJobGlobalBatch),
                                          "--steps",
                                          "3",
                                          "--nnodes",
@@ -72,9 +72,9 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
   const std::vector<std::string> flags{"--model",
                                        "mlp",
                                        "--global-batch",
-                                       std::to_string(kGlobalBatch),
+                                       std::to_string(kJobGlobalBatch),
                                        "--steps",
-                                       std::to_string(kSteps),
+                                       std::to_string(kJobSteps),
                                        "--node-speed",
                                        "40,40,40,40",
                                        "--progress-seconds",
@@ -103,7 +103,7 @@ TEST_F(HostSecurity, StrangersOnAFifthHostAreRefusedWithOneLineAndTheJobGoesOn) 
     EXPECT_EQ(hosts[h].exitCode, 0) << "host " << h << ":\n" << hosts[h].output;
     EXPECT_EQ(hosts[h].output.find("error"), std::string::npos) << "host " << h << ":\n" << hosts[h].output;
   }
-  expectEveryStepTrained(kSteps, kGlobalBatch, kJobHosts);
+  expectEveryStepTrained(kJobSteps, kJobGlobalBatch, kJobHosts);
 }
 
 }  // namespace

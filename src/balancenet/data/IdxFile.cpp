@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/data/BigEndian.h"
 
 namespace balancenet::data {
 
@@ -67,17 +68,6 @@ std::string gzipProblem(gzFile f) {
   const char* msg = gzerror(f, &errnum);
   if (errnum == Z_OK) return "";
   return fmt::format(" (gzip: {})", msg);
-}
-
-uint32_t bigEndian32(const uint8_t* b) {
-  return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | uint32_t{b[3]};
-}
-
-void putBigEndian32(uint8_t* b, uint32_t v) {
-  b[0] = static_cast<uint8_t>(v >> 24);
-  b[1] = static_cast<uint8_t>(v >> 16);
-  b[2] = static_cast<uint8_t>(v >> 8);
-  b[3] = static_cast<uint8_t>(v);
 }
 
 }  // namespace

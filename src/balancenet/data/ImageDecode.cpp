@@ -15,6 +15,7 @@
 #include <png.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/data/BigEndian.h"
 
 namespace balancenet::data {
 
@@ -193,10 +194,6 @@ bool runPng(const uint8_t* data, size_t size, Image* out, char* message) {
   std::free(rows);
   png_destroy_read_struct(&png, &info, nullptr);
   return true;
-}
-
-uint32_t bigEndian32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
 // The IHDR chunk, which the PNG specification places first: width, height, bit depth, colour type.

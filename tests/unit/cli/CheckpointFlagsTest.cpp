@@ -20,7 +20,9 @@ TEST_F(CheckpointFlagsTest, TrainAndFederateRefuseTheSameValuesInTheSameWords) {
       {{"--checkpoint-dir", "ck", "--checkpoint-every", "0"}, "--checkpoint-every must be at least 1, got 0"},
       {{"--checkpoint-dir", "ck", "--keep-checkpoints", "-2"}, "--keep-checkpoints must be at least 1, got -2"},
   };
-  for (const auto& [args, message] : cases) {
+  for (const auto& c : cases) {
+    const auto& args = c.first;  // not a structured binding: the lambdas capture it (clang allows that from C++20)
+    const auto& message = c.second;
     EXPECT_EQ(usageErrorOf([&] { parseTrainCommandLine(args); }), message);
     EXPECT_EQ(usageErrorOf([&] { parseFederateCommandLine(args); }), message);
   }

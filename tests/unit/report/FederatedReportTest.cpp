@@ -10,16 +10,11 @@
 #include "balancenet/report/FederatedResults.h"
 #include "balancenet/report/HtmlReport.h"
 #include "testing/FederatedRunDir.h"
+#include "testing/HtmlPages.h"
 #include "testing/TempDir.h"
 
 namespace balancenet::report {
 namespace {
-
-size_t images(const std::string& page) {
-  size_t n = 0;
-  for (size_t pos = 0; (pos = page.find("data:image/png;base64,", pos)) != std::string::npos; ++pos) ++n;
-  return n;
-}
 
 TEST(FederatedResults, ReadsRoundsClientsAndEvaluations) {
   testing::TempDir dir;
@@ -128,7 +123,8 @@ TEST(HtmlReport, FederatedRunsGetTheirTableAndCharts) {
   EXPECT_EQ(page.find("<h2>Runs</h2>"), std::string::npos);  // no training run, no training tables
   EXPECT_NE(page.find("alt=\"test accuracy against wall time\""), std::string::npos);
   EXPECT_NE(page.find("alt=\"avg (fedavg): local steps done per client and round\""), std::string::npos);
-  EXPECT_EQ(images(page), 3u) << "gnuplot (Debian's gnuplot-nox) is required";  // accuracy + 2 step charts
+  EXPECT_EQ(testing::embeddedImages(page), 3u)
+      << "gnuplot (Debian's gnuplot-nox) is required";  // accuracy + 2 step charts
 }
 
 TEST(HtmlReport, APageMixesTrainingAndFederatedRuns) {

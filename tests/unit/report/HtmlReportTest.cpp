@@ -7,6 +7,7 @@
 
 #include "PipelineFixture.h"
 #include "balancenet/report/HtmlReport.h"
+#include "testing/HtmlPages.h"
 #include "testing/TempDir.h"
 
 namespace balancenet::report {
@@ -77,12 +78,6 @@ TEST(HtmlReport, EachRankShowsItsFractionOfTheSgemmPeak) {
   EXPECT_NE(page.find("<td>21.0</td><td>-</td><td>-</td>"), std::string::npos);        // the old run
 }
 
-size_t images(const std::string& page) {
-  size_t n = 0;
-  for (size_t pos = 0; (pos = page.find("data:image/png;base64,", pos)) != std::string::npos; ++pos) ++n;
-  return n;
-}
-
 TEST(HtmlReport, APipelinedRunShowsItsScheduleAndBubble) {
   testing::TempDir charts, runDir;
   fixture::writeText(runDir.file("pipeline.csv"), fixture::kGpipeCsv);
@@ -98,7 +93,7 @@ TEST(HtmlReport, APipelinedRunShowsItsScheduleAndBubble) {
                       "25.0% with S = 2, M = 3)"),
             std::string::npos);
   EXPECT_NE(page.find("alt=\"p (cnn): pipeline schedule\""), std::string::npos);
-  EXPECT_EQ(images(page), 5u);  // throughput, update, two split charts and the pipeline
+  EXPECT_EQ(testing::embeddedImages(page), 5u);  // throughput, update, two split charts and the pipeline
   EXPECT_EQ(htmlReport({fakeRun("runs/dp", "32,32")}, charts.path()).find("Pipeline schedule"), std::string::npos);
 }
 
