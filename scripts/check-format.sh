@@ -3,14 +3,12 @@
 # Fix with: git ls-files '*.cpp' '*.h' | xargs clang-format -i
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cpp' '*.h')
-bad=()
-for f in "${files[@]}"; do
-  clang-format --style=file "$f" | cmp -s - "$f" || bad+=("$f")
-done
+# One clang-format per file, on every core (one at a time took 39 s of CI's time).
+mapfile -t bad < <(git ls-files -z '*.cpp' '*.h' | xargs -0 -r -n 40 -P "$(nproc)" sh -c \
+  'for f; do clang-format --style=file "$f" | cmp -s - "$f" || echo "$f"; done' check-format)
 if ((${#bad[@]})); then
   echo "check-format: ${#bad[@]} file(s) differ from .clang-format: ${bad[*]}" >&2
   echo "check-format: fix with: git ls-files '*.cpp' '*.h' | xargs clang-format -i" >&2
   exit 1
 fi
-echo "check-format: ${#files[@]} files follow .clang-format"
+echo "check-format: $(git ls-files '*.cpp' '*.h' | wc -l) files follow .clang-format"
