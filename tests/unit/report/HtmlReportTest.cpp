@@ -60,9 +60,7 @@ TEST(HtmlReport, TablesBarsAndInlineCharts) {
   EXPECT_NE(page.find("&lt;b&gt;"), std::string::npos);                                         // text is escaped
   EXPECT_EQ(page.find("<td><b></td>"), std::string::npos);
   // Throughput, update time and one split chart per run, all inline (gnuplot is a dependency).
-  size_t images = 0;
-  for (size_t pos = 0; (pos = page.find("data:image/png;base64,", pos)) != std::string::npos; ++pos) ++images;
-  EXPECT_EQ(images, 4u);
+  EXPECT_EQ(testing::embeddedImages(page), 4u);
 }
 
 TEST(HtmlReport, EachRankShowsItsFractionOfTheSgemmPeak) {
