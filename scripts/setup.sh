@@ -32,8 +32,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The project's virtual environment with the pinned torch (several GB with its CUDA libraries; pip's cache
-# makes a second machine's install quick). A given BALANCENET_PYTHON is used as it is.
+# The project's virtual environment with the pinned torch (several GB with its CUDA libraries). uv (Astral's
+# installer of PyPI's wheels, itself a wheel on PyPI) installs them: it downloads in parallel and links from its
+# cache (here 20 s with nothing cached, download included; pip took 100 s from its warm cache: benchmarks.md).
+# Where uv has no wheel for the machine, pip does the same, slower. A given BALANCENET_PYTHON is used as it is.
+UV_VERSION=0.13.9
 if [ -z "${BALANCENET_PYTHON:-}" ]; then
   if [ ! -x .venv/bin/python ]; then
     echo "setup: making .venv/ (Debian's python3)"
@@ -46,7 +49,12 @@ pins = [l.split("#")[0].strip() for l in open(sys.argv[1])]
 sys.exit(any(version(n) != v for n, v in (p.split("==") for p in pins if p)))
 PY
     echo "setup: installing requirements.txt into .venv/ (torch from PyPI: a few GB the first time)"
-    .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+    if .venv/bin/pip install -q --disable-pip-version-check "uv==$UV_VERSION"; then
+      .venv/bin/uv pip install -q --python .venv/bin/python -r requirements.txt
+    else
+      echo "setup: no uv $UV_VERSION for this machine; pip installs instead"
+      .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+    fi
   fi
   BALANCENET_PYTHON="$PWD/.venv/bin/python"
 fi

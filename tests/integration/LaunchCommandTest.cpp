@@ -12,6 +12,7 @@
 #include <thread>
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
@@ -136,6 +137,17 @@ TEST_F(LaunchCommand, EachWorkerSeesTorchrunsEnvironmentAndTheLaunchFlags) {
     EXPECT_EQ(config.threads, 1);
   }
   EXPECT_EQ(ports.size(), 1u);
+}
+
+// The mpirun habit: `launch --workers 2 python3 train.py` runs the user's python3 on train.py (it ran the job's
+// Python on the python3 binary: a SyntaxError on '\x80' in every rank).
+TEST_F(LaunchCommand, AProgramBeforeTheScriptRunsAsItIs) {
+  const std::string script =
+      writeScript("ranks.py", "import os, sys\nprint('RANK', os.environ['RANK'], sys.argv[1:])\n");
+  const auto r = launch({"--workers", "2", "python3", script, "--lr", "0.1"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* rank : {"0", "1"})
+    EXPECT_NE(r.output.find(fmt::format("RANK {} ['--lr', '0.1']", rank)), std::string::npos) << r.output;
 }
 
 // torch's env:// clients (under /worker/attempt_0) and balancenet's rendezvous (under the token's prefix) on the

@@ -27,6 +27,9 @@ TEST_F(HostThreads, AWorkerUnderAQuotaBelowOneCoreRunsOneThread) {
   const auto summary = nlohmann::json::parse(readFile(runDir(0) + "/summary.json"));
   ASSERT_EQ(summary["workers"].size(), 1u) << summary.dump();
   EXPECT_EQ(summary["workers"][0]["threads"], 1) << summary.dump();
+  // Its sgemm peak, which the run's FLOP/s is compared with, is one thread's too (it was measured with a thread
+  // for each of the machine's cores, peak_threads 2).
+  EXPECT_EQ(summary["workers"][0]["peak_threads"], 1) << summary.dump();
 
   // The quota shows in steps.csv (issue 30): one thread wants a whole core, the host grants 0.45 of each 10 ms
   // period, so the kernel stalls the worker in most steps.

@@ -1,8 +1,6 @@
 // `balancenet launch`: torchrun's job for a user's own script (Debian's torchrun fails on Python 3.11).
 #include "balancenet/cli/LaunchCommand.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -25,23 +23,21 @@ constexpr const char* kFooter =
     "with balancenet's Python package first (docs/python.md: five lines give your DDP script balanced shares).\n"
     "An unmodified DDP script runs as under torchrun. Worker output is prefixed [rank r]; when a worker fails the\n"
     "others are stopped and one line names it.\n"
+    "A PROGRAM that is a program itself (a native binary, a shell script, a command on PATH) runs as it is.\n"
     "Example: balancenet launch --workers 3 train.py --lr 0.1   (train.py gets --lr 0.1)";
 
-// The program words as each worker runs them: {python, script, args...} or, --no-python, {program, args...}.
+// The program words as each worker runs them: {python, script, args...} or, with --no-python or a PROGRAM that
+// is itself a program (programKind), {program, args...}.
 void chooseProgram(JobConfig& c, const std::vector<std::string>& words) {
   require(!words.empty(),
           "no PROGRAM: balancenet launch [FLAGS] [--] PROGRAM [ARGS...] (a Python script, or with --no-python any "
           "program)");
   auto& p = c.program;
-  if (p.python.empty()) {
+  if (p.python.empty() || programKind(words.front()) == ProgramKind::Executable) {
     p.executable = findExecutable(words.front(), "program");
     p.argv = words;
     return;
   }
-  std::error_code ec;
-  require(std::filesystem::is_regular_file(words.front(), ec),
-          fmt::format("script {}: no such file (to run a program that is not a Python script, give --no-python)",
-                      words.front()));
   p.executable = p.python;
   p.argv = {p.python};
   p.argv.insert(p.argv.end(), words.begin(), words.end());

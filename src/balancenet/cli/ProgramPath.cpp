@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -34,6 +35,20 @@ std::optional<std::string> onPath(const std::string& name) {
   return std::nullopt;
 }
 
+// An executable file that Python should not run: a native binary (ELF's magic number) or a script whose #! line
+// names another interpreter (a shell script). A Python script, with or without #!, is Python's.
+bool runsOnItsOwn(const std::string& path) {
+  if (!isExecutableFile(path)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  std::getline(in, first);
+  if (first.rfind("\x7f"
+                  "ELF",
+                  0) == 0)
+    return true;
+  return first.rfind("#!", 0) == 0 && first.find("python") == std::string::npos;
+}
+
 }  // namespace
 
 std::string findExecutable(const std::string& name, const std::string& what) {
@@ -45,6 +60,15 @@ std::string findExecutable(const std::string& name, const std::string& what) {
   require(std::filesystem::exists(name, ec), fmt::format("{} {}: no such file", what, name));
   require(isExecutableFile(name), fmt::format("{} {}: not an executable file", what, name));
   return std::filesystem::absolute(name).string();
+}
+
+ProgramKind programKind(const std::string& word) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(word, ec))
+    return runsOnItsOwn(word) ? ProgramKind::Executable : ProgramKind::PythonScript;
+  if (word.find('/') == std::string::npos && onPath(word)) return ProgramKind::Executable;
+  throw UsageError(
+      fmt::format("script {}: no such file (to run a program that is not a Python script, give --no-python)", word));
 }
 
 std::string findPython(const std::string& given) {

@@ -12,6 +12,7 @@
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/Resume.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/federated/StrategyRegistry.h"
 
 namespace balancenet::federated {
 namespace {
@@ -73,6 +74,11 @@ RoundRecord recordFrom(const json& j) {
 std::string federatedIdentityOptimizer(const FederatedOptions& options) {
   std::string name = "federated " + options.strategy;
   if (options.serverOpt != "avg") name += " " + options.serverOpt;  // avg: the identity from before --server-opt
+  // The held-out share decides which samples each client trains on: a resume with another one would train on other
+  // samples. The usual share (the default; none for an asynchronous strategy) keeps the identity from before.
+  const double usual = makeStrategy(options)->asynchronous() ? 0 : FederatedOptions{}.clientEvalFraction;
+  if (options.clientEvalFraction != usual)
+    name += fmt::format(" --client-eval-fraction {}", options.clientEvalFraction);
   return name;
 }
 

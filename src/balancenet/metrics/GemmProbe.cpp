@@ -61,7 +61,9 @@ double measureGemmFlops(double seconds) {
 GemmPeak measureGemmPeak(double secondsEach) {
   const int entry = at::get_num_threads();
   GemmPeak peak;
-  peak.threads = affinityCores();
+  // The threads this process may keep busy: its cgroup quota, not only its affinity mask (under a 0.45-core quota
+  // the probe ran a thread per core and measured the quota's stalls).
+  peak.threads = threadsPerWorker(readCpuAllowance().cores(), 1);
   setIntraOpThreads(1);
   peak.oneThread = kFlopsPerProduct / timeProducts(secondsEach).bestSeconds;
   setIntraOpThreads(peak.threads);

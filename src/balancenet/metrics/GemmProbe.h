@@ -15,7 +15,7 @@ double measureGemmFlops(double seconds = 0.2);
 struct GemmPeak {
   double oneThread = 0;   // FLOP/s with one intra-op thread
   double allThreads = 0;  // FLOP/s with `threads` intra-op threads
-  int threads = 0;        // the hardware threads the process may use
+  int threads = 0;        // the threads the process may keep busy: its affinity mask's CPUs, under its CPU quota
 };
 
 // Measures one thread then all threads, about `secondsEach` each, and leaves the intra-op threads (ATen's

@@ -53,6 +53,18 @@ TEST(ServerOptResume, IdentityNamesTheServerOptimiserButAvgStaysAsBefore) {
   EXPECT_EQ(federatedIdentityOptimizer(o), "federated fedavg yogi");
 }
 
+// A resume that holds out another share of each client's data would train on other samples: refused by name.
+TEST(ServerOptResume, IdentityNamesAHeldOutShareOtherThanTheUsualOne) {
+  FederatedOptions o;
+  o.strategy = "fedavg";
+  o.clientEvalFraction = 0.2;
+  EXPECT_EQ(federatedIdentityOptimizer(o), "federated fedavg --client-eval-fraction 0.2");
+  o.clientEvalFraction = 0;
+  EXPECT_EQ(federatedIdentityOptimizer(o), "federated fedavg --client-eval-fraction 0");
+  o.strategy = "fedbuff";  // asynchronous: holds out nothing, as before the flag
+  EXPECT_EQ(federatedIdentityOptimizer(o), "federated fedbuff");
+}
+
 // Momentum 0.5, constant gradient g: g, 1.5 g, 1.75 g (torch.optim.SGD's first step is the gradient itself).
 TEST(ClientMomentum, HeavyBallDirectionsFromAFreshBuffer) {
   const auto g = at::tensor({2.0, -4.0}, at::kDouble);
