@@ -67,8 +67,9 @@ void AutoSync::logDecision() const {
 std::string AutoSync::explain() const {
   std::string out = fmt::format(
       "auto: tries {} round-robin on the first {} steps (the first round dropped, then the median step time of "
-      "each), keeps the fastest, tries again when its step time drifts; the choice is logged and in summary.json\n",
-      fmt::join(trial_.candidates(), ", "), trial_.trialSteps());
+      "each), keeps the fastest, tries again when its step time drifts for good (trials kept within {:.0f}% of the "
+      "steps); the choice is logged and in summary.json\n",
+      fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), 100 * trial_.settings().maxTrialShare);
   for (const auto& c : candidates_) out += fmt::format("  {}: {}", c.name, c.sync->explain());
   return out;
 }
@@ -85,7 +86,8 @@ void AutoSync::describe(nlohmann::json& extra) const {
       {"candidates", trial_.candidates()},
       {"workers", comm_.size()},
       {"chosen", trial_.decisions().empty() ? "" : candidates_[trial_.decisions().back().chosen].name},
-      {"decisions", decisions}};
+      {"decisions", decisions},
+      {"trial_steps", trial_.stepsInTrials()}};
 }
 
 }  // namespace balancenet::commchoice

@@ -1,4 +1,4 @@
-// Round-robin trial, median decision, drift check.
+// Round-robin trial, median decision, drift check (sustained, within the trial share).
 #include "balancenet/commchoice/ModeTrial.h"
 
 #include <algorithm>
@@ -49,6 +49,7 @@ void ModeTrial::startTrial(int64_t firstStep, std::string reason) {
   samples_.assign(candidates_.size(), {});
   ranAt_.clear();
   recent_.clear();
+  stepsInTrials_ += trialSteps();
 }
 
 int ModeTrial::modeFor(int64_t step) {
@@ -85,7 +86,10 @@ bool ModeTrial::record(int64_t step, double stepMs) {
   const double trialMs = last.medianMs[current_];
   if (static_cast<int>(recent_.size()) < settings_.driftWindow || trialMs <= 0) return false;
   const double drift = medianOf(recent_) / trialMs - 1;
-  if (std::abs(drift) > settings_.driftRatio && step - last.step >= settings_.minStepsBetween) {
+  driftingChecks_ = std::abs(drift) > settings_.driftRatio ? driftingChecks_ + 1 : 0;
+  const bool withinShare =
+      static_cast<double>(stepsInTrials_ + trialSteps()) <= settings_.maxTrialShare * static_cast<double>(step + 1);
+  if (driftingChecks_ >= settings_.sustainChecks && step - last.step >= settings_.minStepsBetween && withinShare) {
     trialStart_ = -1;  // the next step asked for starts it
     trialReason_ = fmt::format("step time drifted {:+.0f}%", 100 * drift);
     trying_ = true;
@@ -102,6 +106,7 @@ void ModeTrial::decide(int64_t step) {
   current_ = d.chosen;
   trying_ = false;
   recent_.clear();
+  driftingChecks_ = 0;
   decisions_.push_back(std::move(d));
 }
 

@@ -12,7 +12,11 @@ struct TrialSettings {
   int rounds = 3;             // measured rounds; a mode's time is the median of its steps
   int driftWindow = 8;        // steps of the chosen mode whose median is compared with its trial time
   double driftRatio = 0.25;   // |window median / trial median - 1| above this starts a new trial ...
-  int minStepsBetween = 100;  // ... but not sooner than this many steps after the last decision
+  int minStepsBetween = 100;  // ... but not sooner than this many steps after the last decision,
+  int sustainChecks = 8;      // ... only when the drift held at this many steps running (not a passing stall),
+  // ... and only when the trials, this one with them, stay within this share of the steps so far: each trial runs
+  // the slower modes too (the demo's first run re-tried 4 times in 800 steps before this cap).
+  double maxTrialShare = 0.05;
 };
 
 // One decision: the step it took effect at, the measured median of every candidate, what won and why.
@@ -25,7 +29,8 @@ struct TrialDecision {
 
 // Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
 // every candidate alike): warmupRounds + rounds rounds, then the one with the least median step time runs
-// until its time drifts. Ties go to the earlier candidate (the list is ordered by preference).
+// until its time drifts for good, within a cap on the steps spent trying. Ties go to the earlier candidate (the list
+// is ordered by preference).
 class ModeTrial {
  public:
   ModeTrial(std::vector<std::string> candidates, TrialSettings settings = {});
@@ -38,8 +43,10 @@ class ModeTrial {
 
   bool decided() const { return !decisions_.empty() && !trying_; }
   const std::vector<std::string>& candidates() const { return candidates_; }
+  const TrialSettings& settings() const { return settings_; }
   const std::vector<TrialDecision>& decisions() const { return decisions_; }
-  int trialSteps() const;  // steps one trial takes
+  int trialSteps() const;                                   // steps one trial takes
+  int64_t stepsInTrials() const { return stepsInTrials_; }  // steps of every trial started so far
 
  private:
   void startTrial(int64_t firstStep, std::string reason);
@@ -53,7 +60,9 @@ class ModeTrial {
   std::vector<std::vector<double>> samples_;  // per candidate, this trial's measured times
   int current_ = 0;                           // the chosen candidate once decided
   std::vector<double> recent_;                // the chosen candidate's recent times (drift)
-  std::vector<int> ranAt_;                    // candidate per step since trialStart_, for records that come late
+  int driftingChecks_ = 0;                    // drift checks running that found the time drifted
+  int64_t stepsInTrials_ = 0;
+  std::vector<int> ranAt_;  // candidate per step since trialStart_, for records that come late
   std::vector<TrialDecision> decisions_;
 };
 

@@ -1,4 +1,5 @@
-// ModeTrial: the round-robin schedule, the median decision, late and missing times, drift.
+// ModeTrial: the round-robin schedule, the median decision, late and missing times, drift that lasts, the trials'
+// share of the steps.
 #include <gtest/gtest.h>
 
 #include "balancenet/commchoice/ModeTrial.h"
@@ -64,7 +65,7 @@ TEST(ModeTrialTest, StepAfterTheTrialRunsTheBestSoFarUntilTheLastTimeArrives) {
 }
 
 TEST(ModeTrialTest, DriftStartsANewTrialNotSoonerThanAllowed) {
-  TrialSettings settings{1, 2, 4, 0.25, 20};
+  TrialSettings settings{1, 2, 4, 0.25, 20, 8, 0.2};
   ModeTrial trial({"a", "b"}, settings);
   // b is fastest until step 40, then it becomes three times slower than a.
   const auto modes = run(trial, 80, [](int mode, int64_t s) {
@@ -83,6 +84,34 @@ TEST(ModeTrialTest, SteadyTimesNeverStartAnotherTrial) {
   ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3, 8, 0.25, 10});
   run(trial, 300, [](int mode, int64_t s) { return 10.0 + mode + 0.5 * (s % 3); });
   EXPECT_EQ(trial.decisions().size(), 1u);
+}
+
+// A stall of a few steps (a neighbour's burst on a shared machine) moves a window's median, but does not last: no
+// re-trial, whose slower modes would cost more than the stall.
+TEST(ModeTrialTest, ADriftThatPassesStartsNoTrial) {
+  ModeTrial trial({"a", "b"}, TrialSettings{1, 2, 4, 0.25, 20, 8, 1.0});
+  run(trial, 400, [](int mode, int64_t s) {
+    const bool stalled = s % 100 >= 60 && s % 100 < 66;  // 6 slow steps every 100
+    return (mode == 0 ? 15.0 : 10.0) * (stalled ? 3 : 1);
+  });
+  EXPECT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.stepsInTrials(), 6);
+}
+
+// Times that drift for good again and again (a split that keeps moving): the trials stay within their share of
+// the steps, the first one with them.
+TEST(ModeTrialTest, TrialsStayWithinTheirShareOfTheSteps) {
+  TrialSettings settings{1, 3, 8, 0.25, 20};  // 4 candidates: 16 steps a trial; 5% of the steps
+  ModeTrial trial({"a", "b", "c", "d"}, settings);
+  const int64_t steps = 2000;
+  // Every 50 steps the time doubles or halves: each phase is a lasting drift.
+  run(trial, steps, [](int mode, int64_t s) { return (10.0 + mode) * ((s / 50) % 2 ? 2 : 1); });
+  const auto& decisions = trial.decisions();
+  for (size_t k = 1; k < decisions.size(); ++k)  // the trials up to the k-th re-trial, within the share at its end
+    EXPECT_LE(static_cast<double>((k + 1) * trial.trialSteps()), settings.maxTrialShare * (decisions[k].step + 1))
+        << "re-trial decided at step " << decisions[k].step;
+  EXPECT_LE(trial.stepsInTrials(), settings.maxTrialShare * steps);
+  EXPECT_GE(trial.decisions().size(), 3u) << "lasting drifts re-try within the share";
 }
 
 TEST(ModeTrialTest, MedianOfEvenAndOddCounts) {
