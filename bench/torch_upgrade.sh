@@ -6,7 +6,8 @@
 #   one worker, THREADS intra-op threads (default 2: the whole machine);
 #   the demo (scripts/demo.sh's job: 2 workers, split 80,48), DEMO_STEPS steps.
 # Usage: OLD=/path/to/old/balancenet bench/torch_upgrade.sh [out-dir]   (NEW defaults to build/apps/balancenet;
-#        REPS pairs, default 3; STEPS per model run, default 30; DEMO_STEPS, default 100). ~10 min on 2 cores.
+#        REPS pairs, default 3; STEPS per model run, default 30; DEMO_STEPS, default 100). ~12 min a pair on 2
+#        cores, most of it resnet18's final evaluation (the 10,000 test images).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/torch-upgrade/$(date +%Y%m%d-%H%M%S)}

@@ -2,7 +2,6 @@
 #include "balancenet/cli/CommandLine.h"
 
 #include <algorithm>
-#include <csignal>
 #include <iostream>
 #include <optional>
 
@@ -149,9 +148,7 @@ int dispatch(Commands& commands, int argc, char** argv) {
 int runCommandLine(int argc, char** argv) {
   installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
   quietTorchLogging();
-  // A peer that died closes its sockets: writing to one must be an error the worker handles (elastic
-  // recovery, the line naming the peer), not SIGPIPE killing it (seen on the testbed when host 0's worker died).
-  std::signal(SIGPIPE, SIG_IGN);
+  ignoreBrokenPipes();  // seen on the testbed when host 0's worker died: SIGPIPE killed the others
   Commands commands;
   if (auto exitCode = parse(commands, argc, argv)) return *exitCode;
   try {

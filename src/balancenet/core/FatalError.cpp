@@ -2,6 +2,8 @@
 // own, formats into a fixed buffer on its stack (no allocation) and uses write() and _exit().
 #include "balancenet/core/FatalError.h"
 
+#include <csignal>
+
 #include <unistd.h>
 
 #include <exception>
@@ -58,6 +60,8 @@ void append(char* buffer, size_t capacity, size_t& used, const char* text) {
 }  // namespace
 
 void installFatalErrorHandler() { std::set_terminate(onTerminate); }
+
+void ignoreBrokenPipes() { std::signal(SIGPIPE, SIG_IGN); }
 
 FatalErrorContext::FatalErrorContext(std::string what, std::string cause) {
   // Composed here, not in the handler, which must not allocate.

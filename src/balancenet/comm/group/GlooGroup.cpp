@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/core/FatalError.h"
 
 namespace balancenet::comm {
 
@@ -23,6 +24,9 @@ std::unique_ptr<Communicator> joinGroup(const c10::intrusive_ptr<c10d::Store>& s
   // as a worker's job group, side groups and mesh do. balancenet names failures itself: no recorder, unless the
   // user asks for one (read once, at the first collective of the process).
   ::setenv("TORCH_FR_BUFFER_SIZE", "0", /*overwrite=*/0);
+  // A peer's group torn down first closes the sockets this one still writes to (once in a suite: unit_monitor's
+  // thread ranks killed by SIGPIPE).
+  ignoreBrokenPipes();
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   try {
     if (!iface.empty())
