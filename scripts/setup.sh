@@ -34,7 +34,8 @@ fi
 
 # The project's virtual environment with the pinned torch (several GB with its CUDA libraries). uv (Astral's
 # installer of PyPI's wheels, itself a wheel on PyPI) installs them: it downloads in parallel and links from its
-# cache (here 20 s with nothing cached, download included; pip took 100 s from its warm cache: benchmarks.md).
+# cache (here 20 s with nothing cached, download included; 17 s from its cache with the bytecode compiled; pip
+# took 100 s from its own warm cache: benchmarks.md).
 # Where uv has no wheel for the machine, pip does the same, slower. A given BALANCENET_PYTHON is used as it is.
 UV_VERSION=0.13.9
 if [ -z "${BALANCENET_PYTHON:-}" ]; then

@@ -42,10 +42,8 @@ bool runsOnItsOwn(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string first;
   std::getline(in, first);
-  if (first.rfind("\x7f"
-                  "ELF",
-                  0) == 0)
-    return true;
+  const std::string elfMagic = std::string(1, '\x7f') + "ELF";
+  if (first.rfind(elfMagic, 0) == 0) return true;
   return first.rfind("#!", 0) == 0 && first.find("python") == std::string::npos;
 }
 
