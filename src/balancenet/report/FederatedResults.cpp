@@ -58,7 +58,12 @@ FederatedResults loadFederatedRun(const std::string& dir) {
     const auto& row = rows[i];
     try {
       const int64_t round = std::stoll(row.at(roundCol));
-      if (r.rounds.empty() || r.rounds.back().round != round) r.rounds.push_back({round, std::stod(row.at(wallCol))});
+      if (r.rounds.empty() || r.rounds.back().round != round) {
+        FederatedRound next;
+        next.round = round;
+        next.wallSeconds = std::stod(row.at(wallCol));
+        r.rounds.push_back(next);
+      }
       auto& current = r.rounds.back();
       // The accuracy is empty when the round was not evaluated (and then the row may end before it).
       if (accuracyCol < static_cast<int>(row.size()) && !row[accuracyCol].empty())
