@@ -118,12 +118,13 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
                channel->generation());
   const objective::Objective objective(spec, s.objective);
   const ClientData local = splitClientData(ClientShard{train}, served.clientEvalFraction, served.seed, reply.client);
-  TaskLoopOptions loop{served.seed, kJoinSaltClients, reply.client, [&s](int64_t) {
+  TaskLoopOptions loop{served.seed, kJoinSaltClients, reply.client,
+                       [&s](int64_t) {
                          ClientPace pace;
                          if (s.paceMode) pace = {s.paceMode, s.pace};
                          return pace;
-                       }};
-  loop.link = s.link;
+                       },
+                       s.link};
   serveTasks(*channel, *built.net, local, objective, loop);
   spdlog::info("client {} ({}): the server stopped; done", reply.client, s.name);
   return 0;
