@@ -3,7 +3,8 @@
 // rejoins with its old id), one is SIGSTOPped mid-round (the round ends at its give-up time) and every round
 // completes; a wrong token, another data shape and another --model are refused with one line and exit 2 while
 // the server goes on; a server that is gone is one line too; a rogue client (the test process itself, speaking the
-// protocol) that sends NaN, then a huge update, then nothing, is rejected and left out, and the model stays finite.
+// protocol) that sends NaN, then a huge update, then nothing, is rejected and left out, and the model stays finite;
+// a server resumed from its checkpoint knows its clients by name, whatever order they join in.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -146,6 +147,39 @@ class FederatedServe : public BinaryFixture {
     a.insert(a.end(), more.begin(), more.end());
     return a;
   }
+  // The test process as a client speaking the protocol: 64 samples of its own, the served model built for them,
+  // and its enrolment under `name`, accepted.
+  struct HandClient {
+    c10::intrusive_ptr<c10d::Store> store;
+    std::shared_ptr<models::Network> net;
+    federated::EnrolmentReply reply;
+  };
+  HandClient enrolByHand(const std::string& name) {
+    const std::string data = dir_.file("data-" + name);
+    std::filesystem::create_directories(data);
+    writeSyntheticMnistDir(data, 64, 16);
+    comm::RendezvousOptions rv;
+    rv.masterPort = port_;
+    rv.timeout = std::chrono::seconds(30);
+    HandClient c;
+    c.store = comm::connectJobStore(rv);
+    while (!c.store->check({federated::kServedModelKey})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto served = federated::decodeServedModel(federated::recordText(c.store->get(federated::kServedModelKey)));
+    data::DataOptions dataOptions;
+    dataOptions.source = "idx:" + data;
+    const auto train = data::openDataset(dataOptions).train;
+    models::ModelOptions modelOptions = federated::modelOptionsOf(served);
+    auto spec = train->spec();
+    spec.classes = served.classes;
+    models::fitModelToData(modelOptions, spec);
+    c.net = models::buildModel(modelOptions).net;
+    const int64_t k = c.store->add(federated::kRequestCountKey, 1);
+    federated::Enrolment e{name, train->size(), std::vector<int64_t>(10, 1), federated::modelSignature(*c.net), ""};
+    c.store->set(federated::requestKey(k), federated::recordBytes(federated::encodeEnrolment(e)));
+    while (!c.store->check({federated::replyKey(k)})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    c.reply = federated::decodeReply(federated::recordText(c.store->get(federated::replyKey(k))));
+    return c;
+  }
   int port_ = 0;
 };
 
@@ -184,6 +218,40 @@ TEST_F(FederatedServe, ClientsJoinLeaveRejoinAndASilentOneIsLeftOutWhileEveryRou
   for (const char* row : {"\n0,", "\n1,", "\n2,", "\n3,", "\n4,"})
     EXPECT_NE(partition.find(row), std::string::npos) << partition;
   EXPECT_EQ(partition.find("\n5,"), std::string::npos) << partition;
+}
+
+// Ids (and so the speed estimates and records kept by id) belong to names: a resumed server whose clients join
+// in the other order gives each its id of the checkpoint back (they used to be taken in enrolment order again).
+TEST_F(FederatedServe, AResumedServerGivesEachClientItsIdByNameWhateverOrderTheyJoinIn) {
+  // A server of `rounds` rounds in all, with `early` enrolled before `late` starts: its output.
+  auto serveTwo = [&](int rounds, const std::vector<std::string>& more, const std::string& early,
+                      const std::string& late) {
+    Running server(serve(rounds, 2, more));
+    Running a(join(early, early == "first" ? 60 : 80));
+    EXPECT_TRUE(server.waitFor("(" + early + ") enrolled"));
+    Running b(join(late, late == "first" ? 60 : 80));
+    const ProcessResult s = server.result();
+    EXPECT_EQ(s.exitCode, 0) << s.output;
+    EXPECT_EQ(a.result().exitCode, 0);
+    EXPECT_EQ(b.result().exitCode, 0);
+    return s.output;
+  };
+  const std::string before = serveTwo(2, {"--checkpoint-dir", dir_.file("ckpt")}, "first", "second");
+  ASSERT_NE(before.find("client 0 (first) enrolled"), std::string::npos) << before;
+  ASSERT_NE(before.find("client 1 (second) enrolled"), std::string::npos) << before;
+  const std::string after = serveTwo(4, {"--checkpoint-dir", dir_.file("ckpt"), "--resume"}, "second", "first");
+  EXPECT_NE(after.find("resumed from"), std::string::npos) << after;
+  EXPECT_NE(after.find("client 1 (second) enrolled under its id of the checkpoint"), std::string::npos) << after;
+  EXPECT_NE(after.find("client 0 (first) enrolled under its id of the checkpoint"), std::string::npos) << after;
+  const std::string partition = readFile(dir_.file("run/partition.csv"));
+  EXPECT_NE(partition.find("\n0,first,"), std::string::npos) << partition;
+  EXPECT_NE(partition.find("\n1,second,"), std::string::npos) << partition;
+  // Both trained after the resume, each under its own id.
+  std::set<int> trained;
+  for (const auto& [round, rows] : roundsOf(dir_.file("run/rounds.csv")))
+    for (const auto& [client, status] : rows)
+      if (round >= 2 && status == "ok") trained.insert(client);
+  EXPECT_EQ(trained, (std::set<int>{0, 1}));
 }
 
 TEST_F(FederatedServe, WrongTokenOtherDataShapeAndOtherModelAreRefusedWhileTheServerGoesOn) {
@@ -261,33 +329,64 @@ TEST_F(FederatedServe, FedAvgWithOneLocalStepIsSynchronousDataParallelismOverThe
 // with an honest model signature, then answers its first task with NaN, its second with an update of norm ~2e4
 // (above --max-update-norm 1000), and never answers the third. Each is logged and recorded (rejected, rejected,
 // dead); none reaches the model (the final parameters are finite), and the two honest clients train every round.
+// A client that enrols and opens its channel only later (the test process, speaking the protocol) holds no round
+// up: it is named once after --peer-timeout, the rounds go on without it, and it takes part once it connects.
+TEST_F(FederatedServe, AClientThatOpensItsChannelLateIsLeftOutUntilItDoesThenTakesPart) {
+  constexpr int kRounds = 60;
+  Running server(serve(kRounds, 2, {"--peer-timeout", "1"}));
+  Running a(join("a", 96)), b(join("b", 128));
+  ASSERT_TRUE(server.waitFor("round 2/")) << server.result().output;  // a and b are training
+  auto [store, net, reply] = enrolByHand("late");
+  ASSERT_TRUE(reply.accepted) << reply.why;
+  ASSERT_TRUE(server.waitFor("(late) enrolled but has not opened its channel within 1 s", 20))
+      << server.result().output;
+  const std::string late = "client " + std::to_string(reply.client) + " ";
+  // The rounds went on meanwhile, without it.
+  ASSERT_TRUE(server.waitFor("round 10/", 60)) << server.result().output;
+
+  federated::ChannelOptions channelOptions;
+  channelOptions.timeout = std::chrono::seconds(30);
+  auto channel = federated::ClientChannel::connectClient(store, reply.client, channelOptions);
+  const int64_t size = federated::flatWeights(*net).numel();
+  // Every task answered with a zero update until the server's stop.
+  int tasks = 0;
+  for (;;) {
+    federated::Message m = channel->receive(size);
+    if (m.header.kind == federated::MessageKind::Stop) break;
+    ASSERT_EQ(m.header.kind, federated::MessageKind::Task);
+    ++tasks;
+    federated::MessageHeader h = m.header;
+    h.kind = federated::MessageKind::Update;
+    h.doneSteps = h.localSteps;
+    h.samples = h.localSteps * h.batch;
+    h.computeSeconds = 0.01;
+    channel->send(h, at::zeros({size}, at::kFloat));
+  }
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_GT(tasks, 0);
+  EXPECT_NE(s.output.find(late + "(late) enrolled: 64 samples"), std::string::npos) << s.output;
+  std::set<int64_t> lateRounds;  // rounds with the late client's update in
+  for (const auto& [round, rows] : roundsOf(dir_.file("run/rounds.csv")))
+    for (const auto& [client, status] : rows)
+      if (client == reply.client && status == "ok") lateRounds.insert(round);
+  ASSERT_FALSE(lateRounds.empty()) << "the late client never took part";
+  EXPECT_GE(*lateRounds.begin(), 10);
+  EXPECT_EQ(a.result().exitCode, 0);
+  EXPECT_EQ(b.result().exitCode, 0);
+  // Named once, not at every boundary.
+  size_t named = 0;
+  for (size_t at = s.output.find("has not opened its channel"); at != std::string::npos;
+       at = s.output.find("has not opened its channel", at + 1))
+    ++named;
+  EXPECT_EQ(named, 1u) << s.output;
+}
+
 TEST_F(FederatedServe, PoisonedAndSilentUpdatesAreRejectedAndNeverReachTheModel) {
   constexpr int kRounds = 5;
   Running server(serve(kRounds, 3, {"--max-update-norm", "1000", "--save-params", dir_.file("rogue.params")}));
   Running a(join("a", 96)), b(join("b", 128));
-  const std::string data = dir_.file("data-rogue");
-  std::filesystem::create_directories(data);
-  writeSyntheticMnistDir(data, 64, 16);
-
-  comm::RendezvousOptions rv;
-  rv.masterPort = port_;
-  rv.timeout = std::chrono::seconds(30);
-  auto store = comm::connectJobStore(rv);
-  while (!store->check({federated::kServedModelKey})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const auto served = federated::decodeServedModel(federated::recordText(store->get(federated::kServedModelKey)));
-  data::DataOptions dataOptions;
-  dataOptions.source = "idx:" + data;
-  const auto train = data::openDataset(dataOptions).train;
-  models::ModelOptions modelOptions = federated::modelOptionsOf(served);
-  auto spec = train->spec();
-  spec.classes = served.classes;
-  models::fitModelToData(modelOptions, spec);
-  auto net = models::buildModel(modelOptions).net;
-  const int64_t k = store->add(federated::kRequestCountKey, 1);
-  federated::Enrolment e{"rogue", train->size(), std::vector<int64_t>(10, 1), federated::modelSignature(*net), ""};
-  store->set(federated::requestKey(k), federated::recordBytes(federated::encodeEnrolment(e)));
-  while (!store->check({federated::replyKey(k)})) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const auto reply = federated::decodeReply(federated::recordText(store->get(federated::replyKey(k))));
+  auto [store, net, reply] = enrolByHand("rogue");
   ASSERT_TRUE(reply.accepted) << reply.why;
   auto channel = federated::ClientChannel::connectClient(store, reply.client, federated::ChannelOptions{});
   const int64_t size = federated::flatWeights(*net).numel();

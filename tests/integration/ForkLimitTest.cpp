@@ -1,15 +1,20 @@
-// A launcher asked for more processes than this host's memory holds refuses before it forks (issue 29: `federate
-// --clients 70000` forked until the machine ran out of memory). The binary runs inside a memory cgroup made for
-// the test, so that a launcher that did fork could not take the machine down. Needs root (CI runs as root).
+// A launcher asked for more processes than this host's memory holds refuses before it forks (`federate --clients
+// 70000` forked until the machine ran out of memory). The binary runs inside a memory cgroup made for the test, so
+// that a launcher that did fork could not take the machine down. Needs root (CI runs as root). And a launcher that
+// cannot start a worker after others started (an open-file limit here, as a process limit would) stops them and
+// says so in one line.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "BinaryFixture.h"
 #include "balancenet/core/CgroupText.h"
@@ -110,6 +115,60 @@ TEST_F(ForkLimit, FederateRefusesMoreClientsThanTheMemoryHolds) {
   expectRefusedBeforeForking(
       {"federate", "--data-dir", dataDir_, "--run-dir", dir_.file("run"), "--clients", "70000", "--rounds", "1"},
       "--clients 70000 would start 70001 processes of an estimated ");
+}
+
+// The launcher under an open-file limit (`ulimit -n`): each worker's output pipe keeps one descriptor open, so
+// the limit decides which worker's start fails; the first limit, counting up, at which a later worker's start
+// fails with some workers already running is the case.
+TEST_F(ForkLimit, AWorkerThatCannotStartStopsTheOnesStartedWithOneLine) {
+  int probe = 0;
+  auto launch = [&](int files) {
+    const std::string run = dir_.file("run-" + std::to_string(probe++));
+    std::vector<std::string> argv{"/bin/sh",
+                                  "-c",
+                                  "ulimit -n \"$0\" && exec \"$@\"",
+                                  std::to_string(files),
+                                  BALANCENET_BINARY,
+                                  "train",
+                                  "--data-dir",
+                                  dataDir_,
+                                  "--run-dir",
+                                  run,
+                                  "--workers",
+                                  "4",
+                                  "--steps",
+                                  "1",
+                                  "--model",
+                                  "mlp",
+                                  "--width",
+                                  "0.25",
+                                  "--global-batch",
+                                  "16"};
+    ProcessOptions o;
+    o.timeoutSeconds = 120;
+    return std::make_pair(runProcess(argv, o), run);
+  };
+  // Below the limit sought the launcher fails fast (before its first worker, or at it); 4 files are too few.
+  for (int files = 4; files <= 64; ++files) {
+    const auto [r, run] = launch(files);
+    const auto at = r.output.find("could not start worker rank ");
+    if (at == std::string::npos || r.output.find("could not start worker rank 0:") != std::string::npos) continue;
+    // Workers 0..k-1 ran when worker k could not start.
+    const int k = std::stoi(r.output.substr(at + std::string("could not start worker rank ").size()));
+    expectOneLineError(r, "could not start worker rank " + std::to_string(k) + ": pipe: Too many open files", 1);
+    EXPECT_NE(r.output.find(fmt::format("stopped the {} process{} already started", k, k == 1 ? "" : "es")),
+              std::string::npos)
+        << r.output;
+    // None of them outlives the launcher.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      std::string cmdline = readFile((entry.path() / "cmdline").string());
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      EXPECT_EQ(cmdline.find(run + " "), std::string::npos) << "still running: " << cmdline;
+    }
+    return;
+  }
+  FAIL() << "no open-file limit from 4 to 64 stopped the launcher after its first worker";
 }
 
 }  // namespace

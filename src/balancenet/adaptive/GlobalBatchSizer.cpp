@@ -21,6 +21,19 @@ void GlobalBatchSizer::observe(const metrics::StepRecord& mine, const Split& spl
   if (mine.step == 0) return;  // one-time allocations: not the step's cost
   recentStepMs_.push_back(mine.updateMs);
   if (recentStepMs_.size() > kStepWindow) recentStepMs_.erase(recentStepMs_.begin());
+  auto& atBatch = stepMsAt_[split.total()];
+  atBatch.push_back(mine.updateMs);
+  if (atBatch.size() > kStepWindow) atBatch.erase(atBatch.begin());
+}
+
+MeasuredSteps GlobalBatchSizer::measuredAt(int64_t batch) const {
+  MeasuredSteps m;
+  m.batch = batch;
+  const auto it = stepMsAt_.find(batch);
+  if (it == stepMsAt_.end()) return m;
+  for (double ms : it->second) m.meanMs += ms / static_cast<double>(it->second.size());
+  m.steps = static_cast<int64_t>(it->second.size());
+  return m;
 }
 
 double GlobalBatchSizer::fixedStepMs(const orchestrator::PolicyInput& input, const std::vector<NodeLine>& lines) const {
@@ -71,6 +84,10 @@ double GlobalBatchSizer::decisionNoiseScale() const {
 orchestrator::BatchChoice GlobalBatchSizer::choose(const orchestrator::PolicyInput& input) {
   const double noise = decisionNoiseScale();
   const int64_t current = input.globalBatch;
+  if (current != seenBatch_) {  // a change of B took effect since the last decision
+    previousBatch_ = seenBatch_;
+    seenBatch_ = current;
+  }
   auto choice = [&](int64_t batch, std::string why) {
     orchestrator::BatchChoice c;
     c.globalBatch = batch;
@@ -94,6 +111,11 @@ orchestrator::BatchChoice GlobalBatchSizer::choose(const orchestrator::PolicyInp
     for (int64_t b : input.current.batches) in.shares.push_back(static_cast<double>(b));
   in.currentBatch = current;
   const GoodputChoice best = chooseGlobalBatch(in);
+  MeasuredSteps previous;
+  if (previousBatch_ > 0) previous = measuredAt(previousBatch_);
+  if (auto why =
+          reversalRefusal(measuredAt(current), best.globalBatch, previous, noise, baseBatch_, kDefaultHysteresis))
+    return choice(current, *why);
   return choice(best.globalBatch, best.note);
 }
 
@@ -103,6 +125,10 @@ std::string GlobalBatchSizer::saveState() const {
   auto& models = j["models"] = nlohmann::json::array();
   for (const auto& m : models_) models.push_back(m.toJson());
   j["step_ms"] = recentStepMs_;
+  auto& at = j["step_ms_at"] = nlohmann::json::array();
+  for (const auto& [batch, ms] : stepMsAt_) at.push_back({{"batch", batch}, {"ms", ms}});
+  j["seen_batch"] = seenBatch_;
+  j["previous_batch"] = previousBatch_;
   return j.dump();
 }
 
@@ -114,6 +140,11 @@ void GlobalBatchSizer::loadState(const std::string& state) {
     models_.clear();
     for (const auto& m : j.at("models")) models_.push_back(orchestrator::NodeCostModel::fromJson(m));
     recentStepMs_ = j.value("step_ms", std::vector<double>{});
+    stepMsAt_.clear();  // absent in older checkpoints: a reversal then waits for new measurements
+    for (const auto& at : j.value("step_ms_at", nlohmann::json::array()))
+      stepMsAt_[at.at("batch").get<int64_t>()] = at.at("ms").get<std::vector<double>>();
+    seenBatch_ = j.value("seen_batch", int64_t{0});
+    previousBatch_ = j.value("previous_batch", int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("the batch sizer's saved state cannot be read: {}", e.what()));
   }

@@ -1,9 +1,12 @@
 // GlobalBatchSizer: the BatchSizer of --global-batch auto and of a B schedule. It tracks the gradient noise
 // scale from every step's norms, fits each node's step-time line from the orchestrator's windows, and at each
-// decision picks B (the goodput optimum, or the schedule's) and the learning-rate factor for it.
+// decision picks B (the goodput optimum, or the schedule's; never back toward the previous B on predictions
+// alone) and the learning-rate factor for it.
 #pragma once
+#include <map>
 #include <vector>
 
+#include "balancenet/adaptive/BatchReversal.h"
 #include "balancenet/adaptive/BatchSizing.h"
 #include "balancenet/adaptive/GoodputPlanner.h"
 #include "balancenet/adaptive/GradientNoiseScale.h"
@@ -53,6 +56,11 @@ class GlobalBatchSizer : public orchestrator::BatchSizer {
   // This rank's latest step times (updateMs), for the part of the step the node lines do not explain; rank 0's
   // are the ones choose() reads.
   std::vector<double> recentStepMs_;
+  // The latest kStepWindow step times measured at each B, and the B in force before the current one: a move back
+  // toward it needs these measurements' word (BatchReversal.h).
+  std::map<int64_t, std::vector<double>> stepMsAt_;
+  int64_t seenBatch_ = 0, previousBatch_ = 0;
+  MeasuredSteps measuredAt(int64_t batch) const;
 };
 
 }  // namespace balancenet::adaptive

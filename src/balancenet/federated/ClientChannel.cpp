@@ -82,26 +82,35 @@ std::unique_ptr<ClientChannel> ClientChannel::acceptNewest(const c10::intrusive_
                                                            int64_t after,
                                                            std::chrono::steady_clock::time_point deadline,
                                                            const ChannelOptions& options) {
-  int64_t tried = after;  // the newest generation whose join was started
-  std::future<std::unique_ptr<ClientChannel>> join;
+  ChannelAcceptor acceptor(store, client, after, options);
   for (;;) {
-    const int64_t newest = announcedGeneration(*store, client);
-    if (newest > tried && store->check({joiningKey(client, newest)})) {
-      tried = newest;
-      // On a thread of its own, so a newer generation can overtake it: an overtaken join is left to fail or
-      // time out there.
-      join = runDetached([store, client, newest, options] { return acceptClient(store, client, newest, options); });
-    }
-    if (join.valid() && join.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-      try {
-        return join.get();
-      } catch (const std::exception& e) {  // the client of `tried` died while the channel formed
-        spdlog::debug("client {}: generation {} did not form: {}", client, tried, firstLine(e.what()));
-      }
-    }
+    if (auto channel = acceptor.poll()) return channel;
     if (std::chrono::steady_clock::now() >= deadline) return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+ChannelAcceptor::ChannelAcceptor(c10::intrusive_ptr<c10d::Store> store, int client, int64_t after,
+                                 ChannelOptions options)
+    : store_(std::move(store)), client_(client), tried_(after), options_(std::move(options)) {}
+
+std::unique_ptr<ClientChannel> ChannelAcceptor::poll() {
+  const int64_t newest = ClientChannel::announcedGeneration(*store_, client_);
+  if (newest > tried_ && store_->check({joiningKey(client_, newest)})) {
+    tried_ = newest;
+    // An overtaken join is left to fail or time out on its thread.
+    join_ = runDetached([store = store_, client = client_, newest, options = options_] {
+      return ClientChannel::acceptClient(store, client, newest, options);
+    });
+  }
+  if (join_.valid() && join_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      return join_.get();
+    } catch (const std::exception& e) {  // the client of `tried_` died while the channel formed
+      spdlog::debug("client {}: generation {} did not form: {}", client_, tried_, firstLine(e.what()));
+    }
+  }
+  return nullptr;
 }
 
 void ClientChannel::send(const MessageHeader& header, const at::Tensor& model) {

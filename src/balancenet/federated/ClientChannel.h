@@ -43,10 +43,8 @@ class ClientChannel {
   // The server's side of `generation` (announced): joins as rank 0 (waits for the client there).
   static std::unique_ptr<ClientChannel> acceptClient(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                      int64_t generation, const ChannelOptions& options);
-  // The server's side of the client's newest generation above `after`: waits until one is announced and its
-  // client has reached the channel, then joins it. A generation overtaken by a newer one (its client died
-  // and was restarted) is given up, even while its join is under way, and one whose join failed is not
-  // tried again: the server never waits on a stale generation. Null when none formed before `deadline`.
+  // The server's side of the client's newest generation above `after`: ChannelAcceptor's polls until one formed
+  // (null when none did before `deadline`).
   static std::unique_ptr<ClientChannel> acceptNewest(const c10::intrusive_ptr<c10d::Store>& store, int client,
                                                      int64_t after, std::chrono::steady_clock::time_point deadline,
                                                      const ChannelOptions& options);
@@ -68,6 +66,26 @@ class ClientChannel {
   std::shared_ptr<comm::Communicator> comm_;
   int client_;
   int64_t generation_;
+};
+
+// The server's side of one client's channel, polled so that a server never waits on a client: each poll joins
+// the newest generation above `after` once one is announced and its client has reached the channel (on a thread
+// of its own). A generation overtaken by a newer one (its client died and was restarted) is given up, even while
+// its join is under way, and one whose join failed is not tried again: the server never waits on a stale one.
+class ChannelAcceptor {
+ public:
+  ChannelAcceptor(c10::intrusive_ptr<c10d::Store> store, int client, int64_t after, ChannelOptions options);
+  // The channel once it formed, else null; does not wait.
+  std::unique_ptr<ClientChannel> poll();
+  // The newest generation whose join was started (`after` before any).
+  int64_t tried() const { return tried_; }
+
+ private:
+  c10::intrusive_ptr<c10d::Store> store_;
+  int client_;
+  int64_t tried_;
+  ChannelOptions options_;
+  std::future<std::unique_ptr<ClientChannel>> join_;
 };
 
 }  // namespace balancenet::federated

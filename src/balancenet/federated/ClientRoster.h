@@ -36,6 +36,9 @@ class ClientRoster {
   virtual std::vector<Arrival> first(const RosterStart& start) = 0;
   // The clients that joined or rejoined since the last call (connected[c]: client c has a live channel).
   virtual std::vector<Arrival> arrivals(const std::vector<bool>& connected) = 0;
+  // A resumed server's clients as its checkpoint knew them (names by client id): an enrolled roster gives a
+  // client that enrols under one of these names that id again. A launched roster's ids are fixed already.
+  virtual void restore(const std::vector<std::string>& names) {}
   // The number of clients when it is fixed (launched), else 0.
   virtual int fixedClients() const = 0;
   // The server has finished: clients that still try to join are told so.

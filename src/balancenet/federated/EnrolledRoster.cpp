@@ -2,8 +2,9 @@
 //
 // Enrolment: a client adds 1 to serve/requests (its request number k), writes its enrolment under
 // serve/request/k and waits for serve/reply/k. At a round boundary the server reads the new requests, checks
-// each (model signature, --model, samples), replies, and for an accepted one forms the client's channel (the
-// client connects as soon as it reads its reply).
+// each (model signature, --model, samples) and replies; for an accepted one it polls the client's channel at
+// every boundary from then on (the client connects as soon as it reads its reply) and admits the client once
+// the channel formed. It never waits for one: a client that enrols and does not connect costs no round time.
 #include "balancenet/federated/EnrolledRoster.h"
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -52,55 +53,85 @@ std::vector<Arrival> EnrolledRoster::arrivals(const std::vector<bool>& /*connect
   const int64_t count = store_->add(kRequestCountKey, 0);
   for (int64_t k = counted_ + 1; k <= count; ++k) waiting_.insert(k);
   counted_ = count;
-  std::vector<Arrival> out;
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     if (!store_->check({requestKey(*it)})) {
       ++it;
       continue;
     }
-    if (auto a = admit(*it)) out.push_back(std::move(*a));
+    admit(*it);
     it = waiting_.erase(it);
   }
-  return out;
+  return opened();
+}
+
+void EnrolledRoster::restore(const std::vector<std::string>& names) {
+  known_.clear();
+  byName_.clear();
+  for (const auto& name : names) {
+    byName_.emplace(name, static_cast<int>(known_.size()));
+    known_.push_back({name, 0, {}, false});
+  }
+  restored_ = static_cast<int>(names.size());
 }
 
 void EnrolledRoster::reply(int64_t k, const EnrolmentReply& r) {
   store_->set(replyKey(k), recordBytes(encodeReply(r)));
 }
 
-std::optional<Arrival> EnrolledRoster::admit(int64_t k) {
+void EnrolledRoster::admit(int64_t k) {
   Enrolment e;
   try {
     e = decodeEnrolment(recordText(store_->get(requestKey(k))));
   } catch (const std::exception& ex) {
     spdlog::warn("enrolment {} refused: {}", k, firstLine(ex.what()));
     reply(k, {false, -1, "its enrolment could not be read"});
-    return std::nullopt;
+    return;
   }
   if (auto why = enrolmentRefusal(e, served_.name, signature_)) {
     spdlog::warn("refused client '{}': {}", e.name, *why);
     reply(k, {false, -1, *why});
-    return std::nullopt;
+    return;
   }
   auto [entry, fresh] = byName_.try_emplace(e.name, static_cast<int>(known_.size()));
   const int id = entry->second;
-  if (fresh) known_.push_back({e.name, 0, e});
-  Known& client = known_[id];
-  reply(k, {true, id, ""});
-  // The client connects as soon as it reads the reply; one that does not is left out (the server goes on).
-  auto channel = ClientChannel::acceptNewest(store_, id, client.generation,
-                                             std::chrono::steady_clock::now() + s_.peerTimeout, s_.channel);
-  if (!channel) {
-    spdlog::warn("client {} ({}) enrolled but did not open its channel within {:.0f} s (--peer-timeout)", id, e.name,
-                 s_.peerTimeout.count() / 1000.0);
-    client.generation = ClientChannel::announcedGeneration(*store_, id);
-    return std::nullopt;
+  if (fresh) known_.push_back({e.name, 0, e, false});
+  known_[id].enrolment = e;
+  // A client enrolling again while its channel was still to form: generations already tried are not tried again.
+  const auto pending = opening_.find(id);
+  const int64_t after = pending != opening_.end() ? pending->second.acceptor->tried() : known_[id].generation;
+  opening_[id] = Opening{std::make_unique<ChannelAcceptor>(store_, id, after, s_.channel),
+                         std::chrono::steady_clock::now() + s_.peerTimeout};
+  reply(k, {true, id, ""});  // the client connects as soon as it reads it
+}
+
+std::vector<Arrival> EnrolledRoster::opened() {
+  std::vector<Arrival> out;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = opening_.begin(); it != opening_.end();) {
+    const int id = it->first;
+    Known& client = known_[id];
+    auto channel = it->second.acceptor->poll();
+    if (!channel) {
+      if (!it->second.warned && now > it->second.warnAfter) {
+        spdlog::warn(
+            "client {} ({}) enrolled but has not opened its channel within {:.0f} s (--peer-timeout); it "
+            "takes part once it does",
+            id, client.name, s_.peerTimeout.count() / 1000.0);
+        it->second.warned = true;
+      }
+      ++it;
+      continue;
+    }
+    client.generation = channel->generation();
+    if (!client.enrolled)
+      spdlog::info("client {} ({}) enrolled{}: {} samples", id, client.name,
+                   id < restored_ ? " under its id of the checkpoint" : "", client.enrolment.samples);
+    client.enrolled = true;
+    out.push_back(Arrival{id, client.name, client.enrolment.samples, std::move(channel)});
+    it = opening_.erase(it);
   }
-  client.generation = channel->generation();
-  client.enrolment = e;
-  if (fresh) spdlog::info("client {} ({}) enrolled: {} samples", id, e.name, e.samples);
-  writePartition();
-  return Arrival{id, e.name, e.samples, std::move(channel)};
+  if (!out.empty()) writePartition();
+  return out;
 }
 
 void EnrolledRoster::writePartition() const {

@@ -125,6 +125,8 @@ class Server {
     version_ = state.version;
     global_ = state.global;
     savedSpeeds_ = state.samplesPerSecond;  // each client's, applied when it arrives
+    savedNames_ = state.clientNames;
+    if (!fixed) roster_.restore(savedNames_);  // a returning name gets its id, and so its estimate, back
     records_ = std::move(state.records);
     optimizer_ = state.optimizer;
     wallBefore_ = state.wallSeconds;
@@ -469,7 +471,13 @@ class Server {
     state.round = round_;
     state.version = version_;
     state.global = global_;
-    for (const auto& st : states_) state.samplesPerSecond.push_back(st.samplesPerSecond);
+    // A client of the resumed checkpoint that has not come back since keeps the estimate and name it had there.
+    for (size_t c = 0; c < std::max(states_.size(), savedSpeeds_.size()); ++c) {
+      const bool back = everConnected_.count(static_cast<int>(c)) > 0;
+      state.samplesPerSecond.push_back(back ? states_[c].samplesPerSecond
+                                            : (c < savedSpeeds_.size() ? savedSpeeds_[c] : 0.0));
+      state.clientNames.push_back(back ? names_[c] : (c < savedNames_.size() ? savedNames_[c] : ""));
+    }
     state.records = records_;
     state.optimizer = optimizer_;
     state.wallSeconds = wall();
@@ -542,7 +550,8 @@ class Server {
   std::vector<std::unique_ptr<ClientChannel>> channels_;  // null: dead (until a new generation arrives)
   std::vector<std::string> names_;                        // enrolled clients' --name ("" for a launched one)
   std::set<int> everConnected_;
-  std::vector<double> savedSpeeds_;  // --resume: the checkpoint's speed estimates, by client id
+  std::vector<double> savedSpeeds_;      // --resume: the checkpoint's speed estimates, by client id
+  std::vector<std::string> savedNames_;  // --resume: the checkpoint's client names, by client id
   TimeoutRule timeoutRule_;
   std::map<int, Flight> flights_;
   std::vector<RoundRecord> records_;

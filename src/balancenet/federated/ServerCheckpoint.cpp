@@ -99,6 +99,7 @@ std::string encodeServerState(const ServerState& s) {
   json header{{"round", s.round},
               {"version", s.version},
               {"samples_per_second", s.samplesPerSecond},
+              {"client_names", s.clientNames},
               {"wall", s.wallSeconds},
               {"weights", s.global.numel()},
               {"records", records},
@@ -131,6 +132,8 @@ ServerState decodeServerState(const std::string& bytes) {
     s.round = header.at("round");
     s.version = header.at("version");
     s.samplesPerSecond = header.at("samples_per_second").get<std::vector<double>>();
+    // Absent in older checkpoints: their enrolled clients were known by the order they joined in.
+    s.clientNames = header.value("client_names", std::vector<std::string>{});
     s.wallSeconds = header.at("wall");
     s.tasksInFlight = header.value("tasks_in_flight", int64_t{0});  // absent in checkpoints before issue 33
     s.tasksLostOnResume = header.value("tasks_lost_on_resume", int64_t{0});

@@ -22,6 +22,9 @@ struct ServerState {
   int64_t version = 0;                   // aggregations done
   at::Tensor global;                     // flat float32 weights
   std::vector<double> samplesPerSecond;  // per client; 0: not measured
+  // Per client id: an enrolled client's --name ("" for a launched one). A resumed `federate serve` gives a
+  // returning name its old id, so its speed estimate stays its own whatever order the clients join in.
+  std::vector<std::string> clientNames;
   std::vector<RoundRecord> records;
   double wallSeconds = 0;    // training time so far (a resumed run's clock goes on from here)
   ServerOptState optimizer;  // --server-opt's m and v (undefined: none yet), raw float64 after the weights

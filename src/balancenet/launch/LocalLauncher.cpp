@@ -321,15 +321,28 @@ class Supervisor {
       extraArgs_.insert(extraArgs_.end(), {"--nproc-per-node", job::workersPerHostText(c_.launch.hostWorkers)});
   }
 
+  // A process that cannot be started (fork or pipe refused: a process or open-file limit) ends the start: the
+  // ones already started are stopped, not left to die with the launcher, and one line says which and why.
   void startAll() {
-    for (int local = 0; local < c_.launch.nprocPerNode; ++local)
-      startWorker(c_.launch.firstRank() + local, /*joining=*/false);
-    // Parameter servers run beside host 0's workers, supervised like them.
-    for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
-      children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k),
-                                fmt::format("parameter server {}", k),
-                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
-      children_.back().worker = false;
+    std::string starting;
+    try {
+      for (int local = 0; local < c_.launch.nprocPerNode; ++local) {
+        starting = roleOf(c_.launch.firstRank() + local);
+        startWorker(c_.launch.firstRank() + local, /*joining=*/false);
+      }
+      // Parameter servers run beside host 0's workers, supervised like them.
+      for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
+        starting = fmt::format("parameter server {}", k);
+        children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k), starting,
+                                  childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
+        children_.back().worker = false;
+      }
+    } catch (const RuntimeFailure& e) {
+      int started = 0;
+      for (const auto& child : children_) started += child.running;
+      stopAll(children_);
+      throw RuntimeFailure(fmt::format("could not start {}: {}; stopped the {} process{} already started", starting,
+                                       firstLine(e.what()), started, started == 1 ? "" : "es"));
     }
   }
 
