@@ -341,8 +341,10 @@ class Supervisor {
       int started = 0;
       for (const auto& child : children_) started += child.running;
       stopAll(children_);
-      throw RuntimeFailure(fmt::format("could not start {}: {}; stopped the {} process{} already started", starting,
-                                       firstLine(e.what()), started, started == 1 ? "" : "es"));
+      const std::string stopped =
+          started == 0 ? ""
+                       : fmt::format("; stopped the {} process{} already started", started, started == 1 ? "" : "es");
+      throw RuntimeFailure(fmt::format("could not start {}: {}{}", starting, firstLine(e.what()), stopped));
     }
   }
 

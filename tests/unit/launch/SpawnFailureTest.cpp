@@ -1,4 +1,5 @@
-// The local launcher when fork fails: one error naming fork's own errno, and the worker's pipe closed.
+// The local launcher when fork fails: one error naming the worker and fork's own errno, and the worker's pipe
+// closed. (A fork failing after workers started: ForkLimit.AWorkerThatCannotStartStopsTheOnesStartedWithOneLine.)
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -43,9 +44,10 @@ TEST(LocalLauncher, AFailedForkClosesTheWorkersPipeAndNamesTheError) {
   std::filesystem::create_directories(dir.file("data"));
   testing::writeSyntheticMnistDir(dir.file("data"), 64, 32);
   // A first launch opens what stays open for good (the loggers' files, the dataset's readers' caches).
-  EXPECT_EQ(launchWithForkFailing(dir), std::string("fork: ") + std::strerror(EAGAIN));
+  const std::string error = std::string("could not start worker rank 0: fork: ") + std::strerror(EAGAIN);
+  EXPECT_EQ(launchWithForkFailing(dir), error);
   const int before = testing::openDescriptors();
-  EXPECT_EQ(launchWithForkFailing(dir), std::string("fork: ") + std::strerror(EAGAIN));
+  EXPECT_EQ(launchWithForkFailing(dir), error);
   EXPECT_EQ(testing::openDescriptors(), before) << "the pipe's two ends leaked";
 }
 
