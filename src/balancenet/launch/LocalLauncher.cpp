@@ -69,7 +69,8 @@ std::vector<std::string> inheritedEnvironment() {
 Child spawn(const std::string& executable, std::vector<std::string> args, std::string name, std::string role,
             std::vector<std::string> envStrings) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw RuntimeFailure(fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw RuntimeFailure(fmt::format("could not start {}: pipe: {}", role, std::strerror(errno)));
   // Everything exec needs is built before fork: only async-signal-safe calls may follow it.
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -84,7 +85,7 @@ Child spawn(const std::string& executable, std::vector<std::string> args, std::s
     const int err = errno;  // before the clean-up's calls
     ::close(fds[0]);
     ::close(fds[1]);
-    throw RuntimeFailure(fmt::format("fork: {}", std::strerror(err)));
+    throw RuntimeFailure(fmt::format("could not start {}: fork: {}", role, std::strerror(err)));
   }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -321,31 +322,25 @@ class Supervisor {
       extraArgs_.insert(extraArgs_.end(), {"--nproc-per-node", job::workersPerHostText(c_.launch.hostWorkers)});
   }
 
-  // A process that cannot be started (fork or pipe refused: a process or open-file limit) ends the start: the
-  // ones already started are stopped, not left to die with the launcher, and one line says which and why.
   void startAll() {
-    std::string starting;
-    try {
-      for (int local = 0; local < c_.launch.nprocPerNode; ++local) {
-        starting = roleOf(c_.launch.firstRank() + local);
-        startWorker(c_.launch.firstRank() + local, /*joining=*/false);
-      }
-      // Parameter servers run beside host 0's workers, supervised like them.
-      for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
-        starting = fmt::format("parameter server {}", k);
-        children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k), starting,
-                                  childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
-        children_.back().worker = false;
-      }
-    } catch (const RuntimeFailure& e) {
-      int started = 0;
-      for (const auto& child : children_) started += child.running;
-      stopAll(children_);
-      const std::string stopped =
-          started == 0 ? ""
-                       : fmt::format("; stopped the {} process{} already started", started, started == 1 ? "" : "es");
-      throw RuntimeFailure(fmt::format("could not start {}: {}{}", starting, firstLine(e.what()), stopped));
+    for (int local = 0; local < c_.launch.nprocPerNode; ++local)
+      startWorker(c_.launch.firstRank() + local, /*joining=*/false);
+    // Parameter servers run beside host 0's workers, supervised like them.
+    for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
+      children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k),
+                                fmt::format("parameter server {}", k),
+                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
+      children_.back().worker = false;
     }
+  }
+
+  // Stops the processes still running and returns how many there were: a failure of the launcher itself ends the
+  // job, and its processes must not be left to die with it.
+  int stopRunning() {
+    int running = 0;
+    for (const auto& child : children_) running += child.running;
+    stopAll(children_);
+    return running;
   }
 
   // The launcher's exit code.
@@ -580,8 +575,17 @@ int launchLocalWorkers(const JobConfig& config) {
   JobStore store = openJobStore(c);
   catchStopSignals();
   Supervisor supervisor(c, store.port);
-  supervisor.startAll();
-  return supervisor.superviseUntilDone();
+  try {
+    supervisor.startAll();
+    return supervisor.superviseUntilDone();
+  } catch (const RuntimeFailure& e) {
+    // A process that could not be started (at the start or a restart: fork or pipe refused by a process or
+    // open-file limit) ends the job with one line that says what became of the others.
+    const int stopped = supervisor.stopRunning();
+    if (stopped == 0) throw;
+    throw RuntimeFailure(fmt::format("{}; stopped the {} process{} already started", firstLine(e.what()), stopped,
+                                     stopped == 1 ? "" : "es"));
+  }
 }
 
 }  // namespace balancenet::launch
