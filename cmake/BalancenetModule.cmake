@@ -7,6 +7,7 @@
 # the headers per batch).
 option(BALANCENET_UNITY_BUILD "Compile each target's torch files in batches (faster cold builds)" ON)
 set(BALANCENET_UNITY_BATCH 10 CACHE STRING "Torch files per unity batch")
+include(ModuleOrder)  # balancenet_module checks each library's links against the module order
 
 add_library(balancenet_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
 target_link_libraries(balancenet_pch PUBLIC balancenet_torch spdlog::spdlog fmt::fmt nlohmann_json::nlohmann_json)
@@ -134,8 +135,13 @@ function(_balancenet_batch_plain target)
 endfunction()
 
 # balancenet_module(<name> [COLD] SOURCES ... DEPS ...) -> target bn_<name> (COLD: compiled at -O0, above)
+# Its folder is its module (cmake/ModuleOrder.cmake): it may link only libraries of the modules before it.
 function(balancenet_module name)
   cmake_parse_arguments(ARG "COLD" "" "SOURCES;DEPS" ${ARGN})
+  file(RELATIVE_PATH module "${PROJECT_SOURCE_DIR}/src/balancenet" "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT module MATCHES "^\\.\\./")  # the tests' own libraries (tests/testing) may link any module
+    _balancenet_check_module_links(bn_${name} "${module}" "${ARG_DEPS}")
+  endif()
   add_library(bn_${name} STATIC ${ARG_SOURCES})
   target_link_libraries(bn_${name} PUBLIC balancenet_pch ${ARG_DEPS})
   if(ARG_COLD)

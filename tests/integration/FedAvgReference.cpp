@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "balancenet/federated/ModelWeights.h"
+#include "balancenet/federated/process/ModelWeights.h"
 
 namespace balancenet::testing {
 

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
-#include "balancenet/cli/LaunchFlags.h"
+#include "balancenet/cli/flags/LaunchFlags.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "testing/FloatBound.h"
 #include "testing/NumpyScript.h"

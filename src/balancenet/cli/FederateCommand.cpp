@@ -4,15 +4,20 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/RunSetup.h"
-#include "balancenet/cli/ServerOptFlags.h"
+#include "balancenet/cli/flags/CheckpointFlags.h"
+#include "balancenet/cli/flags/EmulationFlags.h"
+#include "balancenet/cli/flags/HostFlags.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
+#include "balancenet/cli/flags/ModelFlags.h"
+#include "balancenet/cli/flags/ResultFlags.h"
+#include "balancenet/cli/flags/ServerOptFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/LabelPartition.h"
-#include "balancenet/federated/ServerCheckpoint.h"
 #include "balancenet/federated/StrategyRegistry.h"
+#include "balancenet/federated/process/ServerCheckpoint.h"
 #include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 #include "balancenet/worker/Worker.h"
@@ -131,7 +136,7 @@ namespace {
 // One process more than clients: the server is rank 0.
 void validateShape(FederateFlags& f) {
   auto& c = f.config;
-  validateLaunch(c, f.raw);
+  validateHosts(c, f.raw);
   const int world = f.options.clients + 1;
   if (c.launch.nnodes == 1)
     c.launch.nprocPerNode = world;
@@ -153,7 +158,7 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   addFederatedOptions(app, f);
   addModelFlags(app, f.config);
   addEmulationFlags(app, f.raw);
-  addLaunchFlags(app, f.config, f.raw);
+  addHostFlags(app, f.config, f.raw);
   addCheckpointFlags(app, f.config.checkpoint);
   addResultFlags(app, f.config, f.raw);
   // The shared groups' flags that mean nothing here (--clients sets the processes; clients train alone) are not

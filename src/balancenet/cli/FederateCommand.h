@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/cli/ServerOptFlags.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/ServerOptFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/job/JobConfig.h"
 
 namespace CLI {

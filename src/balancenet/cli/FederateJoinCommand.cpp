@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/DataFlags.h"
-#include "balancenet/cli/JobTokenFlags.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/DataFlags.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/CpuAllowance.h"
@@ -17,7 +17,7 @@
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/core/ParseNumber.h"
-#include "balancenet/federated/JoinClient.h"
+#include "balancenet/federated/process/JoinClient.h"
 
 namespace balancenet::cli {
 namespace {

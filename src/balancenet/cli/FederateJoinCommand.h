@@ -1,5 +1,5 @@
 // FederateJoinCommand: `balancenet federate join`: one federated client with its own data that enrols with a
-// running `federate serve` over the network (see federated/JoinClient.h).
+// running `federate serve` over the network (see federated/process/JoinClient.h).
 #pragma once
 #include <string>
 

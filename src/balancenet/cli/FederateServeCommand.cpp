@@ -8,18 +8,21 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/RunSetup.h"
-#include "balancenet/comm/ClosedJob.h"
+#include "balancenet/cli/flags/CheckpointFlags.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
+#include "balancenet/cli/flags/ModelFlags.h"
+#include "balancenet/cli/flags/ResultFlags.h"
 #include "balancenet/comm/HostAddress.h"
+#include "balancenet/comm/admission/ClosedJob.h"
 #include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/IntraOpThreads.h"
-#include "balancenet/federated/EnrolledRoster.h"
-#include "balancenet/federated/FederatedServer.h"
-#include "balancenet/federated/JoinClient.h"
+#include "balancenet/federated/process/EnrolledRoster.h"
+#include "balancenet/federated/process/FederateProcess.h"
+#include "balancenet/federated/process/FederatedServer.h"
+#include "balancenet/federated/process/JoinClient.h"
 #include "balancenet/job/JobRendezvous.h"
-#include "balancenet/worker/FederateProcess.h"
 
 namespace balancenet::cli {
 namespace {
@@ -96,7 +99,7 @@ int runServe(ServeFlags& f) {
   self.masterAddr = "127.0.0.1";
   self.hostStore = false;
   auto store = comm::connectJobStore(self);
-  auto settings = worker::processSettings(c, rv);
+  auto settings = federated::processSettings(c, rv);
   // Gloo listens on one interface and tells its address to each client: bound to every address, the server takes
   // its first network interface (--iface names another).
   if (rv.iface.empty() && f.bind == "0.0.0.0") settings.channel.iface = comm::primaryInterface();

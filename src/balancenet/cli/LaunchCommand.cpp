@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/ProgramPath.h"
 #include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/launch/LocalLauncher.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/cli/LaunchFlags.h"
+#include "balancenet/cli/flags/LaunchFlags.h"
 
 namespace CLI {
 class App;

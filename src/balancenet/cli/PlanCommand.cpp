@@ -9,20 +9,23 @@
 
 #include "balancenet/cli/LocalProfile.h"
 #include "balancenet/cli/PlacementCheck.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/AllocationFlags.h"
+#include "balancenet/cli/flags/PipelineFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::cli {
 using job::kAutoStages;
+using job::kDefaultMicroBatchesPerStage;
 namespace {
 
 // The flags as train reads them, so that plan and train agree on what a job is.
 LocalJob validatedJob(const PlanOptions& o) {
   require(o.nodes >= 1, fmt::format("--nodes must be at least 1, got {}", o.nodes));
   require(o.globalBatch >= 1, fmt::format("--global-batch must be at least 1, got {}", o.globalBatch));
-  require(o.microBatches >= 0,
-          fmt::format("--micro-batches must be at least 1 (0: 4 x stages), got {}", o.microBatches));
+  require(o.microBatches >= 0, fmt::format("--micro-batches must be at least 1 (0: {} x stages), got {}",
+                                           kDefaultMicroBatchesPerStage, o.microBatches));
   require(o.top >= 1, fmt::format("--top must be at least 1, got {}", o.top));
   require(o.optimizer == "sgd" || o.optimizer == "adam" || o.optimizer == "adamw",
           fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", o.optimizer));
@@ -95,8 +98,11 @@ void addPlanFlags(CLI::App& app, PlanOptions& o) {
   app.add_option("--pipeline-stages", o.stages,
                  "Stages per pipeline, or auto: every shape from data parallelism (1) to a pure pipeline (--nodes)")
       ->capture_default_str();
-  app.add_option("--global-batch", o.globalBatch, "Samples per step over all workers")->default_str("128");
-  app.add_option("--micro-batches", o.microBatches, "Micro-batches per pipeline per step (default: 4 x stages)");
+  addGlobalBatchFlag(app, o.globalBatch, "Samples per step over all workers")
+      ->default_str(std::to_string(trainer::kDefaultGlobalBatch));  // 0 until parsed: train's default
+  app.add_option(
+      "--micro-batches", o.microBatches,
+      fmt::format("Micro-batches per pipeline per step (default: {} x stages)", kDefaultMicroBatchesPerStage));
   app.add_option("--schedule", o.schedule, "gpipe or 1f1b, as in train")->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd, adam or adamw: the optimiser state each stage holds")
       ->capture_default_str();
@@ -109,7 +115,7 @@ void addPlanFlags(CLI::App& app, PlanOptions& o) {
 
 int runPlan(const PlanOptions& given) {
   PlanOptions o = given;
-  if (o.globalBatch == 0) o.globalBatch = defaultJobConfig().trainer.globalBatch;
+  if (o.globalBatch == 0) o.globalBatch = trainer::kDefaultGlobalBatch;
   const LocalJob job = validatedJob(o);
   pipeline::PlanRequest request;
   request.stages = stagesRequested(o);

@@ -25,7 +25,8 @@ std::string defaultRunDir() {
 void settleLoggingAndOutputs(job::JobConfig& config, const RawFlags& raw) {
   setupLogging(config.logLevel);
   const bool tty = ::isatty(STDERR_FILENO) != 0;
-  config.trainer.progressSeconds = raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? 2 : 10);
+  config.trainer.progressSeconds =
+      raw.progressSeconds >= 0 ? raw.progressSeconds : (tty ? kTerminalProgressSeconds : kLogProgressSeconds);
   if (config.trainer.runDir.empty()) config.trainer.runDir = defaultRunDir();
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/cli/flags/AllocationFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
@@ -77,7 +78,7 @@ void applyFlags(SimulateFlags& f) {
 void addSimulateFlags(CLI::App& app, SimulateFlags& f) {
   auto& o = f.options;
   app.add_option("--nodes", f.nodes, "N (sweep 8, 16, ... up to N) or a list of N")->capture_default_str();
-  app.add_option("--global-batch", o.globalBatch, "B, the same at every N")->capture_default_str();
+  addGlobalBatchFlag(app, o.globalBatch, "B, the same at every N");
   app.add_option("--steps", o.steps, "Steps per run")->capture_default_str();
   app.add_option("--speeds", f.speeds, "Node speed law: const:x, uniform:lo,hi, normal:m,sd, lognormal:median,sigma")
       ->capture_default_str();
@@ -95,7 +96,7 @@ void addSimulateFlags(CLI::App& app, SimulateFlags& f) {
       ->capture_default_str();
   app.add_option("--probe-peers", o.probePeers, "Latencies to k peers per node; 0: all pairs")->capture_default_str();
   app.add_option("--seed", o.seed, "Seed of every draw")->capture_default_str();
-  app.add_flag("--bno-normalize", f.bnoNormalize, "Rescale the bno policy's batch sizes to sum to --global-batch");
+  addBnoNormalizeFlag(app, f.bnoNormalize);
   app.add_option("--out", f.out, "Directory for simulation.csv and efficiency.png");
 }
 

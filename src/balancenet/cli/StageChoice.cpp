@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/cli/LocalProfile.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::cli {

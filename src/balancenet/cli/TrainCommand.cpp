@@ -5,14 +5,15 @@
 
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/JobTokenFlags.h"
 #include "balancenet/cli/LaunchChecks.h"
 #include "balancenet/cli/RunSetup.h"
 #include "balancenet/cli/YamlConfig.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
+#include "balancenet/cli/flags/TrainValidation.h"
 #include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
+#include "balancenet/ps/process/ServerProcess.h"
 #include "balancenet/worker/Checkpointing.h"
-#include "balancenet/worker/ServerProcess.h"
 #include "balancenet/worker/Worker.h"
 
 namespace balancenet::cli {
@@ -29,7 +30,7 @@ int runTrain(const CLI::App& train, job::JobConfig& config, RawFlags& raw, int a
   }
   settleLoggingAndOutputs(config, raw);
   announceJobToken(config);
-  if (config.server) return worker::runParameterServer(config);
+  if (config.server) return ps::runParameterServer(config);
   if (config.worker) return worker::runWorker(config);
   const job::JobConfig checked = checkBeforeLaunch(config);
   // Rank 0, the one that writes them, runs here (a federated server's are checked by runFederate).

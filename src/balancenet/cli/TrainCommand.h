@@ -1,6 +1,6 @@
 // TrainCommand: `balancenet train`: this process runs as what its environment says it is.
 #pragma once
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 
 namespace CLI {
 class App;

@@ -17,10 +17,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "balancenet/comm/ClosedJob.h"
 #include "balancenet/comm/GroupPrefixes.h"
-#include "balancenet/comm/JobAdmission.h"
 #include "balancenet/comm/SetupWatchdog.h"
+#include "balancenet/comm/admission/ClosedJob.h"
+#include "balancenet/comm/admission/JobAdmission.h"
 #include "balancenet/core/DetachedTask.h"
 #include "balancenet/core/Error.h"
 

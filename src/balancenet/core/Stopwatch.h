@@ -1,4 +1,4 @@
-// Stopwatch over the monotonic clock, in milliseconds (what every step metric is expressed in).
+// Stopwatch over the monotonic clock, in milliseconds (what every step metric is expressed in), and secondsSince.
 #pragma once
 #include <chrono>
 
@@ -14,5 +14,10 @@ class Stopwatch {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_;
 };
+
+// Seconds on the monotonic clock since `t`.
+inline double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 }  // namespace balancenet

@@ -7,11 +7,10 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/elastic/Admission.h"
 #include "balancenet/elastic/StallReport.h"
-#include "balancenet/elastic/StateTransfer.h"
+#include "balancenet/trainer/TrainingState.h"
 
 namespace balancenet::elastic {
 namespace {
@@ -35,22 +34,6 @@ std::string describeChange(const Generation& before, const Generation& after) {
   return change;
 }
 
-// A host cut off from the network (or whose store host is gone) fails in a c10d store call with a bare
-// socket error ("Connection reset by peer"): the line says what it was doing.
-template <typename Call>
-auto askStore(int64_t step, Call&& call) -> decltype(call()) {
-  try {
-    return call();
-  } catch (const RuntimeFailure&) {
-    throw;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw RuntimeFailure(fmt::format("step {}: the job's store stopped answering while the group re-formed ({})", step,
-                                     firstLine(e.what())));
-  }
-}
-
 }  // namespace
 
 ElasticAgent::ElasticAgent(ElasticOptions options, c10::intrusive_ptr<c10d::Store> jobStore, int member,
@@ -58,8 +41,8 @@ ElasticAgent::ElasticAgent(ElasticOptions options, c10::intrusive_ptr<c10d::Stor
     : options_(options),
       store_(std::move(jobStore)),
       member_(member),
-      connect_(std::move(connect)),
       membership_(store_, options.peerTimeout),
+      reform_(store_, membership_, member, std::move(connect), ReformOptions{options.minNodes, options.joinTimeout}),
       heartbeat_(store_, member, options.host) {}
 
 void ElasticAgent::startLaunched(int worldSize) {
@@ -71,34 +54,12 @@ void ElasticAgent::startLaunched(int worldSize) {
   if (options_.elastic && member_ == 0) membership_.recordInitialWorld(worldSize);
 }
 
-std::unique_ptr<comm::Communicator> ElasticAgent::connectGeneration(const Generation& g) {
-  return connect_(comm::scopedStore(comm::elasticGenerationPrefix(g.number), store_), g.rankOf(member_),
-                  static_cast<int>(g.members.size()));
-}
-
 std::unique_ptr<comm::Communicator> ElasticAgent::join(std::string& state) {
-  membership_.requestJoin(member_);
-  std::optional<int> number;
-  while (true) {
-    if (!number) number = membership_.waitForAdmission(member_, options_.joinTimeout);
-    if (!number) return nullptr;
-    Generation g = membership_.form(*number, member_, -1, {}, /*mayClose=*/false, options_.joinTimeout);
-    if (g.rankOf(member_) < 0) {  // closed without us (we came late): ask again
-      membership_.requestJoin(member_);
-      number.reset();
-      continue;
-    }
-    try {
-      auto comm = connectGeneration(g);
-      state = broadcastBytes(*comm, g.sourceRank(), "");
-      generation_ = g;
-      return comm;
-    } catch (const std::exception& e) {
-      // A member died while the group formed: the others form the next generation, with us.
-      spdlog::warn("joining generation {} failed ({}); trying the next one", *number, firstLine(e.what()));
-      number = *number + 1;
-    }
-  }
+  auto formed = reform_.join();
+  if (!formed) return nullptr;
+  generation_ = formed->generation;
+  state = std::move(formed->state);
+  return std::move(formed->comm);
 }
 
 void ElasticAgent::attach(trainer::Trainer& trainer, GroupParts& parts) {
@@ -145,47 +106,17 @@ void ElasticAgent::recover(trainer::StepEngine& engine, const std::exception& fa
   parts_->release();
   const int next = generation_.number + 1;
   auto candidates = generation_.members;
-  if (auto plan = askStore(step, [&] { return membership_.planned(next); }))
-    candidates.insert(candidates.end(), plan->joiners.begin(), plan->joiners.end());
+  const auto joiners = reform_.admittedJoiners(next, step);  // admitted ones come along
+  candidates.insert(candidates.end(), joiners.begin(), joiners.end());
   reform(trainer, next, candidates);
 }
 
 void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int> candidates) {
   const Generation before = generation_;
   const int64_t committed = committed_ ? committed_->step : -1;
-  while (true) {
-    Generation g = askStore(committed, [&] {
-      return membership_.form(number, member_, committed, candidates, /*mayClose=*/true, options_.joinTimeout);
-    });
-    if (g.rankOf(member_) < 0) {
-      // Closed without us (our heartbeat looked dead, or we came late): join like a new worker.
-      spdlog::warn("step {}: rank {} came late to generation {} (members {}); joining again", committed, member_,
-                   number, g.memberList());
-      std::string state;
-      auto comm = join(state);
-      if (!comm) throw RuntimeFailure(fmt::format("rank {}: the job finished without this worker", member_));
-      adopt(trainer, std::move(comm), state, before);
-      return;
-    }
-    if (static_cast<int>(g.members.size()) < options_.minNodes)
-      throw RuntimeFailure(fmt::format("step {}: {} worker(s) left (rank(s) {}), fewer than --min-workers {}: stopping",
-                                       committed, g.members.size(), g.memberList(), options_.minNodes));
-    std::unique_ptr<comm::Communicator> comm;
-    std::string state;
-    try {
-      comm = connectGeneration(g);
-      const bool source = g.rankOf(member_) == g.sourceRank();
-      state = broadcastBytes(*comm, g.sourceRank(), source ? trainer::toBytes(*committed_) : std::string());
-    } catch (const std::exception& e) {
-      spdlog::warn("generation {} failed while forming ({}); forming the next one", number, firstLine(e.what()));
-      candidates = g.members;
-      ++number;
-      continue;
-    }
-    generation_ = g;
-    adopt(trainer, std::move(comm), state, before);
-    return;
-  }
+  auto formed = reform_.reform(number, std::move(candidates), committed, [&] { return trainer::toBytes(*committed_); });
+  generation_ = formed.generation;
+  adopt(trainer, std::move(formed.comm), formed.state, before);
 }
 
 void ElasticAgent::adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm, const std::string& state,

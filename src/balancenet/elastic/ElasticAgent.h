@@ -12,6 +12,7 @@
 #include <string>
 
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/elastic/GroupReform.h"
 #include "balancenet/elastic/Heartbeat.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/trainer/Trainer.h"
@@ -41,10 +42,6 @@ class GroupParts {
                        const Generation& generation) = 0;
 };
 
-// Forms the group of a generation over the job store (scoped to that generation).
-using Connect = std::function<std::unique_ptr<comm::Communicator>(const c10::intrusive_ptr<c10d::Store>& scoped,
-                                                                  int rank, int worldSize)>;
-
 class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecovery {
  public:
   // `jobStore`: the store every generation meets in (it must outlive any one worker for elastic jobs).
@@ -69,7 +66,6 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
  private:
   // Forms generation `number` and continues the trainer on it from the newest committed state.
   void reform(trainer::Trainer& trainer, int number, std::vector<int> candidates);
-  std::unique_ptr<comm::Communicator> connectGeneration(const Generation& g);
   // Continues the trainer on `comm` (generation_) from `state`; rank 0 says what changed since `before`.
   void adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm, const std::string& state,
              const Generation& before);
@@ -77,8 +73,8 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   ElasticOptions options_;
   c10::intrusive_ptr<c10d::Store> store_;
   int member_;
-  Connect connect_;
   Membership membership_;
+  GroupReform reform_;  // over membership_
   Heartbeat heartbeat_;
   Generation generation_;
   GroupParts* parts_ = nullptr;

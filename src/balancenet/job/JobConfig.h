@@ -42,11 +42,12 @@ struct LaunchOptions {
   int masterPort = 0;  // 0: pick a free port (single-machine runs only)
   std::chrono::milliseconds rendezvousTimeout{60000};
   std::string iface;
-  std::string jobToken;       // --job-token, --job-token-file or BALANCENET_JOB_TOKEN: only its holders join the job
-  bool insecureOpen = false;  // --insecure-open-job: a store beyond loopback may admit anyone (comm/ClosedJob.h)
-  bool tokenMadeUp = false;   // --job-token auto made jobToken here: printed once for the other hosts
-  std::string storeFile;      // set by a single-machine launcher for its children: the job's private FileStore
-  bool force = false;         // --force: start the processes even where their memory estimate exceeds what is available
+  std::string jobToken;  // --job-token, --job-token-file or BALANCENET_JOB_TOKEN: only its holders join the job
+  bool insecureOpen =
+      false;  // --insecure-open-job: a store beyond loopback may admit anyone (comm/admission/ClosedJob.h)
+  bool tokenMadeUp = false;  // --job-token auto made jobToken here: printed once for the other hosts
+  std::string storeFile;     // set by a single-machine launcher for its children: the job's private FileStore
+  bool force = false;        // --force: start the processes even where their memory estimate exceeds what is available
   // Which launcher's environment said who this process is (schedulers/SchedulerEnvironment.h), empty: none; and
   // every setting read from the environment with its source.
   std::string scheduler;

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "balancenet/comm/JobAdmission.h"
+#include "balancenet/comm/admission/JobAdmission.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::launch {

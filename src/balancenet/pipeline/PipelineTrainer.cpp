@@ -162,6 +162,19 @@ std::vector<double> PipelineTrainer::flushColumn(double lossSum, double computeM
   return {totals.data_ptr<double>(), totals.data_ptr<double>() + totals.numel()};
 }
 
+struct PipelineTrainer::ScheduledStep {
+  StageOutcome outcome;
+  std::vector<double> column;  // the flush's sums: [column loss, compute of stage 0 .. S-1]
+  double spanMs = 0;           // from the schedule's start to the flush's end
+};
+
+struct PipelineTrainer::SyncedStep {
+  std::vector<at::Tensor> grads;  // summed over the stage's replicas
+  at::Tensor scalars;             // summed: [the global batch's loss]
+  comm::SyncStats stats;
+  double syncCpuMs = 0;
+};
+
 metrics::StepRecord PipelineTrainer::step() {
   auto& g = parts_.groups;
   Stopwatch stepWatch;
@@ -171,88 +184,122 @@ metrics::StepRecord PipelineTrainer::step() {
   const double lr = options_.trainer.lr.at(step_);
   trainer::setLearningRate(*optimizer_, lr);
 
-  StepInput input;
-  input.step = step_;
-  input.microSizes = microBatchSizes(split.batches[j], options_.microBatches);
-  input.globalBatch = static_cast<double>(split.total());
-  input.slowdown = options_.slowdown ? options_.slowdown(step_) : 1.0;
-  if (g.firstStage() || g.lastStage()) {
-    const data::Batch batch = parts_.train.trainingBatch(sampler_.rankDraws(position_, split, j));
-    input.inputs = batch.inputs;
-    input.targets = batch.targets;
-    input.objective = &parts_.objective;
-  }
+  const StepInput input = prepareInput(split, j);
   optimizer_->zero_grad();
-  Stopwatch spanWatch;
-  const StageOutcome outcome = runner_->run(input, timeline_.get(), spans_);
-  const auto column = flushColumn(outcome.lossSum, outcome.computeMs);
-  const double spanMs = spanWatch.elapsedMs();
+  const ScheduledStep scheduled = runSchedule(input);
+  const StageOutcome& outcome = scheduled.outcome;
+  const comm::SyncContext context{step_, split.batches[j], outcome.computeMs, split.batches, lr, timeline_.get()};
+  const SyncedStep synced = synchronizeStage(scheduled.column[0], context);
+  updateParameters(synced.grads);
 
-  std::vector<at::Tensor> grads;
-  for (auto& p : params_) {
-    if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);
-    grads.push_back(p.grad());
-  }
-  // The column's loss travels with the gradients, so every rank ends with the global batch's loss.
-  auto scalars = at::full({1}, column[0], at::kFloat);
-  comm::SyncContext context{step_, split.batches[j], outcome.computeMs, split.batches, lr, timeline_.get()};
-  comm::SyncStats stats;
-  CpuStopwatch syncCpu;
-  {
-    Timeline::Span span(timeline_.get(), "synchronize", "sync");
-    stats = stageSync_->synchronize(grads, scalars, context);
-  }
-  const double syncCpuMs = syncCpu.elapsedMs();
-  {
-    Timeline::Span span(timeline_.get(), "optimizer", "compute");
-    if (options_.trainer.clipGradNorm > 0) {
-      // The global norm is over every stage's part; each stage's is held by its `replicas` copies alike.
-      auto squares = at::full({1}, trainer::squaredNorm(grads), at::kDouble);
-      g.world.allreduceSum(squares);
-      trainer::clipGradients(grads, options_.trainer.clipGradNorm,
-                             squares.item<double>() / static_cast<double>(g.topology.replicas));
-    }
-    optimizer_->step();
-  }
-
-  metrics::StepRecord record;
-  record.step = step_;
-  record.rank = g.world.rank();
-  record.batch = split.batches[j];
-  record.computeMs = outcome.computeMs;
-  record.syncMs = stats.elapsedMs;
-  record.updateMs = stepWatch.elapsedMs();
-  record.loss = scalars[0].item<double>();
-  record.lr = lr;
-  record.bytesSent = stats.bytesSent + outcome.bytesSent;
-  record.bytesReceived = stats.bytesReceived + outcome.bytesReceived;
-  record.stage = g.stageIndex();
-  record.microBatches = static_cast<int64_t>(input.microSizes.size());
-  record.bubbleMs = std::max(0.0, spanMs - outcome.computeMs);
-  record.sendMs = outcome.sendMs;
-  record.recvMs = outcome.recvMs;
-  record.syncCpuMs = syncCpuMs;
-  record.commPhases = stats.phases;
+  metrics::StepRecord record = recordOf(input, scheduled, synced, context, stepWatch);
   bubbleMs_ += record.bubbleMs;
-  spanMs_ += spanMs;
-  if (g.firstStage()) {
-    // A column is as fast as its slowest stage: that is what the policy sees of it.
-    metrics::StepRecord seen = record;
-    seen.rank = g.stage->rank();  // the allocator's group is the first stages: ranks are pipelines there
-    seen.computeMs = *std::max_element(column.begin() + 1, column.end());
-    parts_.allocator->observe(seen);
-  }
+  spanMs_ += scheduled.spanMs;
+  if (g.firstStage()) observeColumn(record, scheduled.column);
   if (options_.livePartition) {
     consultController(split, outcome.computeMs, record.updateMs);
     record.updateMs = stepWatch.elapsedMs();  // the step's wall time counts the gather and any move
   }
-  spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
-                              [this](const ActionSpan& s) { return s.step <= step_ - kStepsDrawn; }),
-               spans_.end());
+  forgetOldSpans();
   position_ += split.total();
   samples_ += split.total();
   ++step_;
   return record;
+}
+
+StepInput PipelineTrainer::prepareInput(const Split& split, int replica) {
+  auto& g = parts_.groups;
+  StepInput input;
+  input.step = step_;
+  input.microSizes = microBatchSizes(split.batches[replica], options_.microBatches);
+  input.globalBatch = static_cast<double>(split.total());
+  input.slowdown = options_.slowdown ? options_.slowdown(step_) : 1.0;
+  if (g.firstStage() || g.lastStage()) {
+    const data::Batch batch = parts_.train.trainingBatch(sampler_.rankDraws(position_, split, replica));
+    input.inputs = batch.inputs;
+    input.targets = batch.targets;
+    input.objective = &parts_.objective;
+  }
+  return input;
+}
+
+PipelineTrainer::ScheduledStep PipelineTrainer::runSchedule(const StepInput& input) {
+  Stopwatch spanWatch;
+  const StageOutcome outcome = runner_->run(input, timeline_.get(), spans_);
+  auto column = flushColumn(outcome.lossSum, outcome.computeMs);
+  const double spanMs = spanWatch.elapsedMs();
+  return {outcome, std::move(column), spanMs};
+}
+
+PipelineTrainer::SyncedStep PipelineTrainer::synchronizeStage(double columnLoss, const comm::SyncContext& context) {
+  SyncedStep synced;
+  for (auto& p : params_) {
+    if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);
+    synced.grads.push_back(p.grad());
+  }
+  // The column's loss travels with the gradients, so every rank ends with the global batch's loss.
+  synced.scalars = at::full({1}, columnLoss, at::kFloat);
+  CpuStopwatch syncCpu;
+  {
+    Timeline::Span span(timeline_.get(), "synchronize", "sync");
+    synced.stats = stageSync_->synchronize(synced.grads, synced.scalars, context);
+  }
+  synced.syncCpuMs = syncCpu.elapsedMs();
+  return synced;
+}
+
+void PipelineTrainer::updateParameters(const std::vector<at::Tensor>& grads) {
+  auto& g = parts_.groups;
+  Timeline::Span span(timeline_.get(), "optimizer", "compute");
+  if (options_.trainer.clipGradNorm > 0) {
+    // The global norm is over every stage's part; each stage's is held by its `replicas` copies alike.
+    auto squares = at::full({1}, trainer::squaredNorm(grads), at::kDouble);
+    g.world.allreduceSum(squares);
+    trainer::clipGradients(grads, options_.trainer.clipGradNorm,
+                           squares.item<double>() / static_cast<double>(g.topology.replicas));
+  }
+  optimizer_->step();
+}
+
+metrics::StepRecord PipelineTrainer::recordOf(const StepInput& input, const ScheduledStep& scheduled,
+                                              const SyncedStep& synced, const comm::SyncContext& context,
+                                              const Stopwatch& stepWatch) const {
+  const auto& g = parts_.groups;
+  const StageOutcome& outcome = scheduled.outcome;
+  const comm::SyncStats& stats = synced.stats;
+  metrics::StepRecord record;
+  record.step = step_;
+  record.rank = g.world.rank();
+  record.batch = context.localBatch;
+  record.computeMs = outcome.computeMs;
+  record.syncMs = stats.elapsedMs;
+  record.updateMs = stepWatch.elapsedMs();
+  record.loss = synced.scalars[0].item<double>();
+  record.lr = context.lr;
+  record.bytesSent = stats.bytesSent + outcome.bytesSent;
+  record.bytesReceived = stats.bytesReceived + outcome.bytesReceived;
+  record.stage = g.stageIndex();
+  record.microBatches = static_cast<int64_t>(input.microSizes.size());
+  record.bubbleMs = std::max(0.0, scheduled.spanMs - outcome.computeMs);
+  record.sendMs = outcome.sendMs;
+  record.recvMs = outcome.recvMs;
+  record.syncCpuMs = synced.syncCpuMs;
+  record.commPhases = stats.phases;
+  return record;
+}
+
+void PipelineTrainer::observeColumn(const metrics::StepRecord& record, const std::vector<double>& column) {
+  // A column is as fast as its slowest stage: that is what the policy sees of it.
+  metrics::StepRecord seen = record;
+  seen.rank = parts_.groups.stage->rank();  // the allocator's group is the first stages: ranks are pipelines there
+  seen.computeMs = *std::max_element(column.begin() + 1, column.end());
+  parts_.allocator->observe(seen);
+}
+
+void PipelineTrainer::forgetOldSpans() {
+  spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
+                              [this](const ActionSpan& s) { return s.step <= step_ - kStepsDrawn; }),
+               spans_.end());
 }
 
 metrics::EvalPoint PipelineTrainer::evaluate() {

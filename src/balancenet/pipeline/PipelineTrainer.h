@@ -11,6 +11,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "balancenet/core/Stopwatch.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
 #include "balancenet/models/Network.h"
@@ -25,7 +26,8 @@
 
 namespace balancenet::comm {
 class FlatAllReduceSync;
-}
+struct SyncContext;
+}  // namespace balancenet::comm
 
 namespace balancenet::pipeline {
 
@@ -97,19 +99,41 @@ class PipelineTrainer : public trainer::StepEngine {
   void gatherModelToRankZero();
 
  private:
+  struct ScheduledStep;  // what a step's schedule left on this rank
+  struct SyncedStep;     // what synchronising a step's gradients over the stage left
+
+  // The phases of step(), in order.
+  // The column's split of the step: decided on the first stage, broadcast down the column (collective).
   Split columnSplit();
-  // The activations entering this stage, per sample; empty at the first stage.
-  std::vector<int64_t> stageInputShape() const;
-  // Frees each of `candidates` that is not this rank's stage's (params_, buffers_), keeping its shape.
-  void freeOtherStages(const std::vector<at::Tensor>& candidates);
+  // The step's input on this rank: micro-batch sizes, B, the slowdown, and at the first and last stages the
+  // column's samples.
+  StepInput prepareInput(const Split& split, int replica);
+  // This stage's schedule for the step, then the column's flush; timed together as the step's span.
+  ScheduledStep runSchedule(const StepInput& input);
   // Ends the schedule for the whole column: every rank learns its column's loss and each stage's compute.
   std::vector<double> flushColumn(double lossSum, double computeMs);
-  // Collective: rank 0 writes every rank's last actions as pipeline.csv.
-  void writeSpans(const std::string& runDir);
+  // Sums the stage's gradients over its replicas, and the column's loss with them.
+  SyncedStep synchronizeStage(double columnLoss, const comm::SyncContext& context);
+  // The optimiser step; with --clip-grad-norm, clipped by the global norm (collective over the world).
+  void updateParameters(const std::vector<at::Tensor>& grads);
+  // The step's row; its update time is the step's wall time so far.
+  metrics::StepRecord recordOf(const StepInput& input, const ScheduledStep& scheduled, const SyncedStep& synced,
+                               const comm::SyncContext& context, const Stopwatch& stepWatch) const;
+  // First stage: the allocator sees the column as fast as its slowest stage.
+  void observeColumn(const metrics::StepRecord& record, const std::vector<double>& column);
   // After a step's update (options.livePartition): keeps this step's times; every options.partitionEvery
   // steps (collective) rank 0's controller sees every rank's compute times and the steps', and every rank
   // moves to the partition it answers, if any.
   void consultController(const Split& split, double computeMs, double stepMs);
+  // pipeline.csv draws the last steps' actions only: the older ones go.
+  void forgetOldSpans();
+
+  // The activations entering this stage, per sample; empty at the first stage.
+  std::vector<int64_t> stageInputShape() const;
+  // Frees each of `candidates` that is not this rank's stage's (params_, buffers_), keeping its shape.
+  void freeOtherStages(const std::vector<at::Tensor>& candidates);
+  // Collective: rank 0 writes every rank's last actions as pipeline.csv.
+  void writeSpans(const std::string& runDir);
   // repartition()'s last part on this rank, once the moved blocks' tensors are in place: its stage, optimiser
   // (kept parameters keep their state, arrived ones get `arrivedState`, by parameter) and runner follow the
   // current partition, and the tensors that left are freed.

@@ -46,93 +46,127 @@ double ScheduleRunner::sinceOriginMs(Timeline::Clock::time_point t) const {
   return std::chrono::duration<double, std::milli>(t - origin_).count();
 }
 
-StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std::vector<ActionSpan>& spans) {
-  const bool first = groups_.firstStage(), last = groups_.lastStage();
-  const int micros = static_cast<int>(input.microSizes.size());
-  const auto offsets = microBatchOffsets(input.microSizes);
-  const auto actions = stageActions(kind_, groups_.stageIndex(), groups_.topology.stages, micros);
+struct ScheduleRunner::StepState {
+  StepState(bool firstStage, bool lastStage, const StepInput& stepInput, Timeline* stepTimeline,
+            std::vector<ActionSpan>& drawn)
+      : first(firstStage),
+        last(lastStage),
+        input(stepInput),
+        timeline(stepTimeline),
+        spans(drawn),
+        offsets(microBatchOffsets(stepInput.microSizes)),
+        inputs(stepInput.microSizes.size()),
+        outputs(stepInput.microSizes.size()),
+        forwardSends(stepInput.microSizes.size()) {}
+
+  const bool first, last;  // this stage's place in the pipeline
+  const StepInput& input;
+  Timeline* timeline;
+  std::vector<ActionSpan>& spans;
+  const std::vector<int64_t> offsets;  // each micro-batch's first row among the column's samples
   // Per micro-batch, what its backward needs: the stage's input (whose gradient goes back) and its
   // output (the loss on the last stage). Released by the backward, so 1F1B holds fewer at once.
-  std::vector<at::Tensor> inputs(micros), outputs(micros);
+  std::vector<at::Tensor> inputs, outputs;
   // A send holds its tensor until it completes. The activation sent after F(m) is released at B(m): the
   // gradient of m arriving from the right proves the right neighbour took it, so that wait is immediate
   // and 1F1B's bound on held activations holds for sent ones too. Gradients sent left wait for the end.
-  std::vector<comm::PendingWork> forwardSends(micros);
+  std::vector<comm::PendingWork> forwardSends;
   std::vector<comm::PendingWork> backwardSends;
   StageOutcome out;
-  auto post = [&](const at::Tensor& t, int peer, int tag) {
-    auto message = t.contiguous();
-    out.bytesSent += message.nbytes();
-    return groups_.world.sendAsync(message, peer, tag);
-  };
-  auto receive = [&](at::Tensor& t, int peer, int tag) {
-    Timeline::Span span(timeline, "recv", "pipeline", Timeline::kCommunication);
-    Stopwatch watch;
-    groups_.world.recv(t, peer, tag);
-    out.recvMs += watch.elapsedMs();
-    out.bytesReceived += t.nbytes();
-  };
+};
 
+StageOutcome ScheduleRunner::run(const StepInput& input, Timeline* timeline, std::vector<ActionSpan>& spans) {
+  const int micros = static_cast<int>(input.microSizes.size());
+  const auto actions = stageActions(kind_, groups_.stageIndex(), groups_.topology.stages, micros);
+  StepState s(groups_.firstStage(), groups_.lastStage(), input, timeline, spans);
   for (const Action& a : actions) {
-    const int m = a.micro;
-    if (a.kind == Action::Forward) {
-      at::Tensor x;
-      if (first) {
-        x = input.inputs.narrow(0, offsets[m], input.microSizes[m]);
-      } else {
-        x = at::empty(batchShape(input.microSizes[m], inputShape_), at::kFloat);
-        receive(x, groups_.previousRank(), tagFor(input.step, m, Action::Forward));
-        x.requires_grad_(true);
-      }
-      const auto start = Timeline::Clock::now();
-      Stopwatch watch;
-      {
-        Timeline::Span span(timeline, fmt::format("F{}", m), "pipeline");
-        auto y = stage_.forward(x);
-        if (last) {
-          auto target = input.targets.narrow(0, offsets[m], input.microSizes[m]);
-          y = input.objective->trainingLossSum(y, target) / input.globalBatch;
-          out.lossSum += y.item<double>();
-        }
-        outputs[m] = y;
-        stretch(watch, input.slowdown);
-      }
-      out.computeMs += watch.elapsedMs();
-      spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
-      inputs[m] = x;
-      if (!last)
-        forwardSends[m] = post(outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
-    } else {
-      at::Tensor gradient;
-      if (!last) {
-        gradient = at::empty(outputs[m].sizes(), at::kFloat);
-        receive(gradient, groups_.nextRank(), tagFor(input.step, m, Action::Backward));
-        forwardSends[m].wait();
-      }
-      const auto start = Timeline::Clock::now();
-      Stopwatch watch;
-      {
-        Timeline::Span span(timeline, fmt::format("B{}", m), "pipeline");
-        if (last)
-          outputs[m].backward();
-        else
-          outputs[m].backward(gradient);
-        stretch(watch, input.slowdown);
-      }
-      out.computeMs += watch.elapsedMs();
-      spans.push_back({input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
-      if (!first)
-        backwardSends.push_back(
-            post(inputs[m].grad(), groups_.previousRank(), tagFor(input.step, m, Action::Backward)));
-      inputs[m] = at::Tensor();
-      outputs[m] = at::Tensor();
-    }
+    if (a.kind == Action::Forward)
+      runForward(a, s);
+    else
+      runBackward(a, s);
   }
+  awaitSends(s);
+  return s.out;
+}
+
+template <typename Compute>
+void ScheduleRunner::timeAction(const Action& a, StepState& s, Compute&& compute) {
+  const auto start = Timeline::Clock::now();
   Stopwatch watch;
-  for (auto& s : forwardSends) s.wait();  // already done where a backward followed
-  for (auto& s : backwardSends) s.wait();
-  out.sendMs = watch.elapsedMs();
-  return out;
+  {
+    Timeline::Span span(s.timeline, fmt::format("{}{}", a.kind == Action::Forward ? 'F' : 'B', a.micro), "pipeline");
+    compute();
+    stretch(watch, s.input.slowdown);
+  }
+  s.out.computeMs += watch.elapsedMs();
+  s.spans.push_back({s.input.step, a, sinceOriginMs(start), sinceOriginMs(Timeline::Clock::now())});
+}
+
+void ScheduleRunner::runForward(const Action& a, StepState& s) {
+  const StepInput& input = s.input;
+  const int m = a.micro;
+  at::Tensor x;
+  if (s.first) {
+    x = input.inputs.narrow(0, s.offsets[m], input.microSizes[m]);
+  } else {
+    x = at::empty(batchShape(input.microSizes[m], inputShape_), at::kFloat);
+    receive(s, x, groups_.previousRank(), tagFor(input.step, m, Action::Forward));
+    x.requires_grad_(true);
+  }
+  timeAction(a, s, [&] {
+    auto y = stage_.forward(x);
+    if (s.last) {
+      auto target = input.targets.narrow(0, s.offsets[m], input.microSizes[m]);
+      y = input.objective->trainingLossSum(y, target) / input.globalBatch;
+      s.out.lossSum += y.item<double>();
+    }
+    s.outputs[m] = y;
+  });
+  s.inputs[m] = x;
+  if (!s.last)
+    s.forwardSends[m] = post(s, s.outputs[m].detach(), groups_.nextRank(), tagFor(input.step, m, Action::Forward));
+}
+
+void ScheduleRunner::runBackward(const Action& a, StepState& s) {
+  const int m = a.micro;
+  at::Tensor gradient;
+  if (!s.last) {
+    gradient = at::empty(s.outputs[m].sizes(), at::kFloat);
+    receive(s, gradient, groups_.nextRank(), tagFor(s.input.step, m, Action::Backward));
+    s.forwardSends[m].wait();
+  }
+  timeAction(a, s, [&] {
+    if (s.last)
+      s.outputs[m].backward();
+    else
+      s.outputs[m].backward(gradient);
+  });
+  if (!s.first)
+    s.backwardSends.push_back(
+        post(s, s.inputs[m].grad(), groups_.previousRank(), tagFor(s.input.step, m, Action::Backward)));
+  s.inputs[m] = at::Tensor();
+  s.outputs[m] = at::Tensor();
+}
+
+comm::PendingWork ScheduleRunner::post(StepState& s, const at::Tensor& t, int peer, int tag) {
+  auto message = t.contiguous();
+  s.out.bytesSent += message.nbytes();
+  return groups_.world.sendAsync(message, peer, tag);
+}
+
+void ScheduleRunner::receive(StepState& s, at::Tensor& t, int peer, int tag) {
+  Timeline::Span span(s.timeline, "recv", "pipeline", Timeline::kCommunication);
+  Stopwatch watch;
+  groups_.world.recv(t, peer, tag);
+  s.out.recvMs += watch.elapsedMs();
+  s.out.bytesReceived += t.nbytes();
+}
+
+void ScheduleRunner::awaitSends(StepState& s) {
+  Stopwatch watch;
+  for (auto& send : s.forwardSends) send.wait();  // already done where a backward followed
+  for (auto& send : s.backwardSends) send.wait();
+  s.out.sendMs = watch.elapsedMs();
 }
 
 }  // namespace balancenet::pipeline

@@ -60,7 +60,25 @@ class ScheduleRunner {
   static int tagFor(int64_t step, int micro, Action::Kind direction);
 
  private:
+  struct StepState;  // one step's state on this stage, shared by its actions
+
   double sinceOriginMs(Timeline::Clock::time_point t) const;
+  // F(m): the micro-batch (the column's rows, or the activation received from the previous stage) through the
+  // stage, and on the last the loss; the activation is sent on to the next stage.
+  void runForward(const Action& action, StepState& s);
+  // B(m): the gradient (of the loss, or received from the next stage) back through the stage; the input's
+  // gradient is sent back to the previous stage.
+  void runBackward(const Action& action, StepState& s);
+  // Runs `compute`, the work of `action`, under its timeline span and stretched to the emulated slowdown: it
+  // counts as the step's compute and is drawn in the step's spans.
+  template <typename Compute>
+  void timeAction(const Action& action, StepState& s, Compute&& compute);
+  // Posts `t` to `peer` without waiting.
+  comm::PendingWork post(StepState& s, const at::Tensor& t, int peer, int tag);
+  // Receives into `t`, blocking: the wait counts as the step's receive time.
+  void receive(StepState& s, at::Tensor& t, int peer, int tag);
+  // After the last action: waits for the sends still in flight (the step's send time).
+  void awaitSends(StepState& s);
 
   PipelineGroups& groups_;
   models::BlockRange& stage_;

@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "balancenet/cli/LaunchFlags.h"
 #include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/flags/LaunchFlags.h"
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/launch/WorkerEnvironment.h"

@@ -78,93 +78,150 @@ nlohmann::json readSummaryJson(const std::string& dir) {
   }
 }
 
-RunResults loadRun(const std::string& dir) {
-  RunResults r;
-  r.dir = dir;
-  const std::string summaryPath = dir + "/summary.json";
-  r.summary = readSummaryJson(dir);
-  try {  // written since pipeline parallelism came (issue 16)
-    r.peakMemoryMb = r.summary.value("peak_memory_mb", std::vector<double>{});
+namespace {
+
+// summary.json's peak_memory_mb, per rank: written since pipeline parallelism came (issue 16), empty before.
+std::vector<double> readPeakMemoryMb(const nlohmann::json& summary, const std::string& summaryPath) {
+  try {
+    return summary.value("peak_memory_mb", std::vector<double>{});
   } catch (const nlohmann::json::exception&) {
     throw UsageError(fmt::format("{}: peak_memory_mb is not a list of numbers", summaryPath));
   }
+}
 
-  const std::string stepsPath = dir + "/steps.csv";
-  auto steps = readCsv(stepsPath);
-  const int stepCol = column(steps[0], "step", stepsPath), updateCol = column(steps[0], "update_ms", stepsPath),
-            syncCol = column(steps[0], "sync_ms", stepsPath), bytesCol = column(steps[0], "bytes_sent", stepsPath),
-            rankCol = column(steps[0], "rank", stepsPath), batchCol = column(steps[0], "batch", stepsPath),
-            computeCol = column(steps[0], "compute_ms", stepsPath), commCol = column(steps[0], "comm_ms", stepsPath),
-            waitCol = column(steps[0], "wait_ms", stepsPath);
+// steps.csv's columns: those every run wrote, then those added later (-1 where the run did not write them).
+struct StepsColumns {
+  int step = 0, update = 0, sync = 0, bytes = 0, rank = 0, batch = 0, compute = 0, comm = 0, wait = 0;
   // A pipeline writes a row per stage and replica, and only stage 0's replicas together carry the global
   // batch (every later stage processes the same samples): count a step's samples there alone. Data-parallel
   // rows say stage 0; runs from before pipelines have no stage column, an empty field means stage 0 too.
-  const int stageCol = optionalColumn(steps[0], "stage");
+  int stage = -1;
   // Columns added later (issue 30), read where the run wrote them.
-  const int throttledPeriodsCol = optionalColumn(steps[0], "throttled_periods"),
-            throttledCol = optionalColumn(steps[0], "throttled_ms"),
-            syncCpuCol = optionalColumn(steps[0], "sync_cpu_ms"), phasesCol = optionalColumn(steps[0], "comm_phases");
-  const int noiseCol = optionalColumn(steps[0], "noise_scale");  // issue 32: empty cells where not measured
-  const auto optionalValue = [](const std::vector<std::string>& row, int col) {
-    return col < 0 || static_cast<size_t>(col) >= row.size() || row[col].empty() ? 0.0 : std::stod(row[col]);
-  };
-  const auto firstStage = [&](const std::vector<std::string>& row) {
-    return stageCol < 0 || static_cast<size_t>(stageCol) >= row.size() || row[stageCol].empty() ||
-           std::stoi(row[stageCol]) == 0;
-  };
+  int throttledPeriods = -1, throttled = -1, syncCpu = -1, phases = -1;
+  int noise = -1;  // issue 32: empty cells where not measured
+};
+
+StepsColumns stepsColumns(const std::vector<std::string>& header, const std::string& path) {
+  StepsColumns col;
+  col.step = column(header, "step", path);
+  col.update = column(header, "update_ms", path);
+  col.sync = column(header, "sync_ms", path);
+  col.bytes = column(header, "bytes_sent", path);
+  col.rank = column(header, "rank", path);
+  col.batch = column(header, "batch", path);
+  col.compute = column(header, "compute_ms", path);
+  col.comm = column(header, "comm_ms", path);
+  col.wait = column(header, "wait_ms", path);
+  col.stage = optionalColumn(header, "stage");
+  col.throttledPeriods = optionalColumn(header, "throttled_periods");
+  col.throttled = optionalColumn(header, "throttled_ms");
+  col.syncCpu = optionalColumn(header, "sync_cpu_ms");
+  col.phases = optionalColumn(header, "comm_phases");
+  col.noise = optionalColumn(header, "noise_scale");
+  return col;
+}
+
+// The value of an optional column; 0 where the run did not write it or left the cell empty.
+double optionalValue(const std::vector<std::string>& row, int col) {
+  return col < 0 || static_cast<size_t>(col) >= row.size() || row[col].empty() ? 0.0 : std::stod(row[col]);
+}
+
+// Whether a row is stage 0's (see StepsColumns::stage).
+bool isFirstStage(const std::vector<std::string>& row, int stageCol) {
+  return stageCol < 0 || static_cast<size_t>(stageCol) >= row.size() || row[stageCol].empty() ||
+         std::stoi(row[stageCol]) == 0;
+}
+
+// steps.csv's rows summed per step and per rank.
+struct StepsSums {
   std::map<int64_t, double> samples, noise;
   std::map<int, std::pair<RankBreakdown, int>> perRank;  // sums and steps counted
   std::map<int64_t, double> slowest;
   std::map<int64_t, std::pair<double, int>> sync;  // sum over ranks, ranks
   double bytes = 0;
+};
+
+// Adds a row's step phases to its rank's sums.
+void addPhases(const std::vector<std::string>& row, const StepsColumns& col, RankBreakdown& sum) {
+  sum.computeMs += std::stod(row.at(col.compute));
+  sum.commMs += std::stod(row.at(col.comm));
+  sum.waitMs += std::stod(row.at(col.wait));
+  sum.throttledPeriods += optionalValue(row, col.throttledPeriods);
+  sum.throttledMs += optionalValue(row, col.throttled);
+  sum.syncCpuMs += optionalValue(row, col.syncCpu);
+  sum.commPhases += optionalValue(row, col.phases);
+}
+
+StepsSums sumSteps(const std::vector<std::vector<std::string>>& steps, const StepsColumns& col) {
+  StepsSums sums;
   for (size_t i = 1; i < steps.size(); ++i) {
-    const int64_t step = std::stoll(steps[i].at(stepCol));
-    auto& v = slowest[step];
-    v = std::max(v, std::stod(steps[i].at(updateCol)));
-    sync[step].first += std::stod(steps[i].at(syncCol));
-    sync[step].second += 1;
-    bytes += std::stod(steps[i].at(bytesCol));
-    if (firstStage(steps[i])) samples[step] += std::stod(steps[i].at(batchCol));
+    const auto& row = steps[i];
+    const int64_t step = std::stoll(row.at(col.step));
+    auto& v = sums.slowest[step];
+    v = std::max(v, std::stod(row.at(col.update)));
+    sums.sync[step].first += std::stod(row.at(col.sync));
+    sums.sync[step].second += 1;
+    sums.bytes += std::stod(row.at(col.bytes));
+    if (isFirstStage(row, col.stage)) sums.samples[step] += std::stod(row.at(col.batch));
     // Every rank holds the same noise scale; rank 0's row stands for the step.
-    if (noiseCol >= 0 && std::stoi(steps[i].at(rankCol)) == 0 && static_cast<size_t>(noiseCol) < steps[i].size() &&
-        !steps[i][noiseCol].empty())
-      noise[step] = std::stod(steps[i][noiseCol]);
+    if (col.noise >= 0 && std::stoi(row.at(col.rank)) == 0 && static_cast<size_t>(col.noise) < row.size() &&
+        !row[col.noise].empty())
+      sums.noise[step] = std::stod(row[col.noise]);
     if (step == 0) continue;
-    auto& [sum, count] = perRank[std::stoi(steps[i].at(rankCol))];
-    sum.computeMs += std::stod(steps[i].at(computeCol));
-    sum.commMs += std::stod(steps[i].at(commCol));
-    sum.waitMs += std::stod(steps[i].at(waitCol));
-    sum.throttledPeriods += optionalValue(steps[i], throttledPeriodsCol);
-    sum.throttledMs += optionalValue(steps[i], throttledCol);
-    sum.syncCpuMs += optionalValue(steps[i], syncCpuCol);
-    sum.commPhases += optionalValue(steps[i], phasesCol);
+    auto& [sum, count] = sums.perRank[std::stoi(row.at(col.rank))];
+    addPhases(row, col, sum);
     ++count;
   }
-  for (const auto& [step, n] : samples) r.samplesPerStep.push_back(n);
-  if (!noise.empty())
-    for (const auto& [step, n] : samples) r.noiseScalePerStep.push_back(noise.count(step) ? noise[step] : -1.0);
-  for (const auto& [rank, acc] : perRank) {
+  return sums;
+}
+
+// The per-step series and the per-rank means, from steps.csv's sums.
+void setStepResults(const StepsSums& sums, RunResults& r) {
+  for (const auto& [step, n] : sums.samples) r.samplesPerStep.push_back(n);
+  if (!sums.noise.empty())
+    for (const auto& [step, n] : sums.samples)
+      r.noiseScalePerStep.push_back(sums.noise.count(step) ? sums.noise.at(step) : -1.0);
+  for (const auto& [rank, acc] : sums.perRank) {
     const auto& [sum, count] = acc;
     r.ranks.push_back({rank, sum.computeMs / count, sum.commMs / count, sum.waitMs / count,
                        sum.throttledPeriods / count, sum.throttledMs / count, sum.syncCpuMs / count,
                        sum.commPhases / count});
   }
-  for (const auto& [step, ms] : slowest) r.updateMsPerStep.push_back(ms);
-  for (const auto& [step, s] : sync) r.syncMsPerStep.push_back(s.first / s.second);
-  if (steps.size() > 1) r.bytesSentPerStep = bytes / static_cast<double>(steps.size() - 1);
+  for (const auto& [step, ms] : sums.slowest) r.updateMsPerStep.push_back(ms);
+  for (const auto& [step, s] : sums.sync) r.syncMsPerStep.push_back(s.first / s.second);
+}
+
+// splits.csv's decisions, in order: a new one starts at each new step and at each rank 0.
+std::vector<SplitChange> readSplits(const std::string& path) {
+  const auto rows = readCsv(path);
+  const int s = column(rows[0], "step", path), rank = column(rows[0], "rank", path),
+            batch = column(rows[0], "batch", path);
+  std::vector<SplitChange> splits;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const int64_t step = std::stoll(rows[i].at(s));
+    const int rk = std::stoi(rows[i].at(rank));
+    if (splits.empty() || splits.back().step != step || rk == 0) splits.push_back({step, {}});
+    splits.back().batches.push_back(std::stoll(rows[i].at(batch)));
+  }
+  return splits;
+}
+
+}  // namespace
+
+RunResults loadRun(const std::string& dir) {
+  RunResults r;
+  r.dir = dir;
+  r.summary = readSummaryJson(dir);
+  r.peakMemoryMb = readPeakMemoryMb(r.summary, dir + "/summary.json");
+
+  const std::string stepsPath = dir + "/steps.csv";
+  const auto steps = readCsv(stepsPath);
+  const StepsSums sums = sumSteps(steps, stepsColumns(steps[0], stepsPath));
+  setStepResults(sums, r);
+  if (steps.size() > 1) r.bytesSentPerStep = sums.bytes / static_cast<double>(steps.size() - 1);
 
   const std::string splitsPath = dir + "/splits.csv";
-  if (std::ifstream(splitsPath)) {
-    auto rows = readCsv(splitsPath);
-    const int s = column(rows[0], "step", splitsPath), rank = column(rows[0], "rank", splitsPath),
-              batch = column(rows[0], "batch", splitsPath);
-    for (size_t i = 1; i < rows.size(); ++i) {
-      const int64_t step = std::stoll(rows[i].at(s));
-      const int rk = std::stoi(rows[i].at(rank));
-      if (r.splits.empty() || r.splits.back().step != step || rk == 0) r.splits.push_back({step, {}});
-      r.splits.back().batches.push_back(std::stoll(rows[i].at(batch)));
-    }
-  }
+  if (std::ifstream(splitsPath)) r.splits = readSplits(splitsPath);
   const std::string pipelinePath = dir + "/pipeline.csv";
   if (std::ifstream(pipelinePath)) r.pipeline = readPipelineCsv(pipelinePath);
   return r;

@@ -17,11 +17,12 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/elastic/Admission.h"
-#include "balancenet/elastic/StateTransfer.h"
+#include "balancenet/elastic/GroupReform.h"
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/session/ResumePoint.h"
 #include "balancenet/trainer/RunOutputs.h"
 #include "balancenet/worker/GenerationConfig.h"
 #include "balancenet/worker/WorkerSetup.h"
@@ -57,6 +58,13 @@ Session::Session(job::JobConfig config) : config_(std::move(config)) {
                                           : elastic::Membership(jobStore_, rv_.opTimeout()).newMemberId();
     membership_ = std::make_unique<elastic::Membership>(jobStore_, config_.resilience.peerTimeout);
     heartbeat_ = std::make_unique<elastic::Heartbeat>(jobStore_, member_);
+    // The same re-form and join as a train worker's (ElasticAgent), over groups this session's way.
+    const elastic::Connect connect = [this](const c10::intrusive_ptr<c10d::Store>& scoped, int rank, int world) {
+      return comm::joinGroup(scoped, rank, world, rv_.opTimeout(), rv_.glooHost(), rv_.iface, rv_.glooThreads);
+    };
+    reform_ = std::make_unique<elastic::GroupReform>(
+        jobStore_, *membership_, member_, connect,
+        elastic::ReformOptions{config_.resilience.minNodes, config_.launch.rendezvousTimeout});
   }
   if (joining) {
     joinRunningJob();
@@ -72,48 +80,25 @@ Session::Session(job::JobConfig config) : config_(std::move(config)) {
 
 void Session::joinRunningJob() {
   spdlog::info("rank {} asks to join the job", member_);
-  membership_->requestJoin(member_);
-  const auto wait = config_.launch.rendezvousTimeout;
-  std::optional<int> number;
-  while (true) {
-    if (!number) number = membership_->waitForAdmission(member_, wait);
-    if (!number)
-      throw JobFinishedBeforeJoin(fmt::format("rank {}: the job finished before this worker could join", member_));
-    auto g = membership_->form(*number, member_, -1, {}, /*mayClose=*/false, wait);
-    if (g.rankOf(member_) >= 0) {
-      comm_ = connect(g);
-      generation_ = g;
-      break;
-    }
-    membership_->requestJoin(member_);  // closed without us (we came late): ask again
-    number.reset();
-  }
+  auto formed = reform_->join();
+  if (!formed)
+    throw JobFinishedBeforeJoin(fmt::format("rank {}: the job finished before this worker could join", member_));
+  comm_ = std::move(formed->comm);
+  generation_ = std::move(formed->generation);
   startMonitor();
-  joinState_ = exchangeState().state;
+  joinState_ = adoptResumePoint(formed->state).state;
   joined_ = true;
 }
 
-std::unique_ptr<comm::Communicator> Session::connect(const elastic::Generation& g) {
-  return comm::joinGroup(comm::scopedStore(comm::elasticGenerationPrefix(g.number), jobStore_), g.rankOf(member_),
-                         static_cast<int>(g.members.size()), rv_.opTimeout(), rv_.glooHost(), rv_.iface,
-                         rv_.glooThreads);
-}
-
-Resume Session::exchangeState() {
-  // The member with the newest committed step hands its state and its place in the stream to everyone.
+Resume Session::adoptResumePoint(const std::string& bytes) {
+  // The member with the newest committed step handed its state and its place in the stream to everyone.
+  ResumePoint point = decodeResumePoint(bytes);
   Resume resume;
   resume.sourceRank = generation_.sourceRank();
   resume.worldSize = comm_->size();
-  const bool source = rank() == resume.sourceRank;
-  resume.state =
-      elastic::broadcastBytes(*comm_, resume.sourceRank, source && committedState_ ? committedState_() : std::string());
-  auto where = at::empty({2}, at::kLong);
-  where[0] = step_;
-  where[1] = committedBatch_;
-  std::vector<at::Tensor> tensors{where};
-  comm_->broadcast(tensors, resume.sourceRank);
-  resume.step = step_ = where[0].item<int64_t>();
-  resume.batch = batch_ = committedBatch_ = where[1].item<int64_t>();
+  resume.step = step_ = point.step;
+  resume.batch = batch_ = committedBatch_ = point.batch;
+  resume.state = std::move(point.state);
   while (!records_.empty() && records_.back().step >= step_) records_.pop_back();
   while (!evals_.empty() && evals_.back().step > step_) evals_.pop_back();
   if (heartbeat_) heartbeat_->setStep(step_);
@@ -256,7 +241,7 @@ Resume Session::reform(const std::string& failure) {
   std::vector<int> joiners = plannedJoiners_;
   if (!failure.empty()) {
     spdlog::warn("rank {}: {}; re-forming the group without the workers that are gone", rank(), failure);
-    if (auto plan = membership_->planned(number)) joiners = plan->joiners;  // admitted ones come along
+    if (auto admitted = reform_->admittedJoiners(number, step_); !admitted.empty()) joiners = admitted;
   }
   candidates.insert(candidates.end(), joiners.begin(), joiners.end());
   planDue_ = false;
@@ -267,24 +252,19 @@ Resume Session::reform(const std::string& failure) {
   allocator_.reset();
   comm_.reset();
   clock_.abandon();
-  const auto next =
-      membership_->form(number, member_, step_, candidates, /*mayClose=*/true, config_.launch.rendezvousTimeout);
-  if (next.rankOf(member_) < 0)
-    throw RuntimeFailure("this worker was left out of the re-formed group (it came too late)");
-  const int world = static_cast<int>(next.members.size());
-  if (world < config_.resilience.minNodes)
-    throw RuntimeFailure(
-        fmt::format("{} workers remain, fewer than --min-workers {}", world, config_.resilience.minNodes));
-  comm_ = connect(next);
-  generation_ = next;
+  auto formed = reform_->reform(number, std::move(candidates), step_, [this] {
+    return encodeResumePoint({step_, committedBatch_, committedState_ ? committedState_() : std::string()});
+  });
+  comm_ = std::move(formed.comm);
+  generation_ = std::move(formed.generation);
   startMonitor();
-  Resume resume = exchangeState();
+  Resume resume = adoptResumePoint(formed.state);
   if (sampler_) {  // the data's split over the new members (without data yet, startData makes it)
     makeAllocator(generation_, workersBefore);
     split_ = worker::forMembers(config_, generation_.members).split;
   }
   if (rank() == 0)
-    spdlog::info("the group re-formed with {} workers (members {}); training goes on from step {}", world,
+    spdlog::info("the group re-formed with {} workers (members {}); training goes on from step {}", worldSize(),
                  generation_.memberList(), step_);
   return resume;
 }

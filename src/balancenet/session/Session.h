@@ -17,6 +17,7 @@
 #include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
+#include "balancenet/elastic/GroupReform.h"
 #include "balancenet/elastic/Heartbeat.h"
 #include "balancenet/elastic/Membership.h"
 #include "balancenet/job/JobConfig.h"
@@ -100,9 +101,10 @@ class Session {
   const Split& split() const { return split_; }
 
   // Elastic jobs (--elastic): after a collective of this group failed (a peer died or stalled), re-forms the
-  // group with the members still alive, as a train worker does (elastic/Membership.h), and says where they go
-  // on from: the newest committed step among them. Collective among the survivors. The caller then takes the
-  // source rank's model and optimiser over the new group, and the steps after the resume point are taken
+  // group with the members still alive, by the same sequence as a train worker (elastic/GroupReform.h: a worker
+  // left out of the new generation joins it again; a member dying while it forms makes the next one), and says
+  // where they go on from: the newest committed step among them. Collective among the survivors. The caller then
+  // takes the source rank's model and optimiser over the new group, and the steps after the resume point are taken
   // again. Throws RuntimeFailure when the job is not elastic or fewer than --min-workers remain.
   // `failure` empty: the re-form rank 0 planned at this boundary to admit joiners (reformDue()).
   Resume reform(const std::string& failure);
@@ -132,8 +134,9 @@ class Session {
   void sumStepLosses();
   void startMonitor();
   void joinRunningJob();
-  std::unique_ptr<comm::Communicator> connect(const elastic::Generation& generation);
-  Resume exchangeState();
+  // Takes the resume point the new group's source member sent: steps, next batch, state; the steps after it will be
+  // taken again, so their records go.
+  Resume adoptResumePoint(const std::string& bytes);
   void planJoins();
   void makeAllocator(const elastic::Generation& generation, int workersBefore);
 
@@ -145,6 +148,7 @@ class Session {
   int member_ = 0;
   std::unique_ptr<elastic::Membership> membership_;
   std::unique_ptr<elastic::Heartbeat> heartbeat_;
+  std::unique_ptr<elastic::GroupReform> reform_;  // over membership_
   elastic::Generation generation_;
   int64_t committedBatch_ = 0;  // the next batch after the last completed step
   std::function<std::string()> committedState_;

@@ -87,35 +87,75 @@ void Trainer::restoreState(const TrainingState& s) {
   samples_ = s.samples;
 }
 
+struct Trainer::Share {
+  data::Batch batch;
+  double dataMs = 0;  // waiting for the batch (data_ms)
+};
+
+struct Trainer::SyncedStep {
+  std::vector<at::Tensor> grads;  // every rank's sum: the global batch's gradient
+  at::Tensor scalars;             // summed: [loss, with measuring sum_i (b_i/B)|g_i|^2]
+  comm::SyncStats stats;
+  double syncCpuMs = 0;
+  double gradSq = -1;  // with measuring: the global mean gradient's squared norm, before clipping
+};
+
 metrics::StepRecord Trainer::step() {
   Stopwatch stepWatch;
   const int rank = parts_->comm.rank();
-  // A policy may change the total (the paper's BNO does): weights follow the split actually used.
-  const Split split = parts_->allocator.splitFor(step_);
-  split.validate(parts_->comm.size(), split.total());
+  const Split split = allocate();
   const int64_t globalBatch = split.total();
-  lastSplit_ = split;
   // Compute time starts after the decision: at a decision step splitFor is a collective that waits for the
   // slowest rank, and that wait counted as compute made the fastest ranks look slow to the policies.
   Stopwatch computeWatch;
   // The schedule's rate, scaled for the B in force (--lr-scaling under an adaptive global batch).
   const double lr = options_.lr.at(step_) * parts_->allocator.lrFactor();
   setLearningRate(*optimizer_, lr);
-
-  Stopwatch dataWatch;
-  const data::Batch batch = prefetcher_->take(sampler_.rankDraws(position_, split, rank));
-  const double dataMs = dataWatch.elapsedMs();
-  // The next step's share is read while this one computes and synchronises, guessing the split stays.
-  if (step_ + 1 < options_.steps) prefetcher_->prefetch(sampler_.rankDraws(position_ + globalBatch, split, rank));
+  const Share share = readShare(split, rank);
 
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
+  // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
+  // during backward then, so the sync is armed after it, as with micro-steps.
+  const bool measuring = parts_->allocator.needsGradientNorms();
+  const at::Tensor localLoss = computeGradients(share.batch, globalBatch, context, measuring);
+  context.computeMs = computeWatch.elapsedMs();
+
+  const SyncedStep synced = synchronizeGradients(localLoss, context, globalBatch, measuring);
+  updateParameters(synced.grads);
+  logLayerTraffic(synced.stats.layers);
+  metrics::StepRecord record = recordOf(rank, share.dataMs, context, synced, measuring, stepWatch);
+  parts_->allocator.observe(record);
+  record.noiseScale = parts_->allocator.noiseScale();
+
+  position_ += globalBatch;
+  samples_ += globalBatch;
+  ++step_;
+  return record;
+}
+
+Split Trainer::allocate() {
+  // A policy may change the total (the paper's BNO does): weights follow the split actually used.
+  Split split = parts_->allocator.splitFor(step_);
+  split.validate(parts_->comm.size(), split.total());
+  lastSplit_ = split;
+  return split;
+}
+
+Trainer::Share Trainer::readShare(const Split& split, int rank) {
+  Stopwatch dataWatch;
+  data::Batch batch = prefetcher_->take(sampler_.rankDraws(position_, split, rank));
+  const double dataMs = dataWatch.elapsedMs();
+  // The next step's share is read while this one computes and synchronises, guessing the split stays.
+  if (step_ + 1 < options_.steps) prefetcher_->prefetch(sampler_.rankDraws(position_ + split.total(), split, rank));
+  return {std::move(batch), dataMs};
+}
+
+at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context,
+                                     bool measuring) {
   // Strategies that overlap with backward are armed by beginStep and take each gradient as one backward
   // delivers it; with micro-steps the gradient is complete only after the last, so they are armed after
   // it and synchronise p.grad as a whole (no overlap).
   const bool accumulating = options_.accumulate > 1;
-  // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
-  // during backward then, so the sync is armed after it, as with micro-steps.
-  const bool measuring = parts_->allocator.needsGradientNorms();
   const bool armAfterBackward = accumulating || measuring;
   if (!armAfterBackward) parts_->sync.beginStep(context);
   optimizer_->zero_grad();
@@ -135,61 +175,64 @@ metrics::StepRecord Trainer::step() {
     localLoss += loss.detach();
   }
   if (armAfterBackward) parts_->sync.beginStep(context);
-  context.computeMs = computeWatch.elapsedMs();
+  return localLoss;
+}
 
-  std::vector<at::Tensor> grads;
+Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, const comm::SyncContext& context,
+                                                  int64_t globalBatch, bool measuring) {
+  SyncedStep synced;
   for (auto& p : params_) {
     if (!p.grad().defined()) p.mutable_grad() = at::zeros_like(p);  // unused layers still take part in the sum
-    grads.push_back(p.grad());
+    synced.grads.push_back(p.grad());
   }
-  auto scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
+  synced.scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
   // This rank's gradient is (b_i/B) g_i (its loss sum over B), so (b_i/B)|g_i|^2 = |grad|^2 B/b_i: summed
   // with the loss, every rank gets sum_i (b_i/B)|g_i|^2 with no message of its own.
-  if (measuring)
-    scalars = at::cat(
-        {scalars,
-         at::full({1}, squaredNorm(grads) * static_cast<double>(globalBatch) / static_cast<double>(split.batches[rank]),
-                  at::kFloat)});
-  comm::SyncStats stats;
+  if (measuring) {
+    const double localSq =
+        squaredNorm(synced.grads) * static_cast<double>(globalBatch) / static_cast<double>(context.localBatch);
+    synced.scalars = at::cat({synced.scalars, at::full({1}, localSq, at::kFloat)});
+  }
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
   CpuStopwatch syncCpu;
   {
     Timeline::Span span(timeline_.get(), "synchronize", "sync");
-    stats = parts_->sync.synchronize(grads, scalars, context);
+    synced.stats = parts_->sync.synchronize(synced.grads, synced.scalars, context);
   }
-  const double syncCpuMs = syncCpu.elapsedMs();
-  const double gradSq = measuring ? squaredNorm(grads) : -1;  // the global mean gradient's, before clipping
-  if (!parts_->sync.updatesParameters()) {
-    Timeline::Span span(timeline_.get(), "optimizer", "compute");
-    // Every rank holds the same global gradient here, so every rank clips it alike.
-    if (options_.clipGradNorm > 0) clipGradients(grads, options_.clipGradNorm);
-    optimizer_->step();
-  }
-  logLayerTraffic(stats.layers);
+  synced.syncCpuMs = syncCpu.elapsedMs();
+  if (measuring) synced.gradSq = squaredNorm(synced.grads);
+  return synced;
+}
+
+void Trainer::updateParameters(const std::vector<at::Tensor>& grads) {
+  if (parts_->sync.updatesParameters()) return;
+  Timeline::Span span(timeline_.get(), "optimizer", "compute");
+  // Every rank holds the same global gradient here, so every rank clips it alike.
+  if (options_.clipGradNorm > 0) clipGradients(grads, options_.clipGradNorm);
+  optimizer_->step();
+}
+
+metrics::StepRecord Trainer::recordOf(int rank, double dataMs, const comm::SyncContext& context,
+                                      const SyncedStep& synced, bool measuring, const Stopwatch& stepWatch) const {
+  const comm::SyncStats& stats = synced.stats;
   metrics::StepRecord record;
   record.step = step_;
   record.rank = rank;
-  record.batch = split.batches[rank];
+  record.batch = context.localBatch;
   record.computeMs = context.computeMs + stats.emulatedComputeMs;
   record.dataMs = dataMs;
   record.syncMs = stats.elapsedMs - stats.emulatedComputeMs;
   record.updateMs = stepWatch.elapsedMs();
-  record.loss = scalars[0].item<double>();
-  record.lr = lr;
+  record.loss = synced.scalars[0].item<double>();
+  record.lr = context.lr;
   record.bytesSent = stats.bytesSent;
   record.bytesReceived = stats.bytesReceived;
-  record.syncCpuMs = syncCpuMs;
+  record.syncCpuMs = synced.syncCpuMs;
   record.commPhases = stats.phases;
   if (measuring) {
-    record.gradSqLocal = scalars[1].item<double>();
-    record.gradSq = gradSq;
+    record.gradSqLocal = synced.scalars[1].item<double>();
+    record.gradSq = synced.gradSq;
   }
-  parts_->allocator.observe(record);
-  record.noiseScale = parts_->allocator.noiseScale();
-
-  position_ += globalBatch;
-  samples_ += globalBatch;
-  ++step_;
   return record;
 }
 

@@ -10,6 +10,7 @@
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/core/Stopwatch.h"
 #include "balancenet/core/Timeline.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/data/GlobalPermutationSampler.h"
@@ -68,7 +69,27 @@ class Trainer : public StepEngine {
   void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator);
 
  private:
+  struct Share;       // this rank's samples of a step, and how long it waited for them
+  struct SyncedStep;  // what synchronising a step's gradients left
+
+  // The phases of step(), in order.
+  // The allocator's split of the step, validated; it becomes lastSplit_.
+  Split allocate();
+  // Reads this rank's share of the step and starts reading the next step's.
+  Share readShare(const Split& split, int rank);
+  // Forward and backward of the share, in micro-steps, with the sync armed before or after backward.
+  // Returns the share's loss (its per-sample losses summed, over the global batch).
+  at::Tensor computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context,
+                              bool measuring);
+  // Sums every rank's gradient, and the scalars travelling with it (the loss; with `measuring`, the norms).
+  SyncedStep synchronizeGradients(const at::Tensor& localLoss, const comm::SyncContext& context, int64_t globalBatch,
+                                  bool measuring);
+  // The optimiser step on the summed gradient, unless the sync already updated the parameters.
+  void updateParameters(const std::vector<at::Tensor>& grads);
   void logLayerTraffic(const std::vector<comm::LayerTraffic>& layers);
+  // The step's row; its update time is the step's wall time so far.
+  metrics::StepRecord recordOf(int rank, double dataMs, const comm::SyncContext& context, const SyncedStep& synced,
+                               bool measuring, const Stopwatch& stepWatch) const;
 
   TrainerOptions options_;
   std::optional<TrainerParts> parts_;  // references: re-seated by rewire()

@@ -11,9 +11,12 @@
 
 namespace balancenet::trainer {
 
+// --global-batch's default: the B the default learning rate is set for.
+inline constexpr int64_t kDefaultGlobalBatch = 128;
+
 struct TrainerOptions {
   int64_t steps = 1000;
-  int64_t globalBatch = 128;
+  int64_t globalBatch = kDefaultGlobalBatch;
   uint64_t seed = 1;  // data order; the model's initial weights come from rank 0
   LrSchedule lr;
   OptimizerOptions optimizer;

@@ -47,17 +47,76 @@ void announceStages(const std::vector<models::BlockInfo>& blocks, const pipeline
     spdlog::info("pipeline: planned placement {}, predicted {:.1f} ms/step", placement.describe(), placement.stepMs);
 }
 
+// A planned placement decides the stages after profiling, so every rank may become a column head; those
+// measure the GEMM prior the allocator uses before others' traffic. 0 on the others.
+double columnHeadGemmFlops(const JobConfig& config, bool planned) {
+  const bool maybeFirstStage =
+      planned ||
+      pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages).stageOf(config.worker->rank) == 0;
+  return maybeFirstStage ? metrics::measureGemmFlops() : 0.0;
+}
+
+// --explain-partition: the plan's costs and choice, as the planner puts them.
+void explainPartition(const StagePlacement& placed) {
+  auto text = pipeline::explainPlacement(*placed.profile, placed.placement);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  spdlog::info("partition:\n{}", text);
+}
+
+// The columns' split is decided among the column heads (stage 0), from what they observe of their
+// columns; no link probes here: the orchestrator sees memory and the GEMM prior until steps are timed.
+// Null off the first stage.
+std::unique_ptr<orchestrator::Allocator> columnAllocator(const JobConfig& c, pipeline::PipelineGroups& groups,
+                                                         const models::ModelInfo& model, double gemmFlops) {
+  if (!groups.firstStage()) return nullptr;
+  auto sampler = [gemmFlops] {
+    return orchestrator::NodeSample{metrics::residentBytes(),
+                                    metrics::nodeMemoryTotalBytes(),
+                                    metrics::nodeMemoryAvailableBytes(),
+                                    {},
+                                    0,
+                                    gemmFlops,
+                                    {}};
+  };
+  return makeAllocator(c, *groups.stage, model, sampler, {});
+}
+
+// Rank 0's, with a planned placement: compares the measured stage times with the plan and moves the cut
+// (--keep-partition: only logs).
+std::unique_ptr<pipeline::Repartitioner> makeRepartitioner(const JobConfig& c, const StagePlacement& placed,
+                                                           const std::vector<models::BlockInfo>& blocks) {
+  pipeline::RepartitionOptions options;
+  options.every = c.orchestration.rebalanceEvery;
+  options.live = !c.pipeline.keepPartition;
+  const auto stages = placed.placement.stages;
+  options.baselines = {pipeline::Partition::uniform(blocks.size(), stages),
+                       pipeline::equalFlopsPartition(blocks, stages)};
+  return std::make_unique<pipeline::Repartitioner>(*placed.profile, placed.placement, options);
+}
+
+// The job's trainer options with the pipeline's: schedule, micro-batches, the placed partition. The emulated
+// slowdown reads `c`, which must outlive the trainer; `rank` is this worker's in `world`.
+pipeline::PipelineTrainerOptions trainerOptions(const JobConfig& c, const TrainingData& data,
+                                                const StagePlacement& placed, bool planned, int rank) {
+  pipeline::PipelineTrainerOptions options;
+  options.trainer = c.trainer;
+  options.trainer.metricStyle = data.objective.metricStyle();
+  options.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
+  options.microBatches = microBatchesOf(c);
+  options.partition = placed.placement.partition;
+  options.livePartition = planned;
+  options.partitionEvery = c.orchestration.rebalanceEvery;  // the Repartitioner's decision period
+  if (!c.emulation.slowdown.empty())
+    options.slowdown = [&c, rank](int64_t step) { return c.emulation.slowdown.at(step, rank); };
+  return options;
+}
+
 }  // namespace
 
 int runPipelineWorker(const JobConfig& config) {
   applyWorkerThreads(config);
-  // A planned placement decides the stages after profiling, so every rank may become a column head; those
-  // measure the GEMM prior the allocator uses before others' traffic.
   const bool planned = config.pipeline.planned();
-  const int rank = config.worker->rank;
-  const bool maybeFirstStage =
-      planned || pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages).stageOf(rank) == 0;
-  const double gemmFlops = maybeFirstStage ? metrics::measureGemmFlops() : 0.0;
+  const double gemmFlops = columnHeadGemmFlops(config, planned);
   keepFreedMemory();
   auto world = comm::rendezvous(rendezvousOptions(config));
   installLinkEmulation(*world, config.emulation);
@@ -73,49 +132,13 @@ int runPipelineWorker(const JobConfig& config) {
   const auto blocks = model.net->blocks();
   if (world->rank() == 0) {
     announceStages(blocks, placed.placement, topology, c);
-    if (c.pipeline.explainPartition) {
-      auto text = pipeline::explainPlacement(*placed.profile, placed.placement);
-      while (!text.empty() && text.back() == '\n') text.pop_back();
-      spdlog::info("partition:\n{}", text);
-    }
+    if (c.pipeline.explainPartition) explainPartition(placed);
   }
 
-  // The columns' split is decided among the column heads (stage 0), from what they observe of their
-  // columns; no link probes here: the orchestrator sees memory and the GEMM prior until steps are timed.
-  std::unique_ptr<orchestrator::Allocator> allocator;
-  if (groups.firstStage()) {
-    auto sampler = [gemmFlops] {
-      return orchestrator::NodeSample{metrics::residentBytes(),
-                                      metrics::nodeMemoryTotalBytes(),
-                                      metrics::nodeMemoryAvailableBytes(),
-                                      {},
-                                      0,
-                                      gemmFlops,
-                                      {}};
-    };
-    allocator = makeAllocator(c, *groups.stage, model.info, sampler, {});
-  }
-  // Rank 0 compares the measured stage times with the plan and moves the cut (--keep-partition: only logs).
+  auto allocator = columnAllocator(c, groups, model.info, gemmFlops);
   std::unique_ptr<pipeline::Repartitioner> repartitioner;
-  if (planned && world->rank() == 0) {
-    pipeline::RepartitionOptions options;
-    options.every = c.orchestration.rebalanceEvery;
-    options.live = !c.pipeline.keepPartition;
-    const auto stages = placed.placement.stages;
-    options.baselines = {pipeline::Partition::uniform(blocks.size(), stages),
-                         pipeline::equalFlopsPartition(blocks, stages)};
-    repartitioner = std::make_unique<pipeline::Repartitioner>(*placed.profile, placed.placement, options);
-  }
-  pipeline::PipelineTrainerOptions options;
-  options.trainer = c.trainer;
-  options.trainer.metricStyle = data.objective.metricStyle();
-  options.schedule = pipeline::parseScheduleKind(c.pipeline.schedule);
-  options.microBatches = microBatchesOf(c);
-  options.partition = placed.placement.partition;
-  options.livePartition = planned;
-  options.partitionEvery = c.orchestration.rebalanceEvery;  // the Repartitioner's decision period
-  if (!c.emulation.slowdown.empty())
-    options.slowdown = [&c, rank = world->rank()](int64_t step) { return c.emulation.slowdown.at(step, rank); };
+  if (planned && world->rank() == 0) repartitioner = makeRepartitioner(c, placed, blocks);
+  const auto options = trainerOptions(c, data, placed, planned, world->rank());
   // The checkpoint's identity is the whole model's: taken before the trainer frees the other stages.
   WorkerCheckpoints checkpoints(c, *world, *model.net);
   pipeline::PipelineParts parts{*model.net, *data.train, data.test.get(), data.objective, groups, allocator.get()};
@@ -125,7 +148,7 @@ int runPipelineWorker(const JobConfig& config) {
   std::vector<trainer::StepBoundary*> boundaries;
   checkpoints.addTo(boundaries);
   // A restarted job must not repeat its first attempt's injected fault.
-  auto fault = config.worker->attempt == 0 ? elastic::faultFromEnvironment(rank) : nullptr;
+  auto fault = config.worker->attempt == 0 ? elastic::faultFromEnvironment(config.worker->rank) : nullptr;
   if (fault) boundaries.push_back(fault.get());
   const auto summary = trainer::RunLoop(options.trainer, {trainer, boundaries}).run();
 

@@ -14,6 +14,7 @@
 #include "balancenet/elastic/ElasticAgent.h"
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/federated/process/FederateProcess.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/monitor/NodeMonitor.h"
@@ -23,7 +24,6 @@
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
-#include "balancenet/worker/FederateProcess.h"
 #include "balancenet/worker/GenerationConfig.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerSetup.h"
@@ -186,7 +186,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 }  // namespace
 
 int runWorker(const JobConfig& c) {
-  if (c.federated) return runFederatedProcess(c);
+  if (c.federated) return federated::runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
   applyWorkerThreads(c);
   const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up

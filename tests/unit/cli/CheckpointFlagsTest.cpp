@@ -1,9 +1,10 @@
 // validateCheckpointFlags: the checkpoint flags checked once, so train and federate refuse them in the same words.
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
 #include "balancenet/cli/FederateCommand.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/CheckpointFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::cli {

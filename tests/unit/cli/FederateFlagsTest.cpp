@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::cli {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 
 namespace balancenet::cli {
 namespace {

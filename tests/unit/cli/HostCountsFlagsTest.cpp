@@ -2,9 +2,9 @@
 // flags a launcher of one count checks against an assumed world (named again at the hosts' meeting).
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
 #include "balancenet/cli/FederateCommand.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::cli {

@@ -1,6 +1,6 @@
 // The job token flags as train, federate and launch settle them: where the token comes from, where auto may make
 // one up, and which processes are refused for going beyond loopback without one.
-#include "balancenet/cli/JobTokenFlags.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "LauncherViewTest.h"
 #include "balancenet/cli/FederateCommand.h"
-#include "balancenet/cli/LaunchFlags.h"
-#include "balancenet/cli/TrainFlags.h"
 #include "balancenet/cli/YamlConfig.h"
+#include "balancenet/cli/flags/LaunchFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/SyntheticData.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"

@@ -1,9 +1,9 @@
 // parseLaunchFlags and splitLaunchWords: launch's flag words become a validated JobConfig, the program stays whole.
-#include "balancenet/cli/LaunchFlags.h"
+#include "balancenet/cli/flags/LaunchFlags.h"
 
 #include <gtest/gtest.h>
 
-#include "LauncherViewTest.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

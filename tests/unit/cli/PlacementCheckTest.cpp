@@ -6,8 +6,8 @@
 
 #include <regex>
 
-#include "LauncherViewTest.h"
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::cli {

@@ -1,12 +1,12 @@
 // parseTrainCommandLine: the train flags become a validated JobConfig, or one UsageError line naming the flag.
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "LauncherViewTest.h"
 #include "balancenet/core/EnvironmentVariables.h"
+#include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::cli {

@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 

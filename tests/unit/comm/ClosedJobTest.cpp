@@ -1,5 +1,5 @@
 // openJobRefusal: a TCP store beyond loopback needs a token or --insecure-open-job; files and loopback never do.
-#include "balancenet/comm/ClosedJob.h"
+#include "balancenet/comm/admission/ClosedJob.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // The job token's derivations and the admission checks, over an in-memory c10d store.
-#include "balancenet/comm/JobAdmission.h"
+#include "balancenet/comm/admission/JobAdmission.h"
 
 #include <gtest/gtest.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
-#include "balancenet/comm/JobToken.h"
+#include "balancenet/comm/admission/JobToken.h"
 #include "balancenet/core/Error.h"
 #include "testing/UsageErrors.h"
 

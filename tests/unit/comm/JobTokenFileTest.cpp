@@ -1,5 +1,5 @@
 // readJobTokenFile: the first line, trimmed, of a file private to its owner; anything else is one UsageError line.
-#include "balancenet/comm/JobTokenFile.h"
+#include "balancenet/comm/admission/JobTokenFile.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/federated/Enrolment.h"
-#include "balancenet/federated/ModelWeights.h"
 #include "balancenet/federated/RoundTimeout.h"
+#include "balancenet/federated/process/ModelWeights.h"
 #include "balancenet/models/ModelZoo.h"
 
 namespace balancenet::federated {

@@ -3,8 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "balancenet/federated/LocalTraining.h"
-#include "balancenet/federated/ServerCheckpoint.h"
+#include "balancenet/federated/process/LocalTraining.h"
+#include "balancenet/federated/process/ServerCheckpoint.h"
 #include "balancenet/federated/serveropt/ServerOptimizer.h"
 
 namespace balancenet::federated {

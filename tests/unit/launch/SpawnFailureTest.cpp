@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "balancenet/cli/TrainFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/launch/LocalLauncher.h"
 #include "testing/SyntheticData.h"

@@ -66,82 +66,119 @@ int64_t samplesBelow(double a, double c, double inverseC, int64_t cap, double le
   return k;
 }
 
-}  // namespace
-
-std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
-                                                     int64_t total, const std::vector<int64_t>& caps) {
-  const size_t n = a.size();
-  auto capOf = [&](size_t i) { return caps.empty() ? int64_t{0} : caps[i]; };
-  // The greedy below hands out the samples one at a time in increasing order of the time they bring
-  // (ties to the lower rank); since each node's times increase with k, what it ends with is the `total - n`
-  // smallest of all (time, rank) pairs. Every pair below a level `lo` with at most that many below it is
-  // among them, so the greedy may start from them, and its queue hands out only what is left: O(n log n)
-  // in all instead of the queue's O(B log n) from b = 1.
-  std::vector<int64_t> b(n, 1);
-  if (n == 0) return b;
-  std::vector<double> inverseC(n);
-  for (size_t i = 0; i < n; ++i) inverseC[i] = 1 / c[i];
-  auto countBelow = [&](double level) {
+// The nodes' time lines a_i + c_i k within their caps (caps_i <= 0 or caps empty: no cap).
+struct TimeLines {
+  TimeLines(const std::vector<double>& a, const std::vector<double>& c, const std::vector<int64_t>& caps)
+      : a(a), c(c), caps(caps), inverseC(a.size()) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      inverseC[i] = 1 / c[i];
+      rate += inverseC[i];
+    }
+  }
+  size_t size() const { return a.size(); }
+  int64_t capOf(size_t i) const { return caps.empty() ? int64_t{0} : caps[i]; }
+  // Node i's samples below `level` (samplesBelow).
+  int64_t below(size_t i, double level) const { return samplesBelow(a[i], c[i], inverseC[i], capOf(i), level); }
+  // All nodes' samples below `level`.
+  int64_t countBelow(double level) const {
     int64_t count = 0;
-    for (size_t i = 0; i < n; ++i) count += samplesBelow(a[i], c[i], inverseC[i], capOf(i), level);
+    for (size_t i = 0; i < size(); ++i) count += below(i, level);
     return count;
-  };
-  double lo = std::numeric_limits<double>::infinity(), inverse = 0, weighted = 0, widest = 0;
+  }
+
+  const std::vector<double>& a;
+  const std::vector<double>& c;
+  const std::vector<int64_t>& caps;
+  std::vector<double> inverseC;
+  double rate = 0;  // the cluster's rate: sum 1 / c_i
+};
+
+// A level of time, and how many samples lie below it.
+struct Level {
+  double ms = 0;
+  int64_t below = 0;
+};
+
+// A level with at most `total` samples below it, close under the greedy's final level: where it may start.
+Level startLevel(const TimeLines& lines, int64_t total) {
+  const size_t n = lines.size();
+  const std::vector<double>& a = lines.a;
+  const std::vector<double>& c = lines.c;
+  double lo = std::numeric_limits<double>::infinity(), weighted = 0, widest = 0;
   for (size_t i = 0; i < n; ++i) {
     lo = std::min(lo, a[i] + c[i] * 2.0);  // nothing below it: every node at 1
-    inverse += inverseC[i];
     weighted += a[i] / c[i];
     widest = std::max(widest, c[i]);
   }
   int64_t belowLo = static_cast<int64_t>(n);
   // Start a few samples' time under the continuous water level (sum (T - a_i) / c_i = total) when the
   // count confirms it...
-  const double level = (static_cast<double>(total) + weighted) / inverse - 2 * widest;
+  const double level = (static_cast<double>(total) + weighted) / lines.rate - 2 * widest;
   if (level > lo) {
-    const int64_t below = countBelow(level);
+    const int64_t below = lines.countBelow(level);
     if (below <= total) lo = level, belowLo = below;
   }
   // ...then raise the level by the samples still missing at the cluster's rate sum 1/c_i, less n: the
   // floors add at most one sample a node beyond the rate, so no step overshoots `total`. A few passes
   // leave at most about n samples to the queue.
   for (int pass = 0; pass < 16 && total - belowLo > static_cast<int64_t>(n); ++pass) {
-    const double next = lo + static_cast<double>(total - belowLo - static_cast<int64_t>(n)) / inverse;
+    const double next = lo + static_cast<double>(total - belowLo - static_cast<int64_t>(n)) / lines.rate;
     if (!(next > lo)) break;
-    const int64_t below = countBelow(next);
+    const int64_t below = lines.countBelow(next);
     if (below > total || below <= belowLo) break;  // rounding at the edge, or capped nodes: the queue goes on
     lo = next;
     belowLo = below;
   }
-  // The last stretch: a level `hi` with more than `total` pairs below it bounds every remaining pick.
-  // Halving (lo, hi) leaves the queue a few dozen samples, and only nodes whose next time is below `hi`
-  // enter it (a heap of all n nodes cost more than everything before it). No such level (the caps hold
-  // less than `total`): every node enters.
+  return {lo, belowLo};
+}
+
+// The last stretch: `lo` and a level `hi` with more than `total` pairs below it, which bounds every
+// remaining pick. No such level (the caps hold less than `total`): infinite, and every node enters the queue.
+struct Stretch {
+  Level lo;
   double hi = std::numeric_limits<double>::infinity();
-  for (double width = static_cast<double>(total - belowLo + static_cast<int64_t>(n)) / inverse, pass = 0;
+};
+
+// Finds `hi` by doubling, then halves (lo, hi) until it leaves the queue a few dozen samples.
+Stretch lastStretch(const TimeLines& lines, int64_t total, Level lo) {
+  const size_t n = lines.size();
+  double hi = std::numeric_limits<double>::infinity();
+  for (double width = static_cast<double>(total - lo.below + static_cast<int64_t>(n)) / lines.rate, pass = 0;
        pass < 64 && width > 0; ++pass, width *= 2) {
-    if (countBelow(lo + width) > total) {
-      hi = lo + width;
+    if (lines.countBelow(lo.ms + width) > total) {
+      hi = lo.ms + width;
       break;
     }
   }
   const int64_t enough = std::max<int64_t>(1, static_cast<int64_t>(n) / 64);
-  for (int pass = 0; pass < 32 && std::isfinite(hi) && total - belowLo > enough; ++pass) {
-    const double mid = lo + 0.5 * (hi - lo);
-    if (!(mid > lo && mid < hi)) break;
-    const int64_t below = countBelow(mid);
-    (below <= total ? lo : hi) = mid;
-    if (below <= total) belowLo = below;
+  for (int pass = 0; pass < 32 && std::isfinite(hi) && total - lo.below > enough; ++pass) {
+    const double mid = lo.ms + 0.5 * (hi - lo.ms);
+    if (!(mid > lo.ms && mid < hi)) break;
+    const int64_t below = lines.countBelow(mid);
+    (below <= total ? lo.ms : hi) = mid;
+    if (below <= total) lo.below = below;
   }
-  if (belowLo > static_cast<int64_t>(n))
-    for (size_t i = 0; i < n; ++i) b[i] = samplesBelow(a[i], c[i], inverseC[i], capOf(i), lo);
-  auto hasRoom = [&](size_t i) { return capOf(i) <= 0 || b[i] < capOf(i); };
+  return {lo, hi};
+}
+
+// The greedy from every node's samples below `stretch.lo` (or 1): each further sample to the node whose
+// time after taking it is the smallest. Only nodes whose next time is below `stretch.hi` enter its queue
+// (a heap of all n nodes cost more than everything before it).
+std::vector<int64_t> greedyFrom(const TimeLines& lines, int64_t total, const Stretch& stretch) {
+  const size_t n = lines.size();
+  const std::vector<double>& a = lines.a;
+  const std::vector<double>& c = lines.c;
+  std::vector<int64_t> b(n, 1);
+  if (stretch.lo.below > static_cast<int64_t>(n))
+    for (size_t i = 0; i < n; ++i) b[i] = lines.below(i, stretch.lo.ms);
+  auto hasRoom = [&](size_t i) { return lines.capOf(i) <= 0 || b[i] < lines.capOf(i); };
   using Entry = std::pair<double, size_t>;  // (time after one more sample, rank): the pair order breaks ties by rank
   std::vector<Entry> candidates;
   int64_t given = 0;
   for (size_t i = 0; i < n; ++i) {
     given += b[i];
     const double nextMs = a[i] + c[i] * static_cast<double>(b[i] + 1);
-    if (hasRoom(i) && nextMs < hi) candidates.push_back({nextMs, i});
+    if (hasRoom(i) && nextMs < stretch.hi) candidates.push_back({nextMs, i});
   }
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next(std::greater<Entry>(),
                                                                            std::move(candidates));
@@ -152,6 +189,21 @@ std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& 
     if (hasRoom(i)) next.push({a[i] + c[i] * static_cast<double>(b[i] + 1), i});
   }
   return b;
+}
+
+}  // namespace
+
+std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
+                                                     int64_t total, const std::vector<int64_t>& caps) {
+  // The greedy hands out the samples one at a time in increasing order of the time they bring (ties to
+  // the lower rank); since each node's times increase with k, what it ends with is the `total - n`
+  // smallest of all (time, rank) pairs. Every pair below a level `lo` with at most that many below it is
+  // among them, so the greedy may start from them, and its queue hands out only what is left: O(n log n)
+  // in all instead of the queue's O(B log n) from b = 1.
+  if (a.empty()) return {};
+  const TimeLines lines(a, c, caps);
+  const Level lo = startLevel(lines, total);
+  return greedyFrom(lines, total, lastStretch(lines, total, lo));
 }
 
 double BalancedPolicy::windowNoise(const NodeMetrics& node) {

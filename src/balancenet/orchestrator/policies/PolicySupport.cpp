@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -70,15 +71,9 @@ void roundShares(const std::vector<double>& w, const std::vector<size_t>& member
   for (size_t k = 0; given < total; ++k, ++given) ++out[order[k % order.size()]];  // only reachable with bad caps
 }
 
-}  // namespace
-
-Apportionment apportion(const std::vector<double>& weights, int64_t total, const std::vector<int64_t>& caps,
-                        int64_t minEach) {
+// Unusable weights (negative, NaN, inf) as 0; all-zero weights as equal.
+std::vector<double> usableWeights(const std::vector<double>& weights) {
   const size_t n = weights.size();
-  Apportionment result;
-  result.sizes.assign(n, 0);
-  if (n == 0) return result;
-  // Unusable weights (negative, NaN, inf) count as 0; all-zero weights as equal.
   std::vector<double> w(n);
   bool anyPositive = false;
   for (size_t i = 0; i < n; ++i) {
@@ -86,80 +81,131 @@ Apportionment apportion(const std::vector<double>& weights, int64_t total, const
     anyPositive = anyPositive || w[i] > 0;
   }
   if (!anyPositive) std::fill(w.begin(), w.end(), 1.0);
-  auto capOf = [&](size_t i) { return caps.empty() || caps[i] <= 0 ? int64_t{0} : std::max(caps[i], minEach); };
+  return w;
+}
 
+// The bounds of every size: at least minEach, at most the node's cap.
+struct Bounds {
+  const std::vector<int64_t>& caps;
+  int64_t minEach;
+  // Node i's cap, raised to minEach; 0: none.
+  int64_t capOf(size_t i) const { return caps.empty() || caps[i] <= 0 ? int64_t{0} : std::max(caps[i], minEach); }
+};
+
+// When every node has a cap and the caps hold less than `total`: infeasible, so every node filled to its cap
+// and the excess shared by weight (the trainer will still run it). Nothing when the caps can hold `total`.
+std::optional<Apportionment> fillToCaps(const std::vector<double>& w, int64_t total, const Bounds& bounds) {
+  const size_t n = w.size();
   bool allCapped = true;
   int64_t capSum = 0;
   for (size_t i = 0; i < n; ++i) {
-    allCapped = allCapped && capOf(i) > 0;
-    capSum += capOf(i);
+    allCapped = allCapped && bounds.capOf(i) > 0;
+    capSum += bounds.capOf(i);
   }
-  if (allCapped && capSum < total) {
-    // Infeasible: fill every node to its cap, then share the excess by weight (the trainer will still run it).
-    for (size_t i = 0; i < n; ++i) result.sizes[i] = capOf(i);
-    std::vector<size_t> all(n);
-    std::iota(all.begin(), all.end(), size_t{0});
-    roundShares(w, all, total - capSum, {}, result.sizes);
-    result.capsInfeasible = true;
-    return result;
-  }
+  if (!(allCapped && capSum < total)) return std::nullopt;
+  Apportionment result;
+  result.sizes.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) result.sizes[i] = bounds.capOf(i);
+  std::vector<size_t> all(n);
+  std::iota(all.begin(), all.end(), size_t{0});
+  roundShares(w, all, total - capSum, {}, result.sizes);
+  result.capsInfeasible = true;
+  return result;
+}
 
-  // Pin nodes whose proportional quota is below the minimum (first) or above their cap, re-share the rest.
-  std::vector<bool> pinned(n, false);
+// The nodes not pinned yet, the sum of their weights and the samples left to them.
+struct FreeNodes {
+  std::vector<size_t> nodes;
+  double weightSum = 0;
+  int64_t rest = 0;
+  // Node i's proportional share of the rest.
+  double quota(const std::vector<double>& w, size_t i) const {
+    return weightSum > 0 ? static_cast<double>(rest) * w[i] / weightSum
+                         : static_cast<double>(rest) / static_cast<double>(nodes.size());
+  }
+};
+
+FreeNodes freeNodes(const std::vector<double>& w, int64_t total, const std::vector<bool>& pinned,
+                    const std::vector<int64_t>& sizes) {
+  FreeNodes free;
+  free.rest = total;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (pinned[i]) {
+      free.rest -= sizes[i];
+    } else {
+      free.nodes.push_back(i);
+      free.weightSum += w[i];
+    }
+  }
+  return free;
+}
+
+// Pins the free nodes whose quota is below the minimum; only when there are none, those whose quota is above
+// their cap, so pinning never overshoots a bound. Whether it pinned any.
+bool pinOutOfBounds(const std::vector<double>& w, const FreeNodes& free, const Bounds& bounds,
+                    std::vector<bool>& pinned, std::vector<int64_t>& sizes) {
+  auto pin = [&](size_t i, int64_t value) {
+    pinned[i] = true;
+    sizes[i] = value;
+  };
+  bool changed = false;
+  for (size_t i : free.nodes) {
+    if (free.quota(w, i) < static_cast<double>(bounds.minEach)) {
+      pin(i, bounds.minEach);
+      changed = true;
+    }
+  }
+  if (changed) return true;
+  for (size_t i : free.nodes) {
+    if (bounds.capOf(i) > 0 && free.quota(w, i) > static_cast<double>(bounds.capOf(i))) {
+      pin(i, bounds.capOf(i));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Pins nodes whose proportional quota is below the minimum (first) or above their cap, re-shares the rest.
+void pinAndShare(const std::vector<double>& w, int64_t total, const Bounds& bounds, std::vector<int64_t>& sizes) {
+  std::vector<bool> pinned(w.size(), false);
   for (;;) {
-    int64_t rest = total;
-    double sum = 0;
-    std::vector<size_t> free;
-    for (size_t i = 0; i < n; ++i) {
-      if (pinned[i]) {
-        rest -= result.sizes[i];
-      } else {
-        free.push_back(i);
-        sum += w[i];
-      }
-    }
-    if (free.empty()) break;
-    auto quota = [&](size_t i) {
-      return sum > 0 ? static_cast<double>(rest) * w[i] / sum
-                     : static_cast<double>(rest) / static_cast<double>(free.size());
-    };
-    auto pin = [&](size_t i, int64_t value) {
-      pinned[i] = true;
-      result.sizes[i] = value;
-    };
-    bool changed = false;
-    for (size_t i : free) {
-      if (quota(i) < static_cast<double>(minEach)) {
-        pin(i, minEach);
-        changed = true;
-      }
-    }
-    if (!changed) {  // caps only once no node is below the minimum, so pinning never overshoots a bound
-      for (size_t i : free) {
-        if (capOf(i) > 0 && quota(i) > static_cast<double>(capOf(i))) {
-          pin(i, capOf(i));
-          changed = true;
-        }
-      }
-    }
-    if (!changed) {
-      roundShares(w, free, rest, caps, result.sizes);
+    const FreeNodes free = freeNodes(w, total, pinned, sizes);
+    if (free.nodes.empty()) break;
+    if (!pinOutOfBounds(w, free, bounds, pinned, sizes)) {
+      roundShares(w, free.nodes, free.rest, bounds.caps, sizes);
       break;
     }
   }
-  // Pinning can, in corner cases (tiny weights next to tight caps), leave the sum off: repair it by moving
-  // single samples to nodes with room (largest weight first) or away from nodes above the minimum.
-  int64_t sum = std::accumulate(result.sizes.begin(), result.sizes.end(), int64_t{0});
-  if (sum == total) return result;  // the usual case: nothing to repair, no need to order the nodes
-  std::vector<size_t> byWeight(n);
+}
+
+// Pinning can, in corner cases (tiny weights next to tight caps), leave the sum off: repair it by moving
+// single samples to nodes with room (largest weight first) or away from nodes above the minimum.
+void repairSum(const std::vector<double>& w, int64_t total, const Bounds& bounds, std::vector<int64_t>& sizes) {
+  int64_t sum = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+  if (sum == total) return;  // the usual case: nothing to repair, no need to order the nodes
+  std::vector<size_t> byWeight(w.size());
   std::iota(byWeight.begin(), byWeight.end(), size_t{0});
   std::stable_sort(byWeight.begin(), byWeight.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
   for (size_t i : byWeight) {
-    while (sum < total && (capOf(i) == 0 || result.sizes[i] < capOf(i))) ++result.sizes[i], ++sum;
+    while (sum < total && (bounds.capOf(i) == 0 || sizes[i] < bounds.capOf(i))) ++sizes[i], ++sum;
   }
   for (auto it = byWeight.rbegin(); it != byWeight.rend(); ++it) {
-    while (sum > total && result.sizes[*it] > minEach) --result.sizes[*it], --sum;
+    while (sum > total && sizes[*it] > bounds.minEach) --sizes[*it], --sum;
   }
+}
+
+}  // namespace
+
+Apportionment apportion(const std::vector<double>& weights, int64_t total, const std::vector<int64_t>& caps,
+                        int64_t minEach) {
+  Apportionment result;
+  result.sizes.assign(weights.size(), 0);
+  if (weights.empty()) return result;
+  const std::vector<double> w = usableWeights(weights);
+  const Bounds bounds{caps, minEach};
+  if (auto infeasible = fillToCaps(w, total, bounds)) return *infeasible;
+  pinAndShare(w, total, bounds, result.sizes);
+  repairSum(w, total, bounds, result.sizes);
   return result;
 }
 

@@ -72,6 +72,13 @@ PlanInput scaledBy(PlanInput input, const std::vector<double>& factors) {
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
+// `placement` moved to `partition` and predicted at `scaled` costs, its shares re-balanced for them.
+Placement predictedWith(const PlanInput& scaled, Placement placement, const Partition& partition) {
+  placement.partition = partition;
+  placement.shares.clear();
+  return predict(scaled, placement);
+}
+
 }  // namespace
 
 Repartitioner::Repartitioner(PlanInput input, Placement initial, RepartitionOptions options)
@@ -84,6 +91,62 @@ Repartitioner::Repartitioner(PlanInput input, Placement initial, RepartitionOpti
 }
 
 std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
+  recordStep(times);
+  if (static_cast<int>(window_.size()) < options_.every) return std::nullopt;
+
+  RepartitionEvent event;
+  event.step = times.step;
+  event.from = event.to = current_.partition.str();
+  const WindowSamples samples = measureWindow();
+  window_.clear();
+  event.measuredStepMs = samples.meanStepMs;
+  if (!samples.complete) {
+    event.reason = "no measurements";
+    return logDecision(event);
+  }
+  const Change change = detectChange(samples);
+  updateEvidence(samples, event);
+
+  const PlanInput scaled = scaledBy(input_, event.speedFactors);
+  // The allocator re-balances the shares for the new speeds too.
+  const Placement now = predictedWith(scaled, current_, current_.partition);
+  event.predictedCurrentMs = now.stepMs;
+
+  std::string skipped;
+  if (options_.live && !change.changed) {
+    std::string why;
+    if (auto target = measuredChoice(samples.stepTime, scaled, now.stepMs, why)) {
+      const Placement next = predictedWith(scaled, current_, *target);
+      event.predictedBestMs = next.stepMs;
+      event.reason = change.note + why;
+      moveTo(next, times.step, event);
+      return logDecision(event);
+    }
+    skipped = why;
+  }
+
+  const auto ranked = rankPlacements(scaled, PlanRequest{current_.stages, current_.slotRanks});
+  if (ranked.empty()) {
+    event.predictedBestMs = now.stepMs;
+    event.reason = change.note + "no re-plan fits memory";
+    return logDecision(event);
+  }
+  if (worthMoving(ranked.front(), now.stepMs, samples.stepTime, change.note + skipped, event)) {
+    if (options_.live)
+      moveTo(ranked.front(), times.step, event);
+    else
+      event.reason += " (partition kept)";
+  }
+  return logDecision(event);
+}
+
+std::optional<Partition> Repartitioner::logDecision(const RepartitionEvent& event) {
+  events_.push_back(event);
+  if (!event.moved) return std::nullopt;
+  return current_.partition;
+}
+
+void Repartitioner::recordStep(const StepTimes& times) {
   const size_t n = input_.nodes.size();
   Epoch& epoch = epochs_.back();
   if (epoch.steps == 0) epoch.firstStep = times.step;
@@ -93,36 +156,33 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
   for (size_t rank = 0; rank < n && rank < times.computeMsByRank.size(); ++rank)
     epoch.measuredComputeSum[rank] += times.computeMsByRank[rank];
   window_.push_back(times);
-  if (static_cast<int>(window_.size()) < options_.every) return std::nullopt;
+}
 
-  RepartitionEvent event;
-  event.step = times.step;
-  event.from = event.to = current_.partition.str();
+Repartitioner::WindowSamples Repartitioner::measureWindow() const {
+  const size_t n = input_.nodes.size();
   const planner::CostTable table(input_);
-  // This window's compute per step and rank, and what the profile predicts for it.
-  std::vector<std::vector<double>> measured(n), profiled(n);
-  bool complete = true;
+  WindowSamples samples;
+  samples.measured.resize(n);
+  samples.profiled.resize(n);
   for (const auto& step : window_) {
-    event.measuredStepMs += step.stepMs / static_cast<double>(window_.size());
+    samples.meanStepMs += step.stepMs / static_cast<double>(window_.size());
     const auto predicted = profiledComputeByRank(table, current_, step.shares.empty() ? current_.shares : step.shares);
-    complete = complete && step.computeMsByRank.size() == n;
-    for (size_t rank = 0; complete && rank < n; ++rank) {
-      measured[rank].push_back(step.computeMsByRank[rank]);
-      profiled[rank].push_back(predicted[rank]);
-      complete = predicted[rank] > 0 && step.computeMsByRank[rank] > 0;
+    samples.complete = samples.complete && step.computeMsByRank.size() == n;
+    for (size_t rank = 0; samples.complete && rank < n; ++rank) {
+      samples.measured[rank].push_back(step.computeMsByRank[rank]);
+      samples.profiled[rank].push_back(predicted[rank]);
+      samples.complete = predicted[rank] > 0 && step.computeMsByRank[rank] > 0;
     }
   }
   std::vector<double> stepMs;
   for (const auto& step : window_) stepMs.push_back(step.stepMs);
   // The median: the first step after a move also pays for the move and cold caches.
-  const Measured window{median(stepMs), relativeStandardError(stepMs), current_.partition};
-  window_.clear();
-  if (!complete) {
-    event.reason = "no measurements";
-    events_.push_back(event);
-    return std::nullopt;
-  }
+  samples.stepTime = Measured{median(stepMs), relativeStandardError(stepMs), current_.partition};
+  return samples;
+}
 
+Repartitioner::Change Repartitioner::detectChange(const WindowSamples& samples) {
+  const Measured& window = samples.stepTime;
   // What was measured outranks what was predicted: see RepartitionOptions::baselines.
   const std::string key = current_.partition.str();
   const auto before = measured_.find(key);
@@ -130,45 +190,52 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
       before != measured_.end() &&
       std::abs(window.stepMs / before->second.stepMs - 1) >
           std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(window.noise, before->second.noise));
-  std::string note = stepChanged ? fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ",
-                                               window.stepMs, before->second.stepMs)
-                                 : "";
-  // A rank whose speed in this window left what the evidence below says has changed too, even where the step
-  // time hardly shows it (a node that recovered off the critical path): else its old speed would linger.
-  // A rank with little work (a few ms of a last layer) may swing widely and matter nothing: the change must
-  // also move its compute by the threshold's share of the busiest rank's.
-  bool speedChanged = false;
-  double busiestMs = 0;
-  for (const auto& ms : measured) busiestMs = std::max(busiestMs, mean(ms));
-  for (size_t rank = 0; !stepChanged && rank < evidence_.size() && !evidence_[rank].measured.empty(); ++rank) {
-    const Speed was = speedOf(evidence_[rank].measured, evidence_[rank].profiled);
-    const Speed is = speedOf(measured[rank], profiled[rank]);
-    if (std::abs(is.factor / was.factor - 1) <=
-            std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(is.noise, was.noise)) ||
-        std::abs(is.factor - was.factor) * mean(profiled[rank]) <= options_.changeThreshold * busiestMs)
-      continue;
-    note += fmt::format("rank {} at {:.2f} x its profile, was {:.2f}: the nodes changed, measurements cleared; ", rank,
-                        is.factor, was.factor);
-    speedChanged = true;
-    break;
-  }
-  const bool changed = stepChanged || speedChanged;
-  if (changed) {
+  Change change;
+  if (stepChanged)
+    change = {true, fmt::format("step {:.0f} ms, was {:.0f}: the nodes changed, measurements cleared; ", window.stepMs,
+                                before->second.stepMs)};
+  else if (auto speedNote = speedChangeNote(samples))
+    change = {true, *speedNote};
+  if (change.changed) {
     measured_.clear();
     trialFrom_.reset();
     evidence_.clear();
   }
   measured_[key] = window;
+  return change;
+}
 
+std::optional<std::string> Repartitioner::speedChangeNote(const WindowSamples& samples) const {
+  // A rank whose speed in this window left what the evidence below says has changed too, even where the step
+  // time hardly shows it (a node that recovered off the critical path): else its old speed would linger.
+  // A rank with little work (a few ms of a last layer) may swing widely and matter nothing: the change must
+  // also move its compute by the threshold's share of the busiest rank's.
+  double busiestMs = 0;
+  for (const auto& ms : samples.measured) busiestMs = std::max(busiestMs, mean(ms));
+  for (size_t rank = 0; rank < evidence_.size() && !evidence_[rank].measured.empty(); ++rank) {
+    const Speed was = speedOf(evidence_[rank].measured, evidence_[rank].profiled);
+    const Speed is = speedOf(samples.measured[rank], samples.profiled[rank]);
+    if (std::abs(is.factor / was.factor - 1) <=
+            std::max(options_.changeThreshold, options_.noiseMultiplier * std::max(is.noise, was.noise)) ||
+        std::abs(is.factor - was.factor) * mean(samples.profiled[rank]) <= options_.changeThreshold * busiestMs)
+      continue;
+    return fmt::format("rank {} at {:.2f} x its profile, was {:.2f}: the nodes changed, measurements cleared; ", rank,
+                       is.factor, was.factor);
+  }
+  return std::nullopt;
+}
+
+void Repartitioner::updateEvidence(const WindowSamples& samples, RepartitionEvent& event) {
   // The speed factors and their noise from every step since the cut last moved or the nodes changed (up to
   // kEvidenceSteps), not only this window's: the noise of a mean falls with the steps behind it, so a real
   // gain that one window's noise hides is taken a few windows later instead of never.
+  const size_t n = input_.nodes.size();
   evidence_.resize(n);
   std::vector<double> noises;
   for (size_t rank = 0; rank < n; ++rank) {
     auto& e = evidence_[rank];
-    e.measured.insert(e.measured.end(), measured[rank].begin(), measured[rank].end());
-    e.profiled.insert(e.profiled.end(), profiled[rank].begin(), profiled[rank].end());
+    e.measured.insert(e.measured.end(), samples.measured[rank].begin(), samples.measured[rank].end());
+    e.profiled.insert(e.profiled.end(), samples.profiled[rank].begin(), samples.profiled[rank].end());
     if (e.measured.size() > kEvidenceSteps) {
       const auto drop = static_cast<std::ptrdiff_t>(e.measured.size() - kEvidenceSteps);
       e.measured.erase(e.measured.begin(), e.measured.begin() + drop);
@@ -179,55 +246,24 @@ std::optional<Partition> Repartitioner::afterStep(const StepTimes& times) {
     noises.push_back(speed.noise);
   }
   event.noise = median(noises);
+}
 
-  const PlanInput scaled = scaledBy(input_, event.speedFactors);
-  Placement now = current_;
-  now.shares.clear();  // the allocator re-balances the shares for the new speeds too
-  now = predict(scaled, now);
-  event.predictedCurrentMs = now.stepMs;
-
-  const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
-  std::string skipped;
-  if (options_.live && !changed) {
-    std::string why;
-    if (auto target = measuredChoice(window, scaled, now.stepMs, why)) {
-      Placement next = current_;
-      next.partition = *target;
-      next.shares.clear();
-      event.predictedBestMs = predict(scaled, next).stepMs;
-      event.reason = note + why;
-      moveTo(predict(scaled, next), times.step, event);
-      events_.push_back(event);
-      return current_.partition;
-    }
-    skipped = why;
-  }
-
-  const auto ranked = rankPlacements(scaled, PlanRequest{current_.stages, current_.slotRanks});
-  if (ranked.empty()) {
-    event.predictedBestMs = now.stepMs;
-    event.reason = note + "no re-plan fits memory";
-    events_.push_back(event);
-    return std::nullopt;
-  }
-  const Placement& best = ranked.front();
+bool Repartitioner::worthMoving(const Placement& best, double predictedNowMs, const Measured& window,
+                                const std::string& reason, RepartitionEvent& event) const {
   event.predictedBestMs = best.stepMs;
-  const double gain = now.stepMs > 0 ? 1 - best.stepMs / now.stepMs : 0;
+  const double gain = predictedNowMs > 0 ? 1 - best.stepMs / predictedNowMs : 0;
   const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * event.noise);
   bool worth = gain > threshold && best.partition.str() != current_.partition.str();
   event.reason =
-      note + skipped + fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
+      reason + fmt::format("gain {} {} threshold {}", percent(gain), worth ? ">" : "below", percent(threshold));
+  const double measuredThreshold = std::max(options_.hysteresis, options_.noiseMultiplier * window.noise);
   const auto tried = measured_.find(best.partition.str());
   if (worth && tried != measured_.end() && tried->second.stepMs >= window.stepMs * (1 - measuredThreshold)) {
     worth = false;
     event.reason +=
         fmt::format(", but it measured {:.0f} ms against {:.0f}: kept", tried->second.stepMs, window.stepMs);
   }
-  if (worth && !options_.live) event.reason += " (partition kept)";
-  if (worth && options_.live) moveTo(best, times.step, event);
-  events_.push_back(event);
-  if (!event.moved) return std::nullopt;
-  return current_.partition;
+  return worth;
 }
 
 void Repartitioner::moveTo(const Placement& target, int64_t step, RepartitionEvent& event) {

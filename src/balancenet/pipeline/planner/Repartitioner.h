@@ -89,6 +89,35 @@ class Repartitioner : public PartitionController {
   // decision, by the two windows' medians alone: a trial is one experiment, not a move to guard against
   // flapping, so one noisy window must not keep a run on a slower baseline.
   std::optional<std::string> trialFrom_;
+  // One decision window: per rank, each step's measured compute and what the profile predicted for it
+  // (complete: every step measured every rank, the predictions positive), the mean and the median step ms.
+  struct WindowSamples {
+    std::vector<std::vector<double>> measured, profiled;
+    bool complete = true;
+    double meanStepMs = 0;
+    Measured stepTime;
+  };
+  // Whether the nodes changed since what was measured before, and why (for partitions.csv).
+  struct Change {
+    bool changed = false;
+    std::string note;
+  };
+  // The phases of afterStep(), in order: add the step to the epoch and the window; once the window is full,
+  // measure it; clear what was measured when the nodes changed; add the window to the evidence (the event's
+  // speed factors and noise); then, at the costs rescaled by them, a measured alternative or a re-plan.
+  void recordStep(const StepTimes& times);
+  WindowSamples measureWindow() const;
+  // Clears what was measured when the nodes changed; records the window's step time either way.
+  Change detectChange(const WindowSamples& samples);
+  // Why the nodes changed where a rank's speed in the window left its evidence's; nothing otherwise.
+  std::optional<std::string> speedChangeNote(const WindowSamples& samples) const;
+  void updateEvidence(const WindowSamples& samples, RepartitionEvent& event);
+  // Whether moving to `best` gains more than the threshold and no measurement contradicts it; sets the
+  // event's predicted best and its reason (after `reason`).
+  bool worthMoving(const Placement& best, double predictedNowMs, const Measured& window, const std::string& reason,
+                   RepartitionEvent& event) const;
+  // Adds the decision to events_; returns the partition moved to, if it moved.
+  std::optional<Partition> logDecision(const RepartitionEvent& event);
   // Moves to `target` (its prediction at the rescaled costs) at the end of `step`.
   void moveTo(const Placement& target, int64_t step, RepartitionEvent& event);
   // The measured alternatives: a baseline to try, or a measured-faster partition; nothing otherwise.

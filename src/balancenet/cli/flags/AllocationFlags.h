@@ -1,0 +1,45 @@
+// AllocationFlags: how the global batch is sized and split over the workers: --global-batch (train's forms, and
+// the plain number `plan` and `simulate` take), --lr-scaling, --split, --policy, --rebalance-every,
+// --rebalance-budget, --probe-peers, --bno-normalize. Train declares them all, launch all but --global-batch and
+// --lr-scaling, plan and simulate --global-batch as a number (simulate --bno-normalize too).
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+namespace balancenet::job {
+struct JobConfig;
+}
+
+namespace balancenet::cli {
+
+struct RawFlags;  // TrainFlags.h
+
+// --split, --policy, --rebalance-every, --rebalance-budget, --probe-peers, --bno-normalize: --split and --policy
+// into `raw`, the rest into config.orchestration. Not --global-batch: a launched program's data loader has its own.
+void addAllocationFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// --bno-normalize alone into `normalize` (simulate's policies take it as train's do).
+void addBnoNormalizeFlag(CLI::App& app, bool& normalize);
+// Train's --global-batch in all its forms (a number, auto[:MIN:MAX[:START]], B@STEP list) into raw.globalBatch,
+// and --lr-scaling into config.orchestration.batchSizing.
+void addBatchSizingFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// --global-batch as one number into `target`, its default shown from target's value (plan, simulate).
+CLI::Option* addGlobalBatchFlag(CLI::App& app, int64_t& target, const std::string& help);
+
+// --global-batch's form, first: config.trainer.globalBatch becomes the B of step 0 (every check of B against the
+// job takes it) and config.orchestration.batchSizing what B does later; --lr-scaling's text is kept.
+void parseGlobalBatchFlag(job::JobConfig& config, const RawFlags& raw);
+// After the pipeline and --comm: an adaptive B against them and the workers, --lr-scaling resolved for the
+// optimiser. Before the allocation, which starts from the first B.
+void validateBatchSizing(job::JobConfig& config, const RawFlags& raw, int world);
+// --steps, the first B against the `world` workers (the pipelines, with --pipeline-stages), --split into
+// config.split, then validatePolicy.
+void validateAllocation(job::JobConfig& config, const RawFlags& raw, int world);
+// --policy, after --split: static when a split is given, else balanced (equal under SSP). UsageError naming an
+// unknown one.
+void validatePolicy(job::JobConfig& config, const RawFlags& raw);
+
+}  // namespace balancenet::cli

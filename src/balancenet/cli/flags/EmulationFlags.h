@@ -1,0 +1,23 @@
+// EmulationFlags: heterogeneity emulated on one machine: --slowdown, --node-speed and their schedules,
+// --net-delay-ms, --net-bandwidth-mbps, one value per process. Train, launch and federate share them.
+#pragma once
+
+namespace CLI {
+class App;
+}
+namespace balancenet::job {
+struct JobConfig;
+}
+
+namespace balancenet::cli {
+
+struct RawFlags;  // TrainFlags.h
+
+// Declares the group on `app`, into `raw`.
+void addEmulationFlags(CLI::App& app, RawFlags& raw);
+
+// The lists parsed into config.emulation, one value for each of `world` processes (federate: each client).
+// UsageError naming the flag.
+void validateEmulation(job::JobConfig& config, const RawFlags& raw, int world);
+
+}  // namespace balancenet::cli

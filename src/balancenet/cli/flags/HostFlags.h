@@ -1,0 +1,25 @@
+// HostFlags: who runs where: the workers (--workers, --nproc-per-node), the hosts (--nnodes, --node-rank), the
+// store (--master-addr, --master-port, --rendezvous-timeout), --iface, --force, and who may join (the job token
+// flags, JobTokenFlags.h). Train, launch and federate share them.
+#pragma once
+
+namespace CLI {
+class App;
+}
+namespace balancenet::job {
+struct JobConfig;
+}
+
+namespace balancenet::cli {
+
+struct RawFlags;  // TrainFlags.h
+
+// Declares the group on `app`: the worker counts, --rendezvous-timeout and --job-token-file into `raw`, the rest
+// into config.launch.
+void addHostFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+
+// After the environment is read (config.worker): config.launch's shape (workers per host, every host's count,
+// the flags checked against an assumed world) and rendezvous timeout. UsageError naming the flag.
+void validateHosts(job::JobConfig& config, const RawFlags& raw);
+
+}  // namespace balancenet::cli

@@ -1,0 +1,63 @@
+// The optimisation flags: declared for train, validated into config.trainer's optimiser and schedule.
+#include "balancenet/cli/flags/OptimisationFlags.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/trainer/LrSchedule.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+
+// The optimiser and the learning-rate schedule.
+void addOptimisationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  auto& t = c.trainer;
+  app.add_option("--optimizer", t.optimizer.name, "sgd, adam or adamw (Adam with decoupled --weight-decay)")
+      ->capture_default_str();
+  app.add_option("--lr", t.lr.baseLr, "Learning rate")->capture_default_str();
+  app.add_option("--momentum", t.optimizer.momentum, "SGD momentum, in [0, 1)")->capture_default_str();
+  app.add_option("--weight-decay", t.optimizer.weightDecay,
+                 "Weight decay (>= 0): L2 on the gradient for sgd and adam, decoupled for adamw")
+      ->capture_default_str();
+  app.add_flag("--nesterov", t.optimizer.nesterov, "Nesterov momentum (SGD)");
+  app.add_option("--clip-grad-norm", t.clipGradNorm,
+                 "Scale the gradient down to this global L2 norm when above it, computed over the exact global "
+                 "gradient (the same on every worker); 0: no clipping")
+      ->capture_default_str();
+  app.add_option("--accumulate", t.accumulate,
+                 "Split each worker's share of a step into K micro-steps whose gradients add up (less memory, "
+                 "the same gradient; BatchNorm sees the smaller batches)")
+      ->capture_default_str();
+  app.add_option("--warmup-steps", t.lr.warmupSteps, "Linear learning-rate warm-up")->capture_default_str();
+  app.add_option("--lr-decay", raw.lrDecay, "constant, cosine (to --lr-min at the last step) or step")
+      ->capture_default_str();
+  app.add_option("--lr-min", t.lr.minLr, "Final learning rate of the cosine decay, in [0, --lr]")
+      ->capture_default_str();
+  app.add_option("--lr-step-every", t.lr.stepEvery, "Step decay period in steps")->capture_default_str();
+  app.add_option("--lr-gamma", t.lr.gamma, "Step decay factor, in (0, 1]")->capture_default_str();
+}
+
+// Each value, then the decay and the schedule's length (--steps).
+void validateOptimisation(JobConfig& c, const RawFlags& raw) {
+  auto& t = c.trainer;
+  require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
+  require(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
+  require(t.lr.minLr >= 0 && t.lr.minLr <= t.lr.baseLr,
+          fmt::format("--lr-min must be in [0, --lr {}], got {}", t.lr.baseLr, t.lr.minLr));
+  require(t.lr.gamma > 0 && t.lr.gamma <= 1, fmt::format("--lr-gamma must be in (0, 1], got {}", t.lr.gamma));
+  require(t.lr.stepEvery >= 1, fmt::format("--lr-step-every must be at least 1, got {}", t.lr.stepEvery));
+  require(t.optimizer.momentum >= 0 && t.optimizer.momentum < 1,
+          fmt::format("--momentum must be in [0, 1), got {}", t.optimizer.momentum));
+  require(t.optimizer.weightDecay >= 0,
+          fmt::format("--weight-decay must not be negative, got {}", t.optimizer.weightDecay));
+  require(t.optimizer.name == "sgd" || t.optimizer.name == "adam" || t.optimizer.name == "adamw",
+          fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", t.optimizer.name));
+  require(t.clipGradNorm >= 0, fmt::format("--clip-grad-norm must not be negative, got {}", t.clipGradNorm));
+  require(t.accumulate >= 1, fmt::format("--accumulate must be at least 1, got {}", t.accumulate));
+  t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
+  t.lr.totalSteps = t.steps;
+}
+
+}  // namespace balancenet::cli

@@ -1,0 +1,66 @@
+// The run's and its results' flags: declared for train (the results group for launch and federate too).
+#include "balancenet/cli/flags/ResultFlags.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "balancenet/core/Error.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+
+// The length of the run, its seed, and its trace (train declares --global-batch before them, AllocationFlags.h).
+void addRunFlags(CLI::App& app, JobConfig& c) {
+  auto& t = c.trainer;
+  app.add_option("--timeline", t.timelinePath,
+                 "Write a Chrome trace of every rank's forward, backward, messages and waits (chrome://tracing, "
+                 "ui.perfetto.dev)");
+  app.add_option("--steps", t.steps, "Training steps (weight updates)")->capture_default_str();
+  app.add_option("--seed", t.seed, "Seed for weights and data order")->capture_default_str();
+}
+
+// Evaluation, threads, where results go, logging.
+void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  auto& t = c.trainer;
+  app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
+      ->capture_default_str();
+  app.add_option("--stop-at-accuracy", t.stopAtAccuracy,
+                 "End the run at the first evaluation (every --eval-every steps, which must be > 0) whose test "
+                 "accuracy reaches A, in (0, 1]; checkpoints and outputs as at --steps (0: run all --steps)")
+      ->capture_default_str();
+  app.add_option("--time-budget-s", t.timeBudgetS,
+                 "End the run at the step where rank 0's training time (evaluations excluded) reaches T seconds, "
+                 "decided one step ahead from the last step's time so every worker ends at the same step (0: no "
+                 "budget)")
+      ->capture_default_str();
+  addResultFlags(app, c, raw);
+  app.add_option("--export", c.exportPath,
+                 "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");
+}
+
+void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  app.add_option("--threads", c.threads,
+                 "Intra-op and BLAS threads per worker (default: the cores this host allows, its affinity mask and "
+                 "cgroup CPU quota, over its local workers, at least 1)")
+      ->default_str("");  // the 1 it holds before validation is no default: the host decides
+  app.add_option("--run-dir", c.trainer.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
+  app.add_option("--progress-seconds", raw.progressSeconds,
+                 fmt::format("Seconds between progress lines (default: {:g} on a terminal, {:g} otherwise; 0: none)",
+                             kTerminalProgressSeconds, kLogProgressSeconds));
+  app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
+  app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
+}
+
+// --eval-every, --stop-at-accuracy, --time-budget-s: when the run evaluates and ends.
+void validateStopping(const trainer::TrainerOptions& t) {
+  require(t.evalEvery >= 0, "--eval-every must not be negative");
+  require(t.stopAtAccuracy >= 0 && t.stopAtAccuracy <= 1,
+          fmt::format("--stop-at-accuracy must be in (0, 1], got {}", t.stopAtAccuracy));
+  require(t.stopAtAccuracy == 0 || t.evalEvery > 0,
+          "--stop-at-accuracy needs --eval-every N > 0: the run stops at an evaluation");
+  require(t.timeBudgetS >= 0, fmt::format("--time-budget-s must not be negative, got {}", t.timeBudgetS));
+}
+
+}  // namespace balancenet::cli

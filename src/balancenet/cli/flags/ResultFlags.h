@@ -1,0 +1,31 @@
+// ResultFlags: the run and what comes out of it: its length, seed and trace (--steps, --seed, --timeline), when it
+// evaluates and stops (--eval-every, --stop-at-accuracy, --time-budget-s), --export, and the results group that
+// launch and federate share (--threads, --run-dir, --progress-seconds, --save-params, --log-level).
+#pragma once
+
+namespace CLI {
+class App;
+}
+namespace balancenet::job {
+struct JobConfig;
+}
+namespace balancenet::trainer {
+struct TrainerOptions;
+}
+
+namespace balancenet::cli {
+
+struct RawFlags;  // TrainFlags.h
+
+// --timeline, --steps, --seed, into config.trainer.
+void addRunFlags(CLI::App& app, job::JobConfig& config);
+// --eval-every, --stop-at-accuracy, --time-budget-s, the results group (addResultFlags), --export.
+void addOutputFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// --threads, --run-dir, --progress-seconds (into `raw`), --save-params, --log-level. (RunSetup.h settles the run
+// directory and the progress period; each command checks --threads.)
+void addResultFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+
+// --eval-every, --stop-at-accuracy, --time-budget-s: when the run evaluates and ends. UsageError naming the flag.
+void validateStopping(const trainer::TrainerOptions& options);
+
+}  // namespace balancenet::cli

@@ -1,0 +1,98 @@
+// The flags of `balancenet train`: names follow torchrun where they overlap; --help is the reference for users.
+#include "balancenet/cli/flags/TrainFlags.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/YamlConfig.h"
+#include "balancenet/cli/flags/AllocationFlags.h"
+#include "balancenet/cli/flags/CheckpointFlags.h"
+#include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/EmulationFlags.h"
+#include "balancenet/cli/flags/HostFlags.h"
+#include "balancenet/cli/flags/ModelFlags.h"
+#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/PipelineFlags.h"
+#include "balancenet/cli/flags/ResilienceFlags.h"
+#include "balancenet/cli/flags/ResultFlags.h"
+#include "balancenet/cli/flags/TrainValidation.h"
+#include "balancenet/core/EnvironmentVariables.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/data/DataOptions.h"
+#include "balancenet/launch/WorkerEnvironment.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+namespace {
+
+// The environment variables, listed under --help from their table.
+std::string environmentHelp() {
+  std::string text = "Environment variables:";
+  for (const auto& v : environmentVariables()) text += fmt::format("\n  {:<24} {}", v.name, v.meaning);
+  return text;
+}
+
+}  // namespace
+
+JobConfig defaultJobConfig() {
+  JobConfig config;
+  config.model.name = "cnn";
+  config.data.cacheDir = data::defaultCacheDir();
+  config.trainer.lr.baseLr = 0.05;
+  return config;
+}
+
+void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+  // A flag given twice takes its last value, so wrappers and scripts can override defaults.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // Defaults are recorded so --print-config shows every value in effect, not only those given.
+  app.option_defaults()->always_capture_default();
+  addHostFlags(app, c, raw);
+  addResilienceFlags(app, c, raw);
+  addModelFlags(app, c);
+  addAllocationFlags(app, c, raw);
+  addPipelineFlags(app, c, raw);
+  addEmulationFlags(app, raw);
+  addCommFlags(app, c, raw);
+  addBatchSizingFlags(app, c, raw);
+  addRunFlags(app, c);
+  addOptimisationFlags(app, c, raw);
+  addOutputFlags(app, c, raw);
+  addCheckpointFlags(app, c.checkpoint);
+  app.add_flag("--print-config", raw.printConfig,
+               "Print the effective configuration as YAML (usable as --config) and exit");
+  app.add_option("--config", raw.configPath,
+                 "YAML file with any of these flags as keys, names without '--' (e.g. 'global-batch: 256' or "
+                 "'global_batch: 256', 'split: [100, 28]', 'sync-bn: true'); flags on the command line override it");
+  app.footer(environmentHelp());
+}
+
+void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, bool expandConfig) {
+  std::vector<std::string> words{app.get_name()};  // CLI11 takes the first word as the program's name
+  words.insert(words.end(), args.begin(), args.end());
+  try {
+    if (expandConfig) words = expandConfigFile(words, app);
+    std::vector<const char*> argv;
+    for (const auto& w : words) argv.push_back(w.c_str());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{} (see --help)", firstLine(e.what())));
+  }
+}
+
+JobConfig parseTrainCommandLine(const std::vector<std::string>& args) {
+  CLI::App train{"balancenet train", "train"};
+  JobConfig config = defaultJobConfig();
+  RawFlags raw;
+  addTrainFlags(train, config, raw);
+  parseSubcommandWords(train, args, /*expandConfig=*/true);
+  raw.threadsGiven = train.count("--threads") > 0;
+  config.argv = {"balancenet", "train"};
+  config.argv.insert(config.argv.end(), args.begin(), args.end());
+  config.worker = launch::readWorkerEnvironment(config.launch);
+  config.server = launch::readServerEnvironment();
+  validateTrainFlags(config, raw);
+  return config;
+}
+
+}  // namespace balancenet::cli

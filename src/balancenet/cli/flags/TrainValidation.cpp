@@ -1,0 +1,90 @@
+// Validation of the train flags: the groups' checks in order, then the checks across groups; one-line UsageErrors.
+#include "balancenet/cli/flags/TrainValidation.h"
+
+#include <fmt/format.h>
+
+#include "balancenet/cli/flags/AllocationFlags.h"
+#include "balancenet/cli/flags/CheckpointFlags.h"
+#include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/EmulationFlags.h"
+#include "balancenet/cli/flags/HostFlags.h"
+#include "balancenet/cli/flags/JobTokenFlags.h"
+#include "balancenet/cli/flags/ModelFlags.h"
+#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/PipelineFlags.h"
+#include "balancenet/cli/flags/ResilienceFlags.h"
+#include "balancenet/cli/flags/ResultFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
+#include "balancenet/comm/CommMode.h"
+#include "balancenet/core/Error.h"
+#include "balancenet/worker/WorkerThreads.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+namespace {
+
+// Checkpoint flags, after the others: their values and the combinations that cannot work.
+void validateCheckpoints(const JobConfig& c) {
+  validateCheckpointFlags(c.checkpoint);
+  // The parameter servers own the weights and the optimiser state there; their shards are not saved.
+  require(c.checkpoint.dir.empty() || c.comm.mode != comm::CommMode::ParameterServers,
+          "--checkpoint-dir does not work with --comm ps (the servers' shards are not saved)");
+}
+
+// --clip-grad-norm and --accumulate with the ways of training that cannot honour them exactly.
+void validateGradientShaping(const JobConfig& c) {
+  const auto& t = c.trainer;
+  require(t.clipGradNorm == 0 || c.comm.mode != comm::CommMode::ParameterServers,
+          "--clip-grad-norm needs the whole gradient on the workers: not with --comm ps (the servers update)");
+  require(t.accumulate == 1 || !comm::capturesFactors(c.comm.mode),
+          "--accumulate needs whole gradients: not with --comm sfb or hybrid (factors of one micro-step each)");
+  require(t.accumulate == 1 || !c.pipeline.enabled(),
+          "--accumulate with --pipeline-stages: the stages already split each share into --micro-batches");
+}
+
+// Runs the checks of `check` that count workers; where this launcher only assumes the world (one --nproc-per-node
+// on several hosts, see HostFlags.cpp), a refusal says so and names the list form.
+template <typename Check>
+void againstTheWorld(const JobConfig& c, Check check) {
+  try {
+    check();
+  } catch (const UsageError& e) {
+    const auto& l = c.launch;
+    if (l.assumedWorldFlags.empty()) throw;
+    throw UsageError(
+        fmt::format("{} (this launcher assumes --nnodes {} x --nproc-per-node {} = {} workers until the "
+                    "hosts meet; if hosts run different counts, give every host the list, e.g. "
+                    "--nproc-per-node {},1)",
+                    e.what(), l.nnodes, l.nprocPerNode, l.worldSize(), l.nprocPerNode));
+  }
+}
+
+}  // namespace
+
+void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
+  parseGlobalBatchFlag(c, raw);
+  validateHosts(c, raw);
+  validateComm(c, raw);
+  const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
+  againstTheWorld(c, [&] {
+    validatePipeline(c, raw, world);
+    validateResilience(c, raw);
+  });
+  settleJobToken(c, raw.jobTokenFile);  // after --join, which makes this process a worker
+  validateModel(c);
+  validateGradientShaping(c);
+  againstTheWorld(c, [&] {
+    validateBatchSizing(c, raw, world);
+    validateAllocation(c, raw, world);
+    validateEmulation(c, raw, world);
+  });
+  validateParameterServers(c, raw);
+  validateOptimisation(c, raw);
+  validateStopping(c.trainer);
+  require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
+  if (c.worker && !raw.threadsGiven) worker::chooseDefaultThreads(c);
+  c.trainer.modelName = c.model.name;
+  validateCheckpoints(c);
+}
+
+}  // namespace balancenet::cli

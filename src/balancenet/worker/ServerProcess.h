@@ -1,9 +1,0 @@
-// ServerProcess: one parameter server process of a job (--comm ps), started by the launcher.
-#pragma once
-#include "balancenet/job/JobConfig.h"
-
-namespace balancenet::worker {
-
-int runParameterServer(const job::JobConfig& config);  // config.server must be set; returns the exit code
-
-}  // namespace balancenet::worker

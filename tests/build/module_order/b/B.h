@@ -1,0 +1,2 @@
+// Module b of the module-order fixture: it uses nothing.
+#pragma once
