@@ -13,6 +13,7 @@
 #include "balancenet/cli/flags/ModelFlags.h"
 #include "balancenet/cli/flags/ResultFlags.h"
 #include "balancenet/cli/flags/ServerOptFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/LabelPartition.h"
@@ -207,7 +208,7 @@ void validateFederateFlags(FederateFlags& f) {
   validateEmulation(c, f.raw, f.options.clients);  // one value per client
   validateCheckpointFlags(c.checkpoint);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  c.resilience.peerTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.peerTimeoutS * 1000));
+  c.resilience.peerTimeout = fromSeconds(f.peerTimeoutS);
   c.resilience.stallTimeout = c.launch.rendezvousTimeout;
   c.federated = f.options;
 }

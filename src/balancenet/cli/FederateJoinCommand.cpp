@@ -103,7 +103,7 @@ int runJoin(JoinFlags& f) {
   }
   s.link = federated::parseClientLink(f.netDelayMs, f.netBandwidthMbps);
   s.where = fmt::format("{}:{}", host, port);
-  s.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.rendezvousTimeoutS * 1000));
+  s.timeout = fromSeconds(f.rendezvousTimeoutS);
   setIntraOpThreads(c.threads);
 
   comm::RendezvousOptions rv;

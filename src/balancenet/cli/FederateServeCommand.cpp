@@ -13,6 +13,7 @@
 #include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/cli/flags/ModelFlags.h"
 #include "balancenet/cli/flags/ResultFlags.h"
+#include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/admission/ClosedJob.h"
 #include "balancenet/core/CpuAllowance.h"
@@ -81,8 +82,8 @@ void validateServeFlags(ServeFlags& f) {
   validateCheckpointFlags(c.checkpoint);
   if (c.threads == 0) c.threads = threadsPerWorker(readCpuAllowance().cores(), 1);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  c.resilience.peerTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.federate.peerTimeoutS * 1000));
-  c.launch.rendezvousTimeout = std::chrono::milliseconds(static_cast<int64_t>(f.joinTimeoutS * 1000));
+  c.resilience.peerTimeout = fromSeconds(f.federate.peerTimeoutS);
+  c.launch.rendezvousTimeout = fromSeconds(f.joinTimeoutS);
   c.federated = f.federate.options;
 }
 
