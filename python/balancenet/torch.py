@@ -53,13 +53,13 @@ _state = _State()
 
 def init(run_dir=None):
     """Joins the job `balancenet launch` started this process in (its environment says which: RANK,
-    WORLD_SIZE, MASTER_ADDR, MASTER_PORT and the launch flags), or, when nothing launched it, makes a job of
+    WORLD_SIZE, MASTER_ADDR, MASTER_PORT and the job as the launcher resolved it), or, when nothing launched it, makes a job of
     this process alone (writing to `run_dir`, default runs/<time>-<pid>). Also initialises torch.distributed's
     default group (gloo, from the same environment) when the script has not, so that DistributedDataParallel
     works as usual. Returns the session (rank, world_size, run_dir, split). Calling it again returns the same."""
     if _state.session is not None:
         return _state.session
-    if "RANK" in os.environ and "BALANCENET_LAUNCH_ARGS" not in os.environ:
+    if "RANK" in os.environ and "BALANCENET_JOB_CONFIG" not in os.environ:
         raise UsageError("bn.init(): this process has RANK set but was not started by `balancenet launch` "
                          "(start the script with `balancenet launch --workers N script.py`, or without RANK to run alone)")
     try:

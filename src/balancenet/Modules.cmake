@@ -4,4 +4,4 @@
 # its own, as a later part of the same capability.
 set(BALANCENET_MODULES
   core schedulers data comm commchoice metrics objective models emulation monitor orchestrator adaptive report simulate
-  trainer pipeline ps checkpoint federated elastic job federated/process ps/process launch worker session cli python)
+  trainer pipeline ps checkpoint federated elastic job federated/process ps/process launch worker session python cli)

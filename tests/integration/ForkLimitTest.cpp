@@ -159,12 +159,15 @@ TEST_F(ForkLimit, AWorkerThatCannotStartStopsTheOnesStartedWithOneLine) {
     EXPECT_NE(r.output.find(fmt::format("stopped the {} process{} already started", k, k == 1 ? "" : "es")),
               std::string::npos)
         << r.output;
-    // None of them outlives the launcher.
+    // None of them outlives the launcher: no process names the run, on its command line (the launcher) or in the
+    // job its environment holds (a worker, `balancenet worker` with BALANCENET_JOB_CONFIG).
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator("/proc", ec)) {
       std::string cmdline = readFile((entry.path() / "cmdline").string());
       std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
       EXPECT_EQ(cmdline.find(run + " "), std::string::npos) << "still running: " << cmdline;
+      const std::string environ = readFile((entry.path() / "environ").string());
+      EXPECT_EQ(environ.find("\"runDir\":\"" + run + "\""), std::string::npos) << "still running: " << cmdline;
     }
     return;
   }

@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
-#include "balancenet/cli/flags/LaunchFlags.h"
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/job/JobConfigJson.h"
 #include "testing/FloatBound.h"
 #include "testing/NumpyScript.h"
 
@@ -93,11 +93,11 @@ store.set("hello/" + e["RANK"], "1")
 store.wait(["hello/0", "hello/1"])
 names = ["RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK",
          "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID",
-         "TORCHELASTIC_USE_AGENT_STORE", "OMP_NUM_THREADS", "BALANCENET_JOB_TOKEN", "BALANCENET_LAUNCH_ARGS"]
+         "TORCHELASTIC_USE_AGENT_STORE", "OMP_NUM_THREADS", "BALANCENET_JOB_TOKEN", "BALANCENET_JOB_CONFIG"]
 print("ENV " + json.dumps({n: e.get(n) for n in names} | {"argv": sys.argv[1:]}), flush=True)
 )";
 
-TEST_F(LaunchCommand, EachWorkerSeesTorchrunsEnvironmentAndTheLaunchFlags) {
+TEST_F(LaunchCommand, EachWorkerSeesTorchrunsEnvironmentAndTheResolvedJob) {
   REQUIRE_PYTHON_TORCH();
   const std::string script = writeScript("env.py", kPrintEnvironment);
   ProcessOptions options;
@@ -128,8 +128,8 @@ TEST_F(LaunchCommand, EachWorkerSeesTorchrunsEnvironmentAndTheLaunchFlags) {
     EXPECT_EQ(env["BALANCENET_JOB_TOKEN"].get<std::string>().size(), 32u);  // made up: the store port is open
     EXPECT_EQ(env["argv"], nlohmann::json({"--lr", "0.1"}));
     ports.insert(env["MASTER_PORT"].get<std::string>());
-    const auto words = cli::decodeLaunchArgs(env["BALANCENET_LAUNCH_ARGS"].get<std::string>());
-    const auto config = cli::parseLaunchFlags(words);  // what a worker's session does with them
+    // The job as the launcher resolved it, what a worker's session reads: no flag parsed there.
+    const auto config = job::jobConfigFromJson(env["BALANCENET_JOB_CONFIG"].get<std::string>());
     EXPECT_EQ(config.launch.nprocPerNode, 2);
     EXPECT_EQ(config.orchestration.policy, "equal");
     EXPECT_EQ(config.trainer.runDir, dir_.file("run"));

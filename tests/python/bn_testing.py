@@ -37,7 +37,7 @@ def launch(flags, script, args=(), env=None):
 def alone(script, args=(), env=None, cwd=None):
     """The script in one process, without a launcher."""
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "BALANCENET_LAUNCH_ARGS")}
+             if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "BALANCENET_JOB_CONFIG")}
     clean.update(env or {})
     return subprocess.run([PYTHON, script, *args], capture_output=True, text=True, timeout=TIMEOUT, env=clean,
                           cwd=cwd)

@@ -18,12 +18,14 @@
 #include "balancenet/cli/ReportCommand.h"
 #include "balancenet/cli/SimulateCommand.h"
 #include "balancenet/cli/TrainCommand.h"
+#include "balancenet/cli/WorkerCommand.h"
 #include "balancenet/cli/YamlConfig.h"
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
 #include "balancenet/job/JobConfig.h"
+#include "balancenet/job/JobDefaults.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -35,7 +37,7 @@ struct Commands {
       "balancenet: data-parallel training on heterogeneous clusters, with a per-worker share of every global batch.\n"
       "Example: balancenet train --workers 4 --model cnn --global-batch 256 --split 100,100,40,16"};
   CLI::App* train = nullptr;
-  JobConfig config = defaultJobConfig();
+  JobConfig config = job::defaultJobConfig();
   RawFlags raw;
   ReportOptions reportOptions;
   CLI::App* compare = nullptr;
@@ -50,7 +52,7 @@ struct Commands {
   CLI::App* join = nullptr;
   JoinFlags joinFlags;
   CLI::App* launch = nullptr;
-  JobConfig launchConfig = defaultLaunchConfig();
+  JobConfig launchConfig = job::defaultLaunchConfig();
   LaunchRawFlags launchRaw;
   LaunchWords launchWords;  // CLI11 parses only launch's flags: the program's words are no business of it
 
@@ -149,9 +151,11 @@ int runCommandLine(int argc, char** argv) {
   installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
   quietTorchLogging();
   ignoreBrokenPipes();  // seen on the testbed when host 0's worker died: SIGPIPE killed the others
-  Commands commands;
-  if (auto exitCode = parse(commands, argc, argv)) return *exitCode;
   try {
+    // A process of balancenet's launcher: its job is resolved already, no flag is declared or parsed.
+    if (argc == 2 && std::string(argv[1]) == kWorkerCommand) return runLaunchedProcess();
+    Commands commands;
+    if (auto exitCode = parse(commands, argc, argv)) return *exitCode;
     return dispatch(commands, argc, argv);
   } catch (const UsageError& e) {
     std::cerr << "balancenet: error: " << e.what() << std::endl;

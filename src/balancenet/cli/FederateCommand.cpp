@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include "balancenet/cli/LaunchChecks.h"
-#include "balancenet/cli/RunSetup.h"
 #include "balancenet/cli/flags/CheckpointFlags.h"
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/HostFlags.h"
@@ -19,6 +18,7 @@
 #include "balancenet/federated/LabelPartition.h"
 #include "balancenet/federated/StrategyRegistry.h"
 #include "balancenet/federated/process/ServerCheckpoint.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 #include "balancenet/worker/Worker.h"
@@ -237,7 +237,7 @@ int runFederate(FederateFlags& flags, int argc, char** argv) {
   config.argv.assign(argv, argv + argc);
   config.worker = launch::readWorkerEnvironment(config.launch);
   validateFederateFlags(flags);
-  settleLoggingAndOutputs(config, flags.raw);
+  job::settleLoggingAndOutputs(config, flags.raw.progressSeconds);
   announceJobToken(config);
   if (config.worker) return worker::runWorker(config);
   const JobConfig checked = checkBeforeLaunch(config);  // the model sized for the data from here on

@@ -8,6 +8,7 @@
 #include "balancenet/cli/flags/ServerOptFlags.h"
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/job/JobConfig.h"
+#include "balancenet/job/JobDefaults.h"
 
 namespace CLI {
 class App;
@@ -16,7 +17,7 @@ class App;
 namespace balancenet::cli {
 
 struct FederateFlags {
-  job::JobConfig config = defaultJobConfig();
+  job::JobConfig config = job::defaultJobConfig();
   RawFlags raw;  // the launch and emulation groups shared with train
   federated::FederatedOptions options;
   std::string alpha = "0.5";

@@ -18,6 +18,7 @@
 #include "balancenet/core/Logging.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/federated/process/JoinClient.h"
+#include "balancenet/job/JobDefaults.h"
 
 namespace balancenet::cli {
 namespace {
@@ -48,7 +49,7 @@ std::string checkedName(const std::string& name) {
 }  // namespace
 
 void addJoinFlags(CLI::App& app, JoinFlags& f) {
-  f.config = defaultJobConfig();
+  f.config = job::defaultJobConfig();
   f.config.threads = 0;  // not given: what this host allows
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--server", f.server, "The server's HOST:PORT (its `federate serve --port`)")->required();

@@ -8,7 +8,6 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/RunSetup.h"
 #include "balancenet/cli/flags/CheckpointFlags.h"
 #include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/cli/flags/ModelFlags.h"
@@ -23,6 +22,7 @@
 #include "balancenet/federated/process/FederateProcess.h"
 #include "balancenet/federated/process/FederatedServer.h"
 #include "balancenet/federated/process/JoinClient.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/job/JobRendezvous.h"
 
 namespace balancenet::cli {
@@ -90,7 +90,7 @@ void validateServeFlags(ServeFlags& f) {
 int runServe(ServeFlags& f) {
   auto& c = f.federate.config;
   validateServeFlags(f);
-  settleLoggingAndOutputs(c, f.federate.raw);
+  job::settleLoggingAndOutputs(c, f.federate.raw.progressSeconds);
   announceJobToken(c);
   setIntraOpThreads(c.threads);
   std::filesystem::create_directories(c.trainer.runDir);

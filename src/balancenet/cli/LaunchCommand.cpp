@@ -5,9 +5,10 @@
 #include <CLI/CLI.hpp>
 
 #include "balancenet/cli/ProgramPath.h"
-#include "balancenet/cli/RunSetup.h"
+#include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/LocalLauncher.h"
 
 namespace balancenet::cli {
@@ -19,8 +20,9 @@ constexpr const char* kFooter =
     "MASTER_PORT (the launcher's TCP store), GROUP_RANK, TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS,\n"
     "TORCHELASTIC_RUN_ID, TORCHELASTIC_USE_AGENT_STORE=True (torch.distributed.init_process_group() joins the\n"
     "launcher's store), OMP_NUM_THREADS (--threads, unless already set); and balancenet's: BALANCENET_JOB_TOKEN\n"
-    "(made up on one host), BALANCENET_LAUNCH_ARGS (these flags, for `import balancenet.torch`), and PYTHONPATH\n"
-    "with balancenet's Python package first (docs/python.md: five lines give your DDP script balanced shares).\n"
+    "(made up on one host), BALANCENET_JOB_CONFIG (the job these flags resolve to, for `import balancenet.torch`),\n"
+    "and PYTHONPATH with balancenet's Python package first (docs/python.md: five lines give your DDP script\n"
+    "balanced shares).\n"
     "An unmodified DDP script runs as under torchrun. Worker output is prefixed [rank r]; when a worker fails the\n"
     "others are stopped and one line names it.\n"
     "A PROGRAM that is a program itself (a native binary, a shell script, a command on PATH) runs as it is.\n"
@@ -54,13 +56,19 @@ void describeLaunchCommand(CLI::App& launch, JobConfig& config, LaunchRawFlags& 
 }
 
 int runLaunch(const CLI::App& launch, JobConfig& config, LaunchRawFlags& raw, const LaunchWords& words) {
-  raw.raw.threadsGiven = launch.count("--threads") > 0;
+  config.threadsGiven = launch.count("--threads") > 0;
   validateLaunchFlags(config, raw);
   chooseProgram(config, words.program);
   config.argv = words.flags;
-  settleLoggingAndOutputs(config, raw.raw);
+  job::settleLoggingAndOutputs(config, raw.raw.progressSeconds);
   announceJobToken(config);
-  return launch::launchLocalWorkers(config);
+  // The hosts run another world than assumed: the flags again with every host's count, the program as chosen.
+  const auto againForTheHosts = [](const JobConfig& c) {
+    JobConfig again = parseLaunchFlags(withAgreedHosts(c.argv, c.launch));
+    again.program = c.program;
+    return again;
+  };
+  return launch::launchLocalWorkers(config, againForTheHosts);
 }
 
 }  // namespace balancenet::cli

@@ -7,12 +7,12 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
-#include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/pipeline/BlockProfiler.h"
+#include "balancenet/pipeline/PipelineOptions.h"
 
 namespace balancenet::cli {
-using job::kDefaultMicroBatchesPerStage;
+using pipeline::kDefaultMicroBatchesPerStage;
 namespace {
 
 double valueOr(const std::vector<double>& perNode, int node, double otherwise) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace balancenet::emulation {
@@ -14,6 +15,15 @@ class FactorSchedule {
   // from that step on. Throws UsageError naming the option unless every list has worldSize positive numbers.
   static FactorSchedule parse(const std::string& flag, const std::string& base, const std::string& scheduleFlag,
                               const std::string& changes, int worldSize);
+  // As parsed before (a launcher hands its workers the parsed schedule, job/JobConfigJson.h): no check.
+  static FactorSchedule of(std::vector<double> base, std::map<int64_t, std::vector<double>> changes) {
+    FactorSchedule s;
+    s.base_ = std::move(base);
+    s.changes_ = std::move(changes);
+    return s;
+  }
+  const std::vector<double>& base() const { return base_; }
+  const std::map<int64_t, std::vector<double>>& changes() const { return changes_; }
   // "1,1,0,5" -> one number per node; throws UsageError naming `flag` otherwise.
   static std::vector<double> perNode(const std::string& flag, const std::string& list, int worldSize,
                                      bool allowZero = false);

@@ -7,7 +7,7 @@
 
 #include <c10/util/intrusive_ptr.h>
 
-#include "balancenet/job/JobConfig.h"
+#include "balancenet/job/LaunchOptions.h"
 
 namespace c10d {
 class Store;

@@ -19,6 +19,7 @@
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/elastic/Membership.h"
+#include "balancenet/job/JobConfigJson.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/launch/AfterFailure.h"
 #include "balancenet/launch/ChildProcess.h"
@@ -34,7 +35,8 @@ namespace {
 volatile std::sig_atomic_t gStopSignal = 0;  // SIGINT or SIGTERM, once one arrived
 void onStopSignal(int signal) { gStopSignal = signal; }
 
-constexpr const char* kSelf = "/proc/self/exe";  // train's and federate's workers are this binary
+constexpr const char* kSelf = "/proc/self/exe";  // train's and federate's workers are this binary...
+const std::vector<std::string> kWorkerWords = {"balancenet", "worker"};  // ...reading the job from their environment
 
 // Ctrl-C and SIGTERM stop the workers first (see Supervisor::stopForSignal).
 void catchStopSignals() {
@@ -49,23 +51,19 @@ void catchStopSignals() {
 // it and may restart it; otherwise the job stops and the cause is named).
 class Supervisor {
  public:
+  // `c` as resolved once, here: every process of this host is handed it (BALANCENET_JOB_CONFIG), so they all
+  // write to the same run directory, report progress alike and train on the world the hosts agreed on.
   Supervisor(const JobConfig& c, int port)
-      : c_(c), shape_(JobShape::of(c)), port_(port), restartsLeft_(c.resilience.maxRestarts) {
-    // Resolved once here so every worker writes to the same place and reports progress the same way.
-    extraArgs_ = {"--run-dir", c_.trainer.runDir, "--progress-seconds", fmt::format("{}", c_.trainer.progressSeconds)};
-    // Every host's count, as the hosts agreed: the workers (and servers) check their flags against the real world.
-    if (!c_.launch.hostWorkers.empty())
-      extraArgs_.insert(extraArgs_.end(), {"--nproc-per-node", job::workersPerHostText(c_.launch.hostWorkers)});
-  }
+      : c_(c), shape_(JobShape::of(c)), port_(port), restartsLeft_(c.resilience.maxRestarts) {}
 
   void startAll() {
     for (int local = 0; local < c_.launch.nprocPerNode; ++local)
       startWorker(c_.launch.firstRank() + local, /*joining=*/false);
     // Parameter servers run beside host 0's workers, supervised like them.
     for (int k = 0; c_.launch.nodeRank == 0 && k < c_.comm.servers; ++k) {
-      children_.push_back(spawn(kSelf, withExtraArgs(), fmt::format("server {}", k),
-                                fmt::format("parameter server {}", k),
-                                childEnvironment(inheritedEnvironment(), c_.launch, port_, serverIdentity(k))));
+      children_.push_back(
+          spawn(kSelf, kWorkerWords, fmt::format("server {}", k), fmt::format("parameter server {}", k),
+                childEnvironment(inheritedEnvironment(), c_.launch, port_, withJob(serverIdentity(k)))));
       children_.back().worker = false;
     }
   }
@@ -111,16 +109,16 @@ class Supervisor {
  private:
   void startWorker(int rank, bool joining) {
     const int local = rank - c_.launch.firstRank();
-    auto identity = workerIdentity(c_.launch, rank, local, joining);
+    auto identity = withJob(workerIdentity(c_.launch, rank, local, joining));
     if (attempt_ > 0) identity.push_back(fmt::format("{}={}", kAttemptVar, attempt_));
     const auto name = fmt::format("rank {}", rank);
     if (!c_.program.given()) {
-      children_.push_back(spawn(kSelf, withExtraArgs(), name, roleOf(rank),
+      children_.push_back(spawn(kSelf, kWorkerWords, name, roleOf(rank),
                                 childEnvironment(inheritedEnvironment(), c_.launch, port_, identity)));
     } else {
-      // A user's program reads its flags from the environment: the launch words, with what was resolved here.
+      // A user's program finds torchrun's variables, and its session the job (python/SessionConfig.h).
       const auto inherited = withPackageOnPythonPath(inheritedEnvironment());
-      const auto more = programVariables(c_, c_.resilience.maxRestarts - restartsLeft_, withExtraArgs(), inherited);
+      const auto more = programVariables(c_, c_.resilience.maxRestarts - restartsLeft_, inherited);
       identity.insert(identity.end(), more.begin(), more.end());
       children_.push_back(spawn(c_.program.executable, c_.program.argv, name, roleOf(rank),
                                 childEnvironment(inherited, c_.launch, port_, identity)));
@@ -128,11 +126,13 @@ class Supervisor {
     children_.back().rank = rank;
   }
 
-  // This binary's words for a worker, or a launched program's launch flags: as given, then the resolved ones.
-  std::vector<std::string> withExtraArgs() const {
-    std::vector<std::string> args = c_.argv;
-    args.insert(args.end(), extraArgs_.begin(), extraArgs_.end());
-    return args;
+  // A process's identity variables, then the job (JobConfigJson.h): once a restarted pipeline has checkpoints,
+  // its processes resume from the newest.
+  std::vector<std::string> withJob(std::vector<std::string> identity) const {
+    JobConfig job = c_;
+    job.checkpoint.resume = job.checkpoint.resume || resumes_;
+    identity.push_back(fmt::format("{}={}", kJobConfigVar, job::jobConfigJson(job)));
+    return identity;
   }
 
   // How errors name the process of `rank`.
@@ -226,10 +226,7 @@ class Supervisor {
     stopAll(children_);
     children_.clear();
     const checkpoint::CheckpointStore store(c_.checkpoint.dir, c_.checkpoint.keep);
-    if (!c_.checkpoint.resume && !resumes_ && !store.files().empty()) {
-      extraArgs_.push_back("--resume");
-      resumes_ = true;
-    }
+    if (!store.files().empty()) resumes_ = true;
     startAll();
   }
 
@@ -275,20 +272,28 @@ class Supervisor {
   const JobConfig& c_;
   const JobShape shape_;
   const int port_;
-  std::vector<std::string> extraArgs_;
   std::vector<Child> children_;
   int restartsLeft_;
   int attempt_ = 0;                                                  // whole-job restarts so far (pipelines)
-  bool resumes_ = false;                                             // a restart added --resume to the workers' flags
+  bool resumes_ = false;                                             // restarted processes resume (--resume)
   std::optional<std::chrono::steady_clock::time_point> finishedAt_;  // elastic: a worker completed the job
 };
 
 }  // namespace
 
-int launchLocalWorkers(const JobConfig& config) {
+int launchLocalWorkers(const JobConfig& config, const ResolveForHosts& againForTheHosts) {
   ensureDirectory(config.trainer.runDir);
-  JobConfig c = config;  // the store fills in c.launch.storeFile
+  JobConfig c = config;  // the store fills in c.launch.storeFile, and the hosts' meeting c.launch.hostWorkers
   JobStore store = openJobStore(c);
+  // The hosts run another world than this launcher assumed (only defaults depended on it, HostMeeting.h): the
+  // job is resolved again for it, with what the store settled.
+  if (againForTheHosts && c.launch.worldSize() != config.launch.worldSize()) {
+    JobConfig again = againForTheHosts(c);
+    again.launch = c.launch;
+    again.trainer.runDir = c.trainer.runDir;
+    again.trainer.progressSeconds = c.trainer.progressSeconds;
+    c = again;
+  }
   catchStopSignals();
   Supervisor supervisor(c, store.port);
   try {

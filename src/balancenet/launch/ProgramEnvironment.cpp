@@ -1,4 +1,4 @@
-// The torchrun variables and the encoded launch flags a launched program's workers get.
+// The torchrun variables a launched program's workers get.
 #include "balancenet/launch/ProgramEnvironment.h"
 
 #include <filesystem>
@@ -9,8 +9,6 @@
 
 namespace balancenet::launch {
 namespace {
-
-constexpr char kSeparator = '\x1f';
 
 // "runs/20260101-120000-42/" -> "20260101-120000-42".
 std::string runId(const std::string& runDir) {
@@ -53,24 +51,7 @@ std::vector<std::string> withPackageOnPythonPath(std::vector<std::string> inheri
   return inherited;
 }
 
-std::string encodeLaunchArgs(const std::vector<std::string>& words) {
-  std::string value;
-  for (size_t i = 0; i < words.size(); ++i) value += (i ? std::string(1, kSeparator) : "") + words[i];
-  return value;
-}
-
-std::vector<std::string> decodeLaunchArgs(const std::string& value) {
-  std::vector<std::string> words;
-  if (value.empty()) return words;
-  size_t start = 0;
-  for (size_t end; (end = value.find(kSeparator, start)) != std::string::npos; start = end + 1)
-    words.push_back(value.substr(start, end - start));
-  words.push_back(value.substr(start));
-  return words;
-}
-
 std::vector<std::string> programVariables(const job::JobConfig& c, int restarts,
-                                          const std::vector<std::string>& launchArgs,
                                           const std::vector<std::string>& inherited) {
   std::vector<std::string> env{
       fmt::format("{}={}", kGroupRankVar, c.launch.nodeRank),
@@ -78,7 +59,6 @@ std::vector<std::string> programVariables(const job::JobConfig& c, int restarts,
       fmt::format("{}={}", kMaxRestartsVar, c.resilience.maxRestarts),
       fmt::format("{}={}", kRunIdVar, runId(c.trainer.runDir)),
       fmt::format("{}=True", kUseAgentStoreVar),  // Python's str(True), what torch compares with
-      fmt::format("{}={}", kLaunchArgsVar, encodeLaunchArgs(launchArgs)),
   };
   // The user's own OMP_NUM_THREADS wins, as under torchrun.
   if (!hasVariable(inherited, kOmpThreadsVar)) env.push_back(fmt::format("{}={}", kOmpThreadsVar, c.threads));

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "balancenet/core/EnvironmentVariables.h"
-#include "balancenet/job/JobConfig.h"
+#include "balancenet/job/LaunchOptions.h"
 #include "balancenet/schedulers/EnvironmentReading.h"
 
 namespace balancenet::launch {

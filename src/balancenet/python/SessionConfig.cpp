@@ -3,24 +3,24 @@
 
 #include <cstdlib>
 
-#include "balancenet/cli/RunSetup.h"
-#include "balancenet/cli/flags/LaunchFlags.h"
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Logging.h"
+#include "balancenet/job/JobConfigJson.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
 namespace balancenet::python {
 
 job::JobConfig sessionConfigFromEnvironment(const std::string& runDir) {
   job::JobConfig c;
-  if (const char* words = std::getenv(kLaunchArgsVar)) {
-    // The launcher's flags, with the run directory and progress period it resolved for every worker.
-    c = cli::parseLaunchFlags(launch::decodeLaunchArgs(words));
+  if (const char* text = std::getenv(kJobConfigVar)) {
+    // The job as `balancenet launch` resolved it, run directory and progress period included.
+    c = job::jobConfigFromJson(text);
     setupLogging(c.logLevel);
   } else {
-    c = cli::defaultLaunchConfig();
+    c = job::defaultLaunchConfig();
     if (!runDir.empty()) c.trainer.runDir = runDir;
-    cli::settleLoggingAndOutputs(c, cli::RawFlags{});
+    job::settleLoggingAndOutputs(c, -1);  // the default progress period
   }
   c.worker = launch::readWorkerEnvironment(c.launch);
   return c;

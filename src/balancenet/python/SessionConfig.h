@@ -7,9 +7,10 @@
 
 namespace balancenet::python {
 
-// RANK, WORLD_SIZE, MASTER_ADDR, ... (launch/WorkerEnvironment.h) and the launch flags in
-// BALANCENET_LAUNCH_ARGS (--policy, --split, --node-speed, --run-dir, ...). `runDir`, when not empty, is
-// where a process running alone writes (a launched one uses the launcher's). Throws UsageError.
+// RANK, WORLD_SIZE, MASTER_ADDR, ... (launch/WorkerEnvironment.h) and the job as the launcher resolved it in
+// BALANCENET_JOB_CONFIG (its --policy, --split, --node-speed, --run-dir, ...: job/JobConfigJson.h); no flag is
+// parsed here. `runDir`, when not empty, is where a process running alone writes (a launched one uses the
+// launcher's). Throws UsageError.
 job::JobConfig sessionConfigFromEnvironment(const std::string& runDir);
 
 }  // namespace balancenet::python

@@ -14,6 +14,7 @@
 #include "balancenet/cli/YamlConfig.h"
 #include "balancenet/cli/flags/LaunchFlags.h"
 #include "balancenet/cli/flags/TrainFlags.h"
+#include "balancenet/job/JobDefaults.h"
 #include "testing/LauncherViewTest.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
@@ -133,7 +134,7 @@ TEST_F(JobTokenFlags, PrintConfigShowsNeitherTheTokenNorTheFilesContent) {
   for (const std::vector<std::string>& given : {node(0, {"--job-token", "secret-on-the-line"}),
                                                 node(0, {"--job-token-file", tokenFile("secret-in-a-file\n")})}) {
     CLI::App train{"balancenet train", "train"};
-    job::JobConfig config = defaultJobConfig();
+    job::JobConfig config = job::defaultJobConfig();
     RawFlags raw;
     addTrainFlags(train, config, raw);
     parseSubcommandWords(train, given);

@@ -84,9 +84,8 @@ TEST_F(LaunchFlags, TheProgramStartsAtTheFirstWordThatIsNoFlagOrAfterTheMark) {
   EXPECT_TRUE(splitLaunchWords({"--workers", "2"}).program.empty());
 }
 
-TEST_F(LaunchFlags, TheEncodedWordsParseBackToTheSameJob) {
-  const std::vector<std::string> words{"--workers", "2", "--split", "3,5", "--run-dir", "runs/x y"};
-  const auto c = parseLaunchFlags(decodeLaunchArgs(encodeLaunchArgs(words)));
+TEST_F(LaunchFlags, TheSplitSetsTheGlobalBatchAndTheRunDirStaysAsGiven) {
+  const auto c = parseLaunchFlags({"--workers", "2", "--split", "3,5", "--run-dir", "runs/x y"});
   EXPECT_EQ(c.trainer.globalBatch, 8);
   EXPECT_EQ(c.trainer.runDir, "runs/x y");
 }

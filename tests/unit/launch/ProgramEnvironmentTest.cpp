@@ -1,4 +1,4 @@
-// What a launched program's worker finds in its environment: torchrun's variables and the encoded launch flags.
+// What a launched program's worker finds in its environment: torchrun's variables.
 #include "balancenet/launch/ProgramEnvironment.h"
 
 #include <gtest/gtest.h>
@@ -8,40 +8,25 @@
 namespace balancenet::launch {
 namespace {
 
-TEST(LaunchArgs, WordsSurviveTheEncodingWhateverTheyHold) {
-  const std::vector<std::string> words{"--workers", "3", "--run-dir", "runs/a b=c", "--split", "5,20,7", "", "x"};
-  const std::string value = encodeLaunchArgs(words);
-  EXPECT_EQ(value.find('\n'), std::string::npos);
-  EXPECT_EQ(decodeLaunchArgs(value), words);
-  EXPECT_EQ(encodeLaunchArgs({"--elastic"}), "--elastic");
-  EXPECT_EQ(encodeLaunchArgs({"a", "b"}),
-            "a\x1f"
-            "b");
-  EXPECT_TRUE(decodeLaunchArgs("").empty());
-  EXPECT_EQ(decodeLaunchArgs("a\x1f"), (std::vector<std::string>{"a", ""}));
-}
-
-TEST(ProgramEnvironment, TorchrunsVariablesAndTheLaunchFlags) {
+TEST(ProgramEnvironment, TorchrunsVariables) {
   job::JobConfig c;
   c.launch.nnodes = 2;
   c.launch.nodeRank = 1;
   c.resilience.maxRestarts = 3;
   c.trainer.runDir = "runs/20260101-120000-42/";
   c.threads = 4;
-  const auto env = programVariables(c, /*restarts=*/2, {"--workers", "2"}, {"PATH=/bin"});
+  const auto env = programVariables(c, /*restarts=*/2, {"PATH=/bin"});
   const std::set<std::string> all(env.begin(), env.end());
   for (const char* entry :
        {"GROUP_RANK=1", "TORCHELASTIC_RESTART_COUNT=2", "TORCHELASTIC_MAX_RESTARTS=3",
-        "TORCHELASTIC_RUN_ID=20260101-120000-42", "TORCHELASTIC_USE_AGENT_STORE=True", "OMP_NUM_THREADS=4",
-        "BALANCENET_LAUNCH_ARGS=--workers\x1f"
-        "2"})
+        "TORCHELASTIC_RUN_ID=20260101-120000-42", "TORCHELASTIC_USE_AGENT_STORE=True", "OMP_NUM_THREADS=4"})
     EXPECT_TRUE(all.count(entry)) << entry;
 }
 
 TEST(ProgramEnvironment, TheUsersOwnOmpNumThreadsWins) {
   job::JobConfig c;
   c.threads = 4;
-  for (const auto& entry : programVariables(c, 0, {}, {"OMP_NUM_THREADS=7"}))
+  for (const auto& entry : programVariables(c, 0, {"OMP_NUM_THREADS=7"}))
     EXPECT_NE(entry.rfind("OMP_NUM_THREADS=", 0), 0u) << "set twice: " << entry;
 }
 

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "balancenet/checkpoint/CheckpointOptions.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/job/JobConfig.h"
 
 namespace balancenet::cli {
-using job::CheckpointOptions;
+using checkpoint::CheckpointOptions;
 
 void addCheckpointFlags(CLI::App& app, CheckpointOptions& o) {
   app.add_option("--checkpoint-dir", o.dir,

@@ -5,17 +5,17 @@
 namespace CLI {
 class App;
 }
-namespace balancenet::job {
+namespace balancenet::checkpoint {
 struct CheckpointOptions;
 }
 
 namespace balancenet::cli {
 
 // Declares the group on `app`, into `options`.
-void addCheckpointFlags(CLI::App& app, job::CheckpointOptions& options);
+void addCheckpointFlags(CLI::App& app, checkpoint::CheckpointOptions& options);
 
 // The values and --resume without a directory: UsageError naming the flag. (What they cannot work with is the
 // command's own check.)
-void validateCheckpointFlags(const job::CheckpointOptions& options);
+void validateCheckpointFlags(const checkpoint::CheckpointOptions& options);
 
 }  // namespace balancenet::cli

@@ -120,4 +120,9 @@ void validateHosts(JobConfig& c, const RawFlags& raw) {
   l.rendezvousTimeout = fromSeconds(raw.rendezvousTimeoutS);
 }
 
+std::vector<std::string> withAgreedHosts(std::vector<std::string> words, const job::LaunchOptions& launch) {
+  words.insert(words.end(), {"--nproc-per-node", job::workersPerHostText(launch.hostWorkers)});  // the last wins
+  return words;
+}
+
 }  // namespace balancenet::cli

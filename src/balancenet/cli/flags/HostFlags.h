@@ -2,13 +2,16 @@
 // store (--master-addr, --master-port, --rendezvous-timeout), --iface, --force, and who may join (the job token
 // flags, JobTokenFlags.h). Train, launch and federate share them.
 #pragma once
+#include <string>
+#include <vector>
 
 namespace CLI {
 class App;
 }
 namespace balancenet::job {
 struct JobConfig;
-}
+struct LaunchOptions;
+}  // namespace balancenet::job
 
 namespace balancenet::cli {
 
@@ -21,5 +24,9 @@ void addHostFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
 // After the environment is read (config.worker): config.launch's shape (workers per host, every host's count,
 // the flags checked against an assumed world) and rendezvous timeout. UsageError naming the flag.
 void validateHosts(job::JobConfig& config, const RawFlags& raw);
+
+// `words` (a launcher's flags) with --nproc-per-node set to every host's count as the hosts agreed
+// (launch.hostWorkers): what resolves the job again for their world (launch/LocalLauncher.h).
+std::vector<std::string> withAgreedHosts(std::vector<std::string> words, const job::LaunchOptions& launch);
 
 }  // namespace balancenet::cli

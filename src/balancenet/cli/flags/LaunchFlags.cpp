@@ -15,6 +15,7 @@
 #include "balancenet/cli/flags/ResultFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/worker/WorkerThreads.h"
 
 namespace balancenet::cli {
@@ -37,12 +38,6 @@ void removeTrainOnlyOptions(CLI::App& app) {
 }
 
 }  // namespace
-
-JobConfig defaultLaunchConfig() {
-  JobConfig config = defaultJobConfig();
-  config.trainer.globalBatch = 0;
-  return config;
-}
 
 void addLaunchCommandFlags(CLI::App& app, JobConfig& c, LaunchRawFlags& f) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the resolved --run-dir wins
@@ -81,7 +76,7 @@ void validateLaunchFlags(JobConfig& c, const LaunchRawFlags& f) {
   validatePolicy(c, raw);
   validateEmulation(c, raw, world);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  if (!raw.threadsGiven) worker::chooseDefaultThreads(c);
+  if (!c.threadsGiven) worker::chooseDefaultThreads(c);
   if (raw.progressSeconds >= 0) c.trainer.progressSeconds = raw.progressSeconds;
   require(!(f.noPython && !f.python.empty()), "--python and --no-python exclude each other");
   c.program.python = f.noPython ? "" : findPython(f.python);
@@ -89,11 +84,11 @@ void validateLaunchFlags(JobConfig& c, const LaunchRawFlags& f) {
 
 JobConfig parseLaunchFlags(const std::vector<std::string>& flagWords) {
   CLI::App launch{"balancenet launch", "launch"};
-  JobConfig config = defaultLaunchConfig();
+  JobConfig config = job::defaultLaunchConfig();
   LaunchRawFlags raw;
   addLaunchCommandFlags(launch, config, raw);
   parseSubcommandWords(launch, flagWords);
-  raw.raw.threadsGiven = launch.count("--threads") > 0;
+  config.threadsGiven = launch.count("--threads") > 0;
   validateLaunchFlags(config, raw);
   config.argv = flagWords;
   return config;

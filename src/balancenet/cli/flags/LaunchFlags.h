@@ -9,18 +9,11 @@
 
 namespace balancenet::cli {
 
-// The launcher encodes its flag words into BALANCENET_LAUNCH_ARGS; a worker's session decodes them.
-using launch::decodeLaunchArgs;
-using launch::encodeLaunchArgs;
-
 struct LaunchRawFlags {
   RawFlags raw;        // the groups shared with train
   std::string python;  // --python; empty: the Python balancenet was built for when it exists, else python3 on PATH
   bool noPython = false;
 };
-
-// launch's defaults: train's, but no global batch (a program's data loader sizes it; --split sets it).
-job::JobConfig defaultLaunchConfig();
 
 // Declares launch's flags on `app`, bound to `config` and `raw`.
 void addLaunchCommandFlags(CLI::App& app, job::JobConfig& config, LaunchRawFlags& raw);
@@ -32,8 +25,7 @@ void addLaunchCommandFlags(CLI::App& app, job::JobConfig& config, LaunchRawFlags
 void validateLaunchFlags(job::JobConfig& config, const LaunchRawFlags& raw);
 
 // Flag words only (no program): declared, parsed and validated; reads nothing but them (and, for the python,
-// the file system and PATH). What a launched worker's session calls on decodeLaunchArgs(BALANCENET_LAUNCH_ARGS).
-// Throws UsageError, a parse error included. config.argv is `flagWords`.
+// the file system and PATH). Throws UsageError, a parse error included. config.argv is `flagWords`.
 job::JobConfig parseLaunchFlags(const std::vector<std::string>& flagWords);
 
 // `balancenet launch WORDS`: the flags before the first word that is not one (or before "--"), and the program

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "balancenet/cli/RunSetup.h"
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/job/JobDefaults.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -48,7 +48,7 @@ void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.add_option("--run-dir", c.trainer.runDir, "Where steps.csv and summary.json go (default: runs/<time>-<pid>)");
   app.add_option("--progress-seconds", raw.progressSeconds,
                  fmt::format("Seconds between progress lines (default: {:g} on a terminal, {:g} otherwise; 0: none)",
-                             kTerminalProgressSeconds, kLogProgressSeconds));
+                             job::kTerminalProgressSeconds, job::kLogProgressSeconds));
   app.add_option("--save-params", c.saveParams, "Write the final parameters here (torch::save), atomically");
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }

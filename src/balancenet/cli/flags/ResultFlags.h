@@ -21,7 +21,7 @@ struct RawFlags;  // TrainFlags.h
 void addRunFlags(CLI::App& app, job::JobConfig& config);
 // --eval-every, --stop-at-accuracy, --time-budget-s, the results group (addResultFlags), --export.
 void addOutputFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
-// --threads, --run-dir, --progress-seconds (into `raw`), --save-params, --log-level. (RunSetup.h settles the run
+// --threads, --run-dir, --progress-seconds (into `raw`), --save-params, --log-level. (job/JobDefaults.h settles the run
 // directory and the progress period; each command checks --threads.)
 void addResultFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
 

@@ -18,7 +18,7 @@
 #include "balancenet/cli/flags/TrainValidation.h"
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/data/DataOptions.h"
+#include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 
 namespace balancenet::cli {
@@ -33,14 +33,6 @@ std::string environmentHelp() {
 }
 
 }  // namespace
-
-JobConfig defaultJobConfig() {
-  JobConfig config;
-  config.model.name = "cnn";
-  config.data.cacheDir = data::defaultCacheDir();
-  config.trainer.lr.baseLr = 0.05;
-  return config;
-}
 
 void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   // A flag given twice takes its last value, so wrappers and scripts can override defaults.
@@ -82,11 +74,11 @@ void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, b
 
 JobConfig parseTrainCommandLine(const std::vector<std::string>& args) {
   CLI::App train{"balancenet train", "train"};
-  JobConfig config = defaultJobConfig();
+  JobConfig config = job::defaultJobConfig();
   RawFlags raw;
   addTrainFlags(train, config, raw);
   parseSubcommandWords(train, args, /*expandConfig=*/true);
-  raw.threadsGiven = train.count("--threads") > 0;
+  config.threadsGiven = train.count("--threads") > 0;
   config.argv = {"balancenet", "train"};
   config.argv.insert(config.argv.end(), args.begin(), args.end());
   config.worker = launch::readWorkerEnvironment(config.launch);

@@ -45,13 +45,9 @@ struct RawFlags {
   // --global-batch: a number, auto[:MIN:MAX] or a schedule (adaptive/BatchSizing.h)
   std::string globalBatch = std::to_string(trainer::kDefaultGlobalBatch);
   double progressSeconds = -1;
-  bool threadsGiven = false;  // else a worker takes its share of the cores
-  bool printConfig = false;   // --print-config
-  std::string configPath;     // --config: read by expandConfigFile before parsing; declared for --help
+  bool printConfig = false;  // --print-config
+  std::string configPath;    // --config: read by expandConfigFile before parsing; declared for --help
 };
-
-// The defaults `balancenet train` starts from.
-job::JobConfig defaultJobConfig();
 
 // Declares every train flag on `train`, bound to `config` and `raw`: the groups in the order --help and
 // --print-config list them, then --print-config and --config.

@@ -82,7 +82,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateOptimisation(c, raw);
   validateStopping(c.trainer);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
-  if (c.worker && !raw.threadsGiven) worker::chooseDefaultThreads(c);
+  if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
   c.trainer.modelName = c.model.name;
   validateCheckpoints(c);
 }

@@ -1,0 +1,20 @@
+// CommOptions: how a job's gradients travel (the strategies: GradientSync.h). Part of job/JobConfig.h.
+#pragma once
+#include "balancenet/comm/CommMode.h"
+#include "balancenet/comm/OffloadPlan.h"
+
+namespace balancenet::comm {
+
+struct CommOptions {
+  CommMode mode = CommMode::Auto;  // --comm (see CommMode.h)
+  int servers = 0;                 // --ps K: parameter server processes beside the workers (mode ps)
+  int staleness = 0;               // --staleness: 0 BSP, s > 0 SSP (mode ps)
+  double bucketMb = 25;
+  bool overlap = true;  // --no-overlap turns it off
+  // --offload-below: with the all-reducing modes, a rank whose share is below this fraction of the largest
+  // hands its gradient to a ring peer (OffloadSync.h); 0: never.
+  double offloadBelow = kDefaultOffloadBelow;
+  bool explain = false;  // --explain-comm: rank 0 prints how each layer is synchronised
+};
+
+}  // namespace balancenet::comm

@@ -1,0 +1,17 @@
+// EmulationOptions: the heterogeneity a job emulates, applied by wrappers around the gradient sync; no policy
+// reads it. Part of job/JobConfig.h.
+#pragma once
+#include <vector>
+
+#include "balancenet/emulation/FactorSchedule.h"
+
+namespace balancenet::emulation {
+
+struct EmulationOptions {
+  FactorSchedule slowdown;               // --slowdown (+ --slowdown-schedule): relative factors
+  FactorSchedule nodeSpeed;              // --node-speed (+ --speed-schedule): paces in samples/s
+  std::vector<double> netDelayMs;        // --net-delay-ms: per node latency of every message
+  std::vector<double> netBandwidthMbps;  // --net-bandwidth-mbps: per node link speed (megabit/s)
+};
+
+}  // namespace balancenet::emulation
