@@ -147,7 +147,7 @@ void validateShape(FederateFlags& f) {
     require(c.launch.worldSize() == world,
             fmt::format("--nnodes {} with --nproc-per-node {} makes {} processes; they must be --clients {} + 1 (the "
                         "server is rank 0)",
-                        c.launch.nnodes, f.raw.nprocPerNode, c.launch.worldSize(), f.options.clients));
+                        c.launch.nnodes, f.raw.host.nprocPerNode, c.launch.worldSize(), f.options.clients));
   require(!c.worker || c.worker->worldSize == world,
           fmt::format("WORLD_SIZE {} is not --clients {} + 1", c.worker ? c.worker->worldSize : 0, f.options.clients));
 }
@@ -158,10 +158,10 @@ void addFederateFlags(CLI::App& app, FederateFlags& f) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   addFederatedOptions(app, f);
   addModelFlags(app, f.config);
-  addEmulationFlags(app, f.raw);
-  addHostFlags(app, f.config, f.raw);
+  addEmulationFlags(app, f.raw.emulation);
+  addHostFlags(app, f.config, f.raw.host);
   addCheckpointFlags(app, f.config.checkpoint);
-  addResultFlags(app, f.config, f.raw);
+  addResultFlags(app, f.config, f.raw.result);
   // The shared groups' flags that mean nothing here (--clients sets the processes; clients train alone) are not
   // offered; those that mean something else are retold.
   for (const char* name : {"--workers", "--sync-bn"}) app.remove_option(app.get_option(name));
@@ -203,9 +203,9 @@ void validateFederateFlags(FederateFlags& f) {
   auto& c = f.config;
   validateFederatedOptions(f);
   validateShape(f);
-  settleJobToken(c, f.raw.jobTokenFile);
+  settleJobToken(c, f.raw.host.jobTokenFile);
   validateModel(c);
-  validateEmulation(c, f.raw, f.options.clients);  // one value per client
+  validateEmulation(c, f.raw.emulation, f.options.clients);  // one value per client
   validateCheckpointFlags(c.checkpoint);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   c.resilience.peerTimeout = fromSeconds(f.peerTimeoutS);
@@ -237,7 +237,7 @@ int runFederate(FederateFlags& flags, int argc, char** argv) {
   config.argv.assign(argv, argv + argc);
   config.worker = launch::readWorkerEnvironment(config.launch);
   validateFederateFlags(flags);
-  job::settleLoggingAndOutputs(config, flags.raw.progressSeconds);
+  job::settleLoggingAndOutputs(config, flags.raw.result.progressSeconds);
   announceJobToken(config);
   if (config.worker) return worker::runWorker(config);
   const JobConfig checked = checkBeforeLaunch(config);  // the model sized for the data from here on

@@ -57,9 +57,9 @@ void addServeFlags(CLI::App& app, ServeFlags& f) {
   addFederatedOptions(app, f.federate);
   addModelFlags(app, c);
   addCheckpointFlags(app, c.checkpoint);
-  addResultFlags(app, c, f.federate.raw);
+  addResultFlags(app, c, f.federate.raw.result);
   c.threads = 0;  // not given: what this host allows (validateServeFlags)
-  addJobTokenFlags(app, c, f.federate.raw.jobTokenFile);
+  addJobTokenFlags(app, c, f.federate.raw.host.jobTokenFile);
   // Launcher flags mean nothing to one server: its clients come over the network with their own data.
   for (const char* name : {"--clients", "--alpha", "--max-restarts", "--sync-bn"})
     app.remove_option(app.get_option(name));
@@ -76,7 +76,7 @@ void validateServeFlags(ServeFlags& f) {
   require(f.port >= 1 && f.port <= 65535, fmt::format("--port must be in 1..65535, got {}", f.port));
   require(f.minClients >= 1, fmt::format("--min-clients must be at least 1, got {}", f.minClients));
   require(f.joinTimeoutS > 0, fmt::format("--join-timeout must be positive, got {}", f.joinTimeoutS));
-  settleJobToken(c, f.federate.raw.jobTokenFile);
+  settleJobToken(c, f.federate.raw.host.jobTokenFile);
   comm::requireClosedJob(serveRendezvous(f));
   validateModel(c);
   validateCheckpointFlags(c.checkpoint);
@@ -90,7 +90,7 @@ void validateServeFlags(ServeFlags& f) {
 int runServe(ServeFlags& f) {
   auto& c = f.federate.config;
   validateServeFlags(f);
-  job::settleLoggingAndOutputs(c, f.federate.raw.progressSeconds);
+  job::settleLoggingAndOutputs(c, f.federate.raw.result.progressSeconds);
   announceJobToken(c);
   setIntraOpThreads(c.threads);
   std::filesystem::create_directories(c.trainer.runDir);

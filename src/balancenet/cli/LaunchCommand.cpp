@@ -60,7 +60,7 @@ int runLaunch(const CLI::App& launch, JobConfig& config, LaunchRawFlags& raw, co
   validateLaunchFlags(config, raw);
   chooseProgram(config, words.program);
   config.argv = words.flags;
-  job::settleLoggingAndOutputs(config, raw.raw.progressSeconds);
+  job::settleLoggingAndOutputs(config, raw.raw.result.progressSeconds);
   announceJobToken(config);
   // The hosts run another world than assumed: the flags again with every host's count, the program as chosen.
   const auto againForTheHosts = [](const JobConfig& c) {

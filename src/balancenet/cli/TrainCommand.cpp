@@ -42,7 +42,7 @@ int runTrain(const CLI::App& train, job::JobConfig& config, RawFlags& raw, int a
     std::cout << effectiveConfigYaml(train) << launch::launchSourcesComment(config.launch) << std::flush;
     return 0;
   }
-  job::settleLoggingAndOutputs(config, raw.progressSeconds);
+  job::settleLoggingAndOutputs(config, raw.result.progressSeconds);
   announceJobToken(config);
   if (config.server) return ps::runParameterServer(config);
   if (config.worker) return worker::runWorker(config);

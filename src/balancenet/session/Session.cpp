@@ -21,6 +21,7 @@
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/metrics/GemmProbe.h"
+#include "balancenet/metrics/RetakenRows.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/session/ResumePoint.h"
 #include "balancenet/trainer/RunOutputs.h"
@@ -99,8 +100,7 @@ Resume Session::adoptResumePoint(const std::string& bytes) {
   resume.step = step_ = point.step;
   resume.batch = batch_ = committedBatch_ = point.batch;
   resume.state = std::move(point.state);
-  while (!records_.empty() && records_.back().step >= step_) records_.pop_back();
-  while (!evals_.empty() && evals_.back().step > step_) evals_.pop_back();
+  metrics::dropRetakenRows(records_, evals_, step_);
   if (heartbeat_) heartbeat_->setStep(step_);
   return resume;
 }

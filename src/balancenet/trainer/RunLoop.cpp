@@ -8,6 +8,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/metrics/ProgressLine.h"
+#include "balancenet/metrics/RetakenRows.h"
 #include "balancenet/metrics/TimeToAccuracy.h"
 #include "balancenet/trainer/RunOutputs.h"
 #include "balancenet/trainer/StopRule.h"
@@ -63,7 +64,7 @@ metrics::RunSummary RunLoop::run() {
     } catch (const std::exception& failure) {
       if (!parts_.recovery) throw;
       parts_.recovery->recover(engine, failure);
-      dropRetakenRows(state);
+      metrics::dropRetakenRows(state.records, state.evals, engine.stepsDone());  // 5. the steps taken again
     }
   }
   evaluateAtEnd(state);
@@ -108,13 +109,6 @@ void RunLoop::printProgress(RunState& state, const StopRule& stop) {
     spdlog::info(line);
     state.sinceProgress.restart();
   }
-}
-
-void RunLoop::dropRetakenRows(RunState& state) const {
-  auto& engine = parts_.engine;
-  // Steps after the restored state are taken again, by the new group: their old rows go.
-  while (!state.records.empty() && state.records.back().step >= engine.stepsDone()) state.records.pop_back();
-  while (!state.evals.empty() && state.evals.back().step > engine.stepsDone()) state.evals.pop_back();
 }
 
 void RunLoop::evaluateAtEnd(RunState& state) {

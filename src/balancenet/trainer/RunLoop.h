@@ -41,8 +41,6 @@ class RunLoop {
   void evaluateOnCadence(RunState& state, StopRule& stop, int64_t done);
   // 4. The progress line, every --progress-seconds on rank 0.
   void printProgress(RunState& state, const StopRule& stop);
-  // 5. After a recovery: drops the rows of the steps that are taken again.
-  void dropRetakenRows(RunState& state) const;
   // 6. The final evaluation, unless the last step had one.
   void evaluateAtEnd(RunState& state);
   // Why the run stopped before --steps, if it did.

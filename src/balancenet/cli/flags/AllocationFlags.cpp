@@ -23,7 +23,7 @@ static_assert(adaptive::kDefaultAutoStartBatch == trainer::kDefaultGlobalBatch,
               "--global-batch auto starts at the fixed default B");
 
 // How the global batch is split over the workers.
-void addAllocationFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addAllocationFlags(CLI::App& app, JobConfig& c, AllocationRaw& raw) {
   app.add_option("--split", raw.split,
                  "Samples per worker, comma separated, summing to --global-batch (default: equal)");
   app.add_option("--policy", raw.policy,
@@ -49,7 +49,7 @@ void addBnoNormalizeFlag(CLI::App& app, bool& normalize) {
   app.add_flag("--bno-normalize", normalize, "Rescale the bno policy's batch sizes to sum to --global-batch");
 }
 
-void addBatchSizingFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addBatchSizingFlags(CLI::App& app, JobConfig& c, AllocationRaw& raw) {
   app.add_option(
          "--global-batch", raw.globalBatch,
          fmt::format("Samples per step over all workers. auto[:MIN:MAX[:START]]: chosen in [MIN, MAX] during training "
@@ -71,7 +71,7 @@ CLI::Option* addGlobalBatchFlag(CLI::App& app, int64_t& target, const std::strin
 
 // --global-batch's form, first: every check of B against the job (--max-workers, the pipelines, the split)
 // takes the B of step 0.
-void parseGlobalBatchFlag(JobConfig& c, const RawFlags& raw) {
+void parseGlobalBatchFlag(JobConfig& c, const AllocationRaw& raw) {
   auto& sizing = c.orchestration.batchSizing;
   const std::string lrScaling = sizing.lrScaling;  // --lr-scaling's text, which the parse below must keep
   sizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
@@ -79,7 +79,7 @@ void parseGlobalBatchFlag(JobConfig& c, const RawFlags& raw) {
 }
 
 // An adaptive B against the rest of the job, and --lr-scaling, before the allocation that starts from the first B.
-void validateBatchSizing(JobConfig& c, const RawFlags& raw, int world) {
+void validateBatchSizing(JobConfig& c, const AllocationRaw& raw, int world) {
   auto& sizing = c.orchestration.batchSizing;
   const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);  // checked even if unused
   if (!sizing.adaptive()) return;
@@ -109,21 +109,24 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
                                                   : fmt::format("{} workers", world);
   require(t.globalBatch >= columns,
           fmt::format("--global-batch {} is smaller than the {}: each needs at least 1 sample", t.globalBatch, takers));
-  if (c.pipeline.enabled() && !raw.split.empty()) {
-    const int entries = static_cast<int>(std::count(raw.split.begin(), raw.split.end(), ',')) + 1;
+  if (c.pipeline.enabled() && !raw.allocation.split.empty()) {
+    const int entries = static_cast<int>(std::count(raw.allocation.split.begin(), raw.allocation.split.end(), ',')) + 1;
     require(entries == columns,
             fmt::format("--split has {} entries but the job has {}: one per pipeline", entries, takers));
   }
-  c.split = raw.split.empty() ? Split::equal(t.globalBatch, columns) : Split::parse(raw.split, columns, t.globalBatch);
+  c.split = raw.allocation.split.empty() ? Split::equal(t.globalBatch, columns)
+                                         : Split::parse(raw.allocation.split, columns, t.globalBatch);
   validatePolicy(c, raw);
 }
 
 // --policy, after --split: static when a split is given, else balanced (equal under SSP).
 void validatePolicy(JobConfig& c, const RawFlags& raw) {
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
-  const bool stale = raw.staleness != kUnset && raw.staleness > 0;
+  const bool stale = raw.comm.staleness != kUnset && raw.comm.staleness > 0;
   auto& o = c.orchestration;
-  o.policy = !raw.policy.empty() ? raw.policy : (raw.split.empty() ? (stale ? "equal" : "balanced") : "static");
+  o.policy = !raw.allocation.policy.empty()
+                 ? raw.allocation.policy
+                 : (raw.allocation.split.empty() ? (stale ? "equal" : "balanced") : "static");
   auto policies = orchestrator::policyNames();
   if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include "balancenet/trainer/TrainerOptions.h"
 
 namespace CLI {
 class App;
@@ -18,23 +19,31 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given, before validation converts them into config.split and config.orchestration.
+struct AllocationRaw {
+  std::string policy;  // empty: chosen from --split and --staleness (validatePolicy)
+  std::string split;
+  // --global-batch: a number, auto[:MIN:MAX] or a schedule (adaptive/BatchSizing.h)
+  std::string globalBatch = std::to_string(trainer::kDefaultGlobalBatch);
+};
+
 // --split, --policy, --rebalance-every, --rebalance-budget, --probe-peers, --bno-normalize: --split and --policy
 // into `raw`, the rest into config.orchestration. Not --global-batch: a launched program's data loader has its own.
-void addAllocationFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addAllocationFlags(CLI::App& app, job::JobConfig& config, AllocationRaw& raw);
 // --bno-normalize alone into `normalize` (simulate's policies take it as train's do).
 void addBnoNormalizeFlag(CLI::App& app, bool& normalize);
-// Train's --global-batch in all its forms (a number, auto[:MIN:MAX[:START]], B@STEP list) into raw.globalBatch,
-// and --lr-scaling into config.orchestration.batchSizing.
-void addBatchSizingFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+// Train's --global-batch in all its forms (a number, auto[:MIN:MAX[:START]], B@STEP list) into
+// raw.allocation.globalBatch, and --lr-scaling into config.orchestration.batchSizing.
+void addBatchSizingFlags(CLI::App& app, job::JobConfig& config, AllocationRaw& raw);
 // --global-batch as one number into `target`, its default shown from target's value (plan, simulate).
 CLI::Option* addGlobalBatchFlag(CLI::App& app, int64_t& target, const std::string& help);
 
 // --global-batch's form, first: config.trainer.globalBatch becomes the B of step 0 (every check of B against the
 // job takes it) and config.orchestration.batchSizing what B does later; --lr-scaling's text is kept.
-void parseGlobalBatchFlag(job::JobConfig& config, const RawFlags& raw);
+void parseGlobalBatchFlag(job::JobConfig& config, const AllocationRaw& raw);
 // After the pipeline and --comm: an adaptive B against them and the workers, --lr-scaling resolved for the
 // optimiser. Before the allocation, which starts from the first B.
-void validateBatchSizing(job::JobConfig& config, const RawFlags& raw, int world);
+void validateBatchSizing(job::JobConfig& config, const AllocationRaw& raw, int world);
 // --steps, the first B against the `world` workers (the pipelines, with --pipeline-stages), --split into
 // config.split, then validatePolicy.
 void validateAllocation(job::JobConfig& config, const RawFlags& raw, int world);

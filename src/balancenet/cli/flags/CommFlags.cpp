@@ -25,7 +25,7 @@ std::string commModesHelp() {
 }  // namespace
 
 // How gradients travel.
-void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
   app.add_option("--comm", raw.comm, "How gradients travel: " + commModesHelp())->capture_default_str();
   app.add_option("--ps", raw.servers,
                  "With --comm ps: parameter server processes to start beside the workers; each holds an equal share "
@@ -46,7 +46,7 @@ void addCommFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 
 // --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see
 // validateParameterServers).
-void validateComm(JobConfig& c, const RawFlags& raw) {
+void validateComm(JobConfig& c, const CommRaw& raw) {
   auto mode = comm::commModeNamed(raw.comm);
   require(mode.has_value(),
           fmt::format("unknown --comm '{}'; choose one of: {}", raw.comm, fmt::join(comm::commModeNames(), ", ")));
@@ -58,7 +58,7 @@ void validateComm(JobConfig& c, const RawFlags& raw) {
 }
 
 // --comm ps, --ps, --staleness; runs after the split and the policy are settled.
-void validateParameterServers(JobConfig& c, const RawFlags& raw) {
+void validateParameterServers(JobConfig& c, const CommRaw& raw) {
   auto& p = c.comm;
   if (p.mode != comm::CommMode::ParameterServers) {
     require(raw.servers == kUnset, fmt::format("--ps is for --comm ps (got --comm {})", raw.comm));

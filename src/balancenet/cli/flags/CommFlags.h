@@ -1,6 +1,9 @@
 // CommFlags: how gradients travel: --comm, --bucket-mb, --no-overlap, --offload-below, --explain-comm, and the
 // parameter servers' --ps and --staleness.
 #pragma once
+#include <string>
+
+#include "balancenet/cli/flags/FlagValues.h"
 
 namespace CLI {
 class App;
@@ -13,15 +16,22 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given, before validateComm converts them into config.comm.
+struct CommRaw {
+  int servers = kUnset, staleness = kUnset;  // --ps, --staleness
+  std::string comm = "auto";
+  bool noOverlap = false;
+};
+
 // Declares the group on `app`: --comm, --ps, --staleness and --no-overlap into `raw`, the rest into config.comm.
-void addCommFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addCommFlags(CLI::App& app, job::JobConfig& config, CommRaw& raw);
 
 // --comm, --bucket-mb, --no-overlap, --offload-below into config.comm, early: the other groups are checked
 // against the mode. UsageError naming the flag.
-void validateComm(job::JobConfig& config, const RawFlags& raw);
+void validateComm(job::JobConfig& config, const CommRaw& raw);
 
 // --comm ps, --ps, --staleness, after the split and the policy are settled (SSP needs a fixed split and makes
 // an equal one) and the environment is read (a server's index). UsageError naming the flag.
-void validateParameterServers(job::JobConfig& config, const RawFlags& raw);
+void validateParameterServers(job::JobConfig& config, const CommRaw& raw);
 
 }  // namespace balancenet::cli

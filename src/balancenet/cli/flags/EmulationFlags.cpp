@@ -11,7 +11,7 @@
 namespace balancenet::cli {
 using job::JobConfig;
 
-void addEmulationFlags(CLI::App& app, RawFlags& raw) {
+void addEmulationFlags(CLI::App& app, EmulationRaw& raw) {
   app.add_option("--slowdown", raw.slowdown,
                  "Emulation: worker i sleeps (s_i - 1) x its real compute time each step (s_i >= 1), e.g. 1,1,1,4");
   app.add_option("--slowdown-schedule", raw.slowdownSchedule, "Changes of --slowdown, e.g. '100=1,1,1,8;200=1,1,1,4'");
@@ -27,7 +27,7 @@ void addEmulationFlags(CLI::App& app, RawFlags& raw) {
 }
 
 // --slowdown, --node-speed (and their schedules), --net-delay-ms, --net-bandwidth-mbps.
-void validateEmulation(JobConfig& c, const RawFlags& raw, int world) {
+void validateEmulation(JobConfig& c, const EmulationRaw& raw, int world) {
   auto& e = c.emulation;
   e.slowdown =
       emulation::FactorSchedule::parse("--slowdown", raw.slowdown, "--slowdown-schedule", raw.slowdownSchedule, world);

@@ -16,7 +16,7 @@ namespace balancenet::cli {
 using job::JobConfig;
 
 // Who runs where: workers, hosts, the store.
-void addHostFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addHostFlags(CLI::App& app, JobConfig& c, HostRaw& raw) {
   // Words: a worker is one training process (a rank), a host is a machine, a member is a worker of an
   // elastic generation. --nodes, --min-nodes, --max-nodes are the older spellings of the worker flags;
   // --nnodes and --node-rank are torchrun's spellings and count hosts.
@@ -52,7 +52,7 @@ void addHostFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 namespace {
 
 // --nproc-per-node: this host's count, or every host's by node rank.
-void validateWorkersPerHost(job::LaunchOptions& l, const RawFlags& raw) {
+void validateWorkersPerHost(job::LaunchOptions& l, const HostRaw& raw) {
   const auto counts = job::parseWorkersPerHost(raw.nprocPerNode);
   if (counts.size() == 1) {
     l.nprocPerNode = counts[0];
@@ -71,13 +71,13 @@ void noteFlagsThatAssumeTheWorld(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
   if (c.worker || l.nnodes == 1 || !l.hostWorkers.empty()) return;
   const std::pair<bool, const char*> flags[] = {
-      {!raw.split.empty(), "--split"},
-      {raw.memoryLimitMb.find(',') != std::string::npos, "--memory-limit-mb"},
-      {!raw.slowdown.empty() || !raw.slowdownSchedule.empty(), "--slowdown"},
-      {!raw.nodeSpeed.empty() || !raw.speedSchedule.empty(), "--node-speed"},
-      {!raw.netDelayMs.empty(), "--net-delay-ms"},
-      {!raw.netBandwidthMbps.empty(), "--net-bandwidth-mbps"},
-      {raw.pipelineStages != "1", "--pipeline-stages"},
+      {!raw.allocation.split.empty(), "--split"},
+      {raw.pipeline.memoryLimitMb.find(',') != std::string::npos, "--memory-limit-mb"},
+      {!raw.emulation.slowdown.empty() || !raw.emulation.slowdownSchedule.empty(), "--slowdown"},
+      {!raw.emulation.nodeSpeed.empty() || !raw.emulation.speedSchedule.empty(), "--node-speed"},
+      {!raw.emulation.netDelayMs.empty(), "--net-delay-ms"},
+      {!raw.emulation.netBandwidthMbps.empty(), "--net-bandwidth-mbps"},
+      {raw.pipeline.pipelineStages != "1", "--pipeline-stages"},
       {c.resilience.minNodes != 1, "--min-workers"},
       {c.resilience.maxNodes != 0, "--max-workers"},
   };
@@ -106,18 +106,18 @@ void validateSchedulerShape(const JobConfig& c) {
 // --workers, --nnodes, --node-rank, --nproc-per-node, --master-port, --rendezvous-timeout.
 void validateHosts(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
-  validateWorkersPerHost(l, raw);
+  validateWorkersPerHost(l, raw.host);
   noteFlagsThatAssumeTheWorld(c, raw);
-  if (raw.workers != kUnset) {
-    require(raw.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.workers));
+  if (raw.host.workers != kUnset) {
+    require(raw.host.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.host.workers));
     require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
-    l.nprocPerNode = raw.workers;
+    l.nprocPerNode = raw.host.workers;
   }
   validateSchedulerShape(c);
   require(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
   require(l.nnodes == 1 || c.worker || l.masterPort != 0,
           "a job over several hosts needs --master-port (and --master-addr) known to all of them");
-  l.rendezvousTimeout = fromSeconds(raw.rendezvousTimeoutS);
+  l.rendezvousTimeout = fromSeconds(raw.host.rendezvousTimeoutS);
 }
 
 std::vector<std::string> withAgreedHosts(std::vector<std::string> words, const job::LaunchOptions& launch) {

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "balancenet/cli/flags/FlagValues.h"
+#include "balancenet/job/LaunchOptions.h"
 
 namespace CLI {
 class App;
@@ -17,9 +19,17 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given, before validateHosts converts them into config.launch.
+struct HostRaw {
+  int workers = kUnset;            // --workers (alias --nodes)
+  std::string nprocPerNode = "1";  // --nproc-per-node: this host's workers, or every host's by node rank ("2,1")
+  double rendezvousTimeoutS = secondsOf(job::LaunchOptions{}.rendezvousTimeout);
+  std::string jobTokenFile;  // --job-token-file (JobTokenFlags.h)
+};
+
 // Declares the group on `app`: the worker counts, --rendezvous-timeout and --job-token-file into `raw`, the rest
 // into config.launch.
-void addHostFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addHostFlags(CLI::App& app, job::JobConfig& config, HostRaw& raw);
 
 // After the environment is read (config.worker): config.launch's shape (workers per host, every host's count,
 // the flags checked against an assumed world) and rendezvous timeout. UsageError naming the flag.

@@ -41,9 +41,9 @@ void removeTrainOnlyOptions(CLI::App& app) {
 
 void addLaunchCommandFlags(CLI::App& app, JobConfig& c, LaunchRawFlags& f) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the resolved --run-dir wins
-  addHostFlags(app, c, f.raw);
-  addResilienceFlags(app, c, f.raw);
-  addAllocationFlags(app, c, f.raw);
+  addHostFlags(app, c, f.raw.host);
+  addResilienceFlags(app, c, f.raw.resilience);
+  addAllocationFlags(app, c, f.raw.allocation);
   app.get_option("--job-token")
       ->description(
           "Shared secret of the job: only processes given the same token join balancenet's rendezvous; required "
@@ -54,8 +54,8 @@ void addLaunchCommandFlags(CLI::App& app, JobConfig& c, LaunchRawFlags& f) {
   app.get_option("--split")->description(
       "Samples per worker and step, comma separated, one per worker of the job: the global batch is their sum "
       "(default: the program's loader decides, split equally)");
-  addEmulationFlags(app, f.raw);
-  addResultFlags(app, c, f.raw);
+  addEmulationFlags(app, f.raw.emulation);
+  addResultFlags(app, c, f.raw.result);
   removeTrainOnlyOptions(app);
   app.add_option("--python", f.python,
                  "The Python that runs PROGRAM (default: the Python balancenet was built for, whose torch it links, "
@@ -68,16 +68,16 @@ void validateLaunchFlags(JobConfig& c, const LaunchRawFlags& f) {
   validateHosts(c, raw);
   const int world = c.launch.worldSize();
   validateResilience(c, raw);
-  settleJobToken(c, raw.jobTokenFile);
-  if (!raw.split.empty()) {
-    c.split = Split::parse(raw.split, world, splitSum(raw.split));
+  settleJobToken(c, raw.host.jobTokenFile);
+  if (!raw.allocation.split.empty()) {
+    c.split = Split::parse(raw.allocation.split, world, splitSum(raw.allocation.split));
     c.trainer.globalBatch = c.split.total();
   }
   validatePolicy(c, raw);
-  validateEmulation(c, raw, world);
+  validateEmulation(c, raw.emulation, world);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (!c.threadsGiven) worker::chooseDefaultThreads(c);
-  if (raw.progressSeconds >= 0) c.trainer.progressSeconds = raw.progressSeconds;
+  if (raw.result.progressSeconds >= 0) c.trainer.progressSeconds = raw.result.progressSeconds;
   require(!(f.noPython && !f.python.empty()), "--python and --no-python exclude each other");
   c.program.python = f.noPython ? "" : findPython(f.python);
 }

@@ -1,6 +1,7 @@
 // OptimisationFlags: the optimiser and the learning-rate schedule: --optimizer, --lr, --momentum,
 // --weight-decay, --nesterov, --clip-grad-norm, --accumulate, --warmup-steps, --lr-decay and its parameters.
 #pragma once
+#include <string>
 
 namespace CLI {
 class App;
@@ -13,10 +14,15 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given, before validateOptimisation converts them into config.trainer.
+struct OptimisationRaw {
+  std::string lrDecay = "constant";
+};
+
 // Declares the group on `app`: --lr-decay into `raw`, the rest into config.trainer.
-void addOptimisationFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addOptimisationFlags(CLI::App& app, job::JobConfig& config, OptimisationRaw& raw);
 
 // Each value checked (UsageError naming the flag), the decay parsed, the schedule's length set from --steps.
-void validateOptimisation(job::JobConfig& config, const RawFlags& raw);
+void validateOptimisation(job::JobConfig& config, const OptimisationRaw& raw);
 
 }  // namespace balancenet::cli

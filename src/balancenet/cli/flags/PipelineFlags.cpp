@@ -22,7 +22,7 @@ using job::kAutoStages;
 using job::kDefaultMicroBatchesPerStage;
 
 // Pipeline parallelism: the model cut into stages, each share of the batch into micro-batches.
-void addPipelineFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addPipelineFlags(CLI::App& app, JobConfig& c, PipelineRaw& raw) {
   auto& p = c.pipeline;
   app.add_option("--pipeline-stages", raw.pipelineStages,
                  "Cut the model into this many stages, each on its own worker: the workers form --nodes / stages "
@@ -98,7 +98,8 @@ void validateAutoStages(const JobConfig& c, const RawFlags& raw) {
   require(c.launch.nnodes == 1 && !c.worker,
           "--pipeline-stages auto profiles the model on the launching host before any worker starts, which a job "
           "over several hosts (or one started by another launcher) cannot do: give --pipeline-stages S");
-  require(raw.split.empty(), "--split needs a known number of pipelines: give --pipeline-stages S, not auto");
+  require(raw.allocation.split.empty(),
+          "--split needs a known number of pipelines: give --pipeline-stages S, not auto");
 }
 
 }  // namespace
@@ -107,18 +108,20 @@ void validateAutoStages(const JobConfig& c, const RawFlags& raw) {
 // work with yet. Before the allocation, which splits the global batch over the pipelines.
 void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   auto& p = c.pipeline;
-  c.memoryLimitMb = parseMemoryLimits(raw.memoryLimitMb, world);
-  p.stages = parsePipelineStages(raw.pipelineStages);
+  c.memoryLimitMb = parseMemoryLimits(raw.pipeline.memoryLimitMb, world);
+  p.stages = parsePipelineStages(raw.pipeline.pipelineStages);
   const bool autoStages = p.stages == kAutoStages;
   require(autoStages || world % p.stages == 0,
           fmt::format("{} is not a multiple of --pipeline-stages {}", workersGiven(c, world), p.stages));
   if (autoStages) validateAutoStages(c, raw);
-  require(raw.microBatches == kUnset || raw.microBatches >= 1,
-          fmt::format("--micro-batches must be at least 1, got {}", raw.microBatches));
-  require(raw.microBatches <= pipeline::kMaxMicroBatches,  // each has its own message tags in a step
-          fmt::format("--micro-batches must be at most {}, got {}", pipeline::kMaxMicroBatches, raw.microBatches));
+  require(raw.pipeline.microBatches == kUnset || raw.pipeline.microBatches >= 1,
+          fmt::format("--micro-batches must be at least 1, got {}", raw.pipeline.microBatches));
+  require(
+      raw.pipeline.microBatches <= pipeline::kMaxMicroBatches,  // each has its own message tags in a step
+      fmt::format("--micro-batches must be at most {}, got {}", pipeline::kMaxMicroBatches, raw.pipeline.microBatches));
   // Auto leaves 0: the planner's default for each shape it ranks, 4 x its stages (PlanInput::microBatches).
-  p.microBatches = raw.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.microBatches;
+  p.microBatches =
+      raw.pipeline.microBatches == kUnset ? kDefaultMicroBatchesPerStage * p.stages : raw.pipeline.microBatches;
   pipeline::parseScheduleKind(p.schedule);  // a UsageError naming both
   validatePartitionSyntax(p.partition, p.stages);
   require(!p.keepPartition || p.planned(), "--keep-partition is for --partition auto (no other partition moves)");
@@ -133,16 +136,17 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
   // (a re-form would need a new cut) or factor capture yet; its --max-restarts restarts the whole job. (--export,
   // --save-params and --checkpoint-dir/--resume are allowed: the engine gathers the model.)
   const std::pair<bool, std::string> unsupported[] = {
-      {c.comm.mode != comm::CommMode::Auto && c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm},
-      {raw.staleness != kUnset, "--staleness"},
+      {c.comm.mode != comm::CommMode::Auto && c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm.comm},
+      {raw.comm.staleness != kUnset, "--staleness"},
       {c.syncBatchNorm, "--sync-bn"},
       {c.resilience.elastic, "--elastic"},
       {c.resilience.join, "--join"},
       // A pace in samples/s is kept by the data-parallel gradient sync; stages are slowed by --slowdown.
-      {!raw.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
+      {!raw.emulation.nodeSpeed.empty(), "--node-speed (use --slowdown)"},
   };
   for (const auto& [given, flag] : unsupported)
-    require(!given, fmt::format("{} is not supported with --pipeline-stages {} yet", flag, raw.pipelineStages));
+    require(!given,
+            fmt::format("{} is not supported with --pipeline-stages {} yet", flag, raw.pipeline.pipelineStages));
 }
 
 int parsePipelineStages(const std::string& text) {

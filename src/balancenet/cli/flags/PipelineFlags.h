@@ -2,6 +2,7 @@
 // --explain-partition, --keep-partition and the memory caps (--memory-limit-mb) placements are checked against.
 #pragma once
 #include <string>
+#include "balancenet/cli/flags/FlagValues.h"
 
 namespace CLI {
 class App;
@@ -14,9 +15,17 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given, before validatePipeline converts them into config.pipeline and
+// config.memoryLimitMb.
+struct PipelineRaw {
+  int microBatches = kUnset;         // --micro-batches: unset is 4 x --pipeline-stages
+  std::string pipelineStages = "1";  // --pipeline-stages: a number or auto (kAutoStages)
+  std::string memoryLimitMb = "0";   // --memory-limit-mb: one cap or one per worker
+};
+
 // Declares the group on `app`: --pipeline-stages, --micro-batches and --memory-limit-mb into `raw`, the rest
 // into config.pipeline.
-void addPipelineFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addPipelineFlags(CLI::App& app, job::JobConfig& config, PipelineRaw& raw);
 
 // After the hosts and --comm, before the allocation (which splits the global batch over the pipelines): the
 // memory caps and config.pipeline for `world` workers, and the flags pipelines do not work with yet refused.

@@ -16,7 +16,7 @@ using job::JobConfig;
 using job::WorkerIdentity;
 
 // Surviving dead and stalled workers, joining a running job.
-void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addResilienceFlags(CLI::App& app, JobConfig& c, ResilienceRaw& raw) {
   auto& r = c.resilience;
   app.add_option("--stall-timeout", raw.stallTimeoutS,
                  "Watchdog: seconds a collective may wait for its peers; then every rank names the missing ranks "
@@ -55,21 +55,24 @@ void addResilienceFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
 void validateResilience(JobConfig& c, const RawFlags& raw) {
   auto& r = c.resilience;
   // 0 is the documented default (the --rendezvous-timeout), so only a negative value is refused.
-  require(raw.stallTimeoutS >= 0,
-          fmt::format("--stall-timeout must not be negative (0: --rendezvous-timeout), got {}", raw.stallTimeoutS));
-  r.stallTimeout = raw.stallTimeoutS > 0 ? fromSeconds(raw.stallTimeoutS) : c.launch.rendezvousTimeout;
-  r.peerTimeout = fromSeconds(raw.peerTimeoutS);
+  require(raw.resilience.stallTimeoutS >= 0,
+          fmt::format("--stall-timeout must not be negative (0: --rendezvous-timeout), got {}",
+                      raw.resilience.stallTimeoutS));
+  r.stallTimeout =
+      raw.resilience.stallTimeoutS > 0 ? fromSeconds(raw.resilience.stallTimeoutS) : c.launch.rendezvousTimeout;
+  r.peerTimeout = fromSeconds(raw.resilience.peerTimeoutS);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
   if (r.maxNodes == 0) r.maxNodes = world;
-  require(raw.joinStoreFile.empty() || r.join, "--store-file is only for --join (a launcher makes its job's own)");
-  if (!raw.joinStoreFile.empty()) {
+  require(raw.resilience.joinStoreFile.empty() || r.join,
+          "--store-file is only for --join (a launcher makes its job's own)");
+  if (!raw.resilience.joinStoreFile.empty()) {
     // FileStore would create a missing file and wait there for a job that never comes.
     std::error_code ec;
-    require(std::filesystem::is_regular_file(raw.joinStoreFile, ec),
+    require(std::filesystem::is_regular_file(raw.resilience.joinStoreFile, ec),
             fmt::format("--store-file {}: no such file (is the job running? its launcher writes the path to "
                         "RUN_DIR/join-store)",
-                        raw.joinStoreFile));
-    c.launch.storeFile = raw.joinStoreFile;
+                        raw.resilience.joinStoreFile));
+    c.launch.storeFile = raw.resilience.joinStoreFile;
   }
   if (!r.elastic) {
     require(!r.join, "--join needs --elastic (a fixed job admits nobody)");
@@ -97,7 +100,7 @@ void validateResilience(JobConfig& c, const RawFlags& raw) {
           fmt::format("--max-workers {} is more than --global-batch {} (every worker needs at least one sample)",
                       r.maxNodes, c.trainer.globalBatch));
   require(comm::allReduces(c.comm.mode),
-          fmt::format("--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm {}", raw.comm));
+          fmt::format("--elastic works with --comm auto, allreduce, flat, hd or a2a, not --comm {}", raw.comm.comm));
   require(!c.worker || c.worker->storeHostedByLauncher || r.join,
           "--elastic needs a store that outlives every worker: run 'balancenet train' without RANK set (the launcher "
           "hosts it)");

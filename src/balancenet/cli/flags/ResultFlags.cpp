@@ -22,7 +22,7 @@ void addRunFlags(CLI::App& app, JobConfig& c) {
 }
 
 // Evaluation, threads, where results go, logging.
-void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addOutputFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
   auto& t = c.trainer;
   app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
       ->capture_default_str();
@@ -40,7 +40,7 @@ void addOutputFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
                  "Write the trained state_dict here for PyTorch: model.load_state_dict(torch.load(FILE)) (atomic)");
 }
 
-void addResultFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
+void addResultFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
   app.add_option("--threads", c.threads,
                  "Intra-op and BLAS threads per worker (default: the cores this host allows, its affinity mask and "
                  "cgroup CPU quota, over its local workers, at least 1)")

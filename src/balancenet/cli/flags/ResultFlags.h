@@ -2,6 +2,7 @@
 // evaluates and stops (--eval-every, --stop-at-accuracy, --time-budget-s), --export, and the results group that
 // launch and federate share (--threads, --run-dir, --progress-seconds, --save-params, --log-level).
 #pragma once
+#include <string>
 
 namespace CLI {
 class App;
@@ -17,13 +18,18 @@ namespace balancenet::cli {
 
 struct RawFlags;  // TrainFlags.h
 
+// The group's values as given: the progress period settles with the run directory (job/JobDefaults.h).
+struct ResultRaw {
+  double progressSeconds = -1;  // below 0: the default for a terminal or a log
+};
+
 // --timeline, --steps, --seed, into config.trainer.
 void addRunFlags(CLI::App& app, job::JobConfig& config);
 // --eval-every, --stop-at-accuracy, --time-budget-s, the results group (addResultFlags), --export.
-void addOutputFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addOutputFlags(CLI::App& app, job::JobConfig& config, ResultRaw& raw);
 // --threads, --run-dir, --progress-seconds (into `raw`), --save-params, --log-level. (job/JobDefaults.h settles the run
 // directory and the progress period; each command checks --threads.)
-void addResultFlags(CLI::App& app, job::JobConfig& config, RawFlags& raw);
+void addResultFlags(CLI::App& app, job::JobConfig& config, ResultRaw& raw);
 
 // --eval-every, --stop-at-accuracy, --time-budget-s: when the run evaluates and ends. UsageError naming the flag.
 void validateStopping(const trainer::TrainerOptions& options);

@@ -39,17 +39,17 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // Defaults are recorded so --print-config shows every value in effect, not only those given.
   app.option_defaults()->always_capture_default();
-  addHostFlags(app, c, raw);
-  addResilienceFlags(app, c, raw);
+  addHostFlags(app, c, raw.host);
+  addResilienceFlags(app, c, raw.resilience);
   addModelFlags(app, c);
-  addAllocationFlags(app, c, raw);
-  addPipelineFlags(app, c, raw);
-  addEmulationFlags(app, raw);
-  addCommFlags(app, c, raw);
-  addBatchSizingFlags(app, c, raw);
+  addAllocationFlags(app, c, raw.allocation);
+  addPipelineFlags(app, c, raw.pipeline);
+  addEmulationFlags(app, raw.emulation);
+  addCommFlags(app, c, raw.comm);
+  addBatchSizingFlags(app, c, raw.allocation);
   addRunFlags(app, c);
-  addOptimisationFlags(app, c, raw);
-  addOutputFlags(app, c, raw);
+  addOptimisationFlags(app, c, raw.optimisation);
+  addOutputFlags(app, c, raw.result);
   addCheckpointFlags(app, c.checkpoint);
   app.add_flag("--print-config", raw.printConfig,
                "Print the effective configuration as YAML (usable as --config) and exit");

@@ -8,6 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/cli/flags/AllocationFlags.h"
+#include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/EmulationFlags.h"
+#include "balancenet/cli/flags/FlagValues.h"
+#include "balancenet/cli/flags/HostFlags.h"
+#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/PipelineFlags.h"
+#include "balancenet/cli/flags/ResilienceFlags.h"
+#include "balancenet/cli/flags/ResultFlags.h"
 #include "balancenet/job/JobConfig.h"
 
 namespace CLI {
@@ -16,35 +25,17 @@ class App;
 
 namespace balancenet::cli {
 
-constexpr int kUnset = std::numeric_limits<int>::min();
-
-// The JobConfig's durations in the seconds their flags take, and back.
-inline double secondsOf(std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); }
-inline std::chrono::milliseconds fromSeconds(double s) {
-  return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
-}
-
-// Flags whose value needs checking or resolving before it goes into the JobConfig.
+// The flags whose value needs checking or resolving before it goes into the JobConfig, as given: each group's
+// declared in its <Group>Flags.h, beside the flags that fill it and the checks that read it.
 struct RawFlags {
-  int workers = kUnset;            // --workers (alias --nodes)
-  std::string nprocPerNode = "1";  // --nproc-per-node: this host's workers, or every host's by node rank ("2,1")
-  int servers = kUnset, staleness = kUnset;
-  std::string policy;
-  std::string comm = "auto";
-  std::string slowdown, slowdownSchedule, nodeSpeed, speedSchedule, netDelayMs, netBandwidthMbps;
-  bool noOverlap = false;
-  double rendezvousTimeoutS = secondsOf(job::LaunchOptions{}.rendezvousTimeout);
-  double stallTimeoutS = 0, peerTimeoutS = secondsOf(job::ResilienceOptions{}.peerTimeout);
-  std::string split;
-  int microBatches = kUnset;         // --micro-batches: unset is 4 x --pipeline-stages
-  std::string pipelineStages = "1";  // --pipeline-stages: a number or auto (kAutoStages)
-  std::string memoryLimitMb = "0";   // --memory-limit-mb: one cap or one per worker
-  std::string joinStoreFile;
-  std::string jobTokenFile;  // --job-token-file (cli/flags/JobTokenFlags.h)
-  std::string lrDecay = "constant";
-  // --global-batch: a number, auto[:MIN:MAX] or a schedule (adaptive/BatchSizing.h)
-  std::string globalBatch = std::to_string(trainer::kDefaultGlobalBatch);
-  double progressSeconds = -1;
+  HostRaw host;
+  ResilienceRaw resilience;
+  AllocationRaw allocation;
+  PipelineRaw pipeline;
+  EmulationRaw emulation;
+  CommRaw comm;
+  OptimisationRaw optimisation;
+  ResultRaw result;
   bool printConfig = false;  // --print-config
   std::string configPath;    // --config: read by expandConfigFile before parsing; declared for --help
 };

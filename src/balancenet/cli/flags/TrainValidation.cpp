@@ -62,24 +62,24 @@ void againstTheWorld(const JobConfig& c, Check check) {
 }  // namespace
 
 void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
-  parseGlobalBatchFlag(c, raw);
+  parseGlobalBatchFlag(c, raw.allocation);
   validateHosts(c, raw);
-  validateComm(c, raw);
+  validateComm(c, raw.comm);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
   againstTheWorld(c, [&] {
     validatePipeline(c, raw, world);
     validateResilience(c, raw);
   });
-  settleJobToken(c, raw.jobTokenFile);  // after --join, which makes this process a worker
+  settleJobToken(c, raw.host.jobTokenFile);  // after --join, which makes this process a worker
   validateModel(c);
   validateGradientShaping(c);
   againstTheWorld(c, [&] {
-    validateBatchSizing(c, raw, world);
+    validateBatchSizing(c, raw.allocation, world);
     validateAllocation(c, raw, world);
-    validateEmulation(c, raw, world);
+    validateEmulation(c, raw.emulation, world);
   });
-  validateParameterServers(c, raw);
-  validateOptimisation(c, raw);
+  validateParameterServers(c, raw.comm);
+  validateOptimisation(c, raw.optimisation);
   validateStopping(c.trainer);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
