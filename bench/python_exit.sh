@@ -3,7 +3,7 @@
 # lines in a DDP script) launched N times in a row on 2 workers, each under a time limit; a launch still running
 # at the limit is a hang (the interpreter's teardown), and is counted and stopped. Also runs plain DDP (no
 # balancenet) the same way, for comparison.
-#   bench/python_exit.sh [N (default 50)] [LIMIT_S (default 120)]
+#   [KINDS="balancenet plain-ddp"] bench/python_exit.sh [N (default 50)] [LIMIT_S (default 120)]
 # Prints one line per kind: launches, ended, hangs, failures, and the seconds each launch took (median, max).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,16 +11,15 @@ n=${1:-50}
 limit=${2:-120}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for kind in balancenet plain-ddp; do
-  script=examples/python/train_ddp.py
-  [ "$kind" = plain-ddp ] && script=examples/python/plain_ddp.py
+for kind in ${KINDS:-balancenet plain-ddp}; do
+  args=(examples/python/train_ddp.py --steps 10)
+  [ "$kind" = plain-ddp ] && args=(examples/python/plain_ddp.py --steps 10 --out "$out/params.pt")
   ended=0 hangs=0 failures=0
   : >"$out/seconds"
   for i in $(seq 1 "$n"); do
     start=$(date +%s.%N)
     set +e
-    timeout -k 5 "$limit" build/apps/balancenet launch --workers 2 --run-dir "$out/run$i" "$script" --steps 10 \
-      >"$out/log" 2>&1
+    timeout -k 5 "$limit" build/apps/balancenet launch --workers 2 --run-dir "$out/run$i" "${args[@]}" >"$out/log" 2>&1
     rc=$?
     set -e
     echo "$(date +%s.%N) - $start" | bc >>"$out/seconds"
