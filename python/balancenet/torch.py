@@ -80,6 +80,8 @@ def init(run_dir=None):
 def _session(what):
     if _state.session is None:
         raise UsageError(f"{what} needs bn.init() first")
+    if _state.session.closed:
+        raise UsageError(f"{what}: the session closed at the interpreter's exit")
     return _state.session
 
 
@@ -387,8 +389,13 @@ def _install_exit_handlers():
     sys.excepthook = excepthook
 
     def at_exit():
-        if not _state.failed and _state.session is not None and _state.session.data_started:
+        if _state.failed or _state.session is None:
+            return
+        if _state.session.data_started:
             finish()
+        # The session's threads and its own reference to its process group end here, with the GIL released, not
+        # in the interpreter's teardown with the GIL held (a Gloo thread freeing a tensor Python owns waits for it).
+        _state.session.close()
 
     atexit.register(at_exit)
 

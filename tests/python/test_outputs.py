@@ -5,7 +5,40 @@ import os
 from bn_testing import BINARY, EXAMPLE, TempDirTest, launch, main, read_csv, run, splits
 
 
+# An exit handler registered before balancenet's runs after it (atexit runs the last registered first): it sees
+# the session balancenet closed at exit, and a call after that refused in one line.
+CLOSES_AT_EXIT = """import atexit
+
+
+def after_balancenet():
+    import balancenet.torch as bn
+    print("closed at exit:", bn._state.session.closed, flush=True)
+    try:
+        bn.world_size()
+    except bn.UsageError as e:
+        print("after close:", e, flush=True)
+
+
+atexit.register(after_balancenet)
+import balancenet.torch as bn
+
+bn.init()
+"""
+
+
 class Outputs(TempDirTest):
+    def test_the_session_closes_at_exit(self):
+        script = self.path("closes.py")
+        with open(script, "w") as f:
+            f.write(CLOSES_AT_EXIT)
+        result = launch(["--workers", "2", "--run-dir", self.path("run")], script)
+        self.assertSucceeded(result)
+        output = result.stdout + result.stderr
+        for rank in (0, 1):
+            self.assertIn(f"[rank {rank}] closed at exit: True", output)
+            self.assertIn(f"[rank {rank}] after close: bn.world_size(): the session closed at the interpreter's exit",
+                          output)
+
     def test_run_directory_and_report(self):
         run_dir = self.path("run")
         result = launch(["--workers", "2", "--node-speed", "4000,1000", "--rebalance-every", "3", "--run-dir",

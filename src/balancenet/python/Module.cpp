@@ -99,7 +99,9 @@ PYBIND11_MODULE(_engine, m) {
       .def("record_eval", &Session::recordEval, py::arg("accuracy"), py::arg("loss") = NAN)
       .def("set_model_name", &Session::setModelName)
       .def(
-          "finish", [](Session& s) { s.finish(); }, release());
+          "finish", [](Session& s) { s.finish(); }, release())
+      .def("close", &Session::close, release())
+      .def_property_readonly("closed", &Session::closed);
 
   // The engine's sample order, for reference runs in one process: dataset indices at stream positions
   // [begin, begin + count) of the permutation of `seed`.

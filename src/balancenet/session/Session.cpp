@@ -30,7 +30,10 @@
 
 namespace balancenet::session {
 
-c10::intrusive_ptr<c10d::ProcessGroup> Session::processGroup() const { return comm_->processGroup(); }
+c10::intrusive_ptr<c10d::ProcessGroup> Session::processGroup() const {
+  require(!closed_, "the session's process group was closed at exit");
+  return comm_->processGroup();
+}
 
 namespace {
 
@@ -107,6 +110,20 @@ Resume Session::adoptResumePoint(const std::string& bytes) {
 
 Session::~Session() {
   if (monitor_) monitor_->stop();
+}
+
+void Session::close() {
+  if (closed_) return;
+  closed_ = true;
+  if (monitor_) monitor_->stop();
+  // In the reverse order of their making: the re-form over the membership, the beat over the store.
+  reform_.reset();
+  heartbeat_.reset();
+  membership_.reset();
+  monitor_.reset();
+  allocator_.reset();
+  comm_.reset();
+  jobStore_.reset();
 }
 
 void Session::startMonitor() {

@@ -129,6 +129,13 @@ class Session {
   metrics::RunSummary finish();
   bool finished() const { return summary_.has_value(); }
 
+  // At the interpreter's exit, with the GIL released (python/Module.cpp): stops the session's threads and drops
+  // its process group, whose Gloo threads are joined here if nothing else holds it, not later during the
+  // interpreter's teardown with the GIL held (where a Gloo thread freeing a tensor Python owns would wait for it
+  // for ever). Nothing but closed() may be called after it.
+  void close();
+  bool closed() const { return closed_; }
+
  private:
   void printProgress(const metrics::StepRecord& last);
   void sumStepLosses();
@@ -176,6 +183,7 @@ class Session {
   std::string modelName_ = "python";
   Stopwatch sinceProgress_;
   std::optional<metrics::RunSummary> summary_;
+  bool closed_ = false;
 };
 
 }  // namespace balancenet::session
