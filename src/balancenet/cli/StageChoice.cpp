@@ -34,9 +34,7 @@ LocalJob localJobOf(const JobConfig& c) {
 
 // The words after "train" in the launcher's argv, then what the choice fixes (flags take their last value).
 std::vector<std::string> argsWithShape(const JobConfig& c, int stages) {
-  auto train = std::find(c.argv.begin(), c.argv.end(), "train");
-  if (train == c.argv.end()) throw InternalError("chooseStages: argv has no 'train'");
-  std::vector<std::string> args(train + 1, c.argv.end());
+  std::vector<std::string> args = trainWords(c);
   args.insert(args.end(), {"--pipeline-stages", std::to_string(stages)});
   if (stages > 1) {
     args.insert(args.end(), {"--partition", c.pipeline.partition == "flops" ? "flops" : "auto"});

@@ -1,7 +1,6 @@
 // `balancenet train`: a launcher, a worker or a parameter server, after one validation of the flags.
 #include "balancenet/cli/TrainCommand.h"
 
-#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -11,7 +10,6 @@
 #include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/cli/flags/TrainValidation.h"
-#include "balancenet/core/Error.h"
 #include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/LocalLauncher.h"
 #include "balancenet/launch/WorkerEnvironment.h"
@@ -25,9 +23,7 @@ namespace {
 // The job again for the world the hosts agreed on (launch/LocalLauncher.h): the launcher's words after
 // "train" with every host's count, checked as before the launch.
 job::JobConfig againForTheHosts(const job::JobConfig& c) {
-  const auto train = std::find(c.argv.begin(), c.argv.end(), "train");
-  require(train != c.argv.end(), "internal: the launcher's words have no 'train'");
-  return checkBeforeLaunch(parseTrainCommandLine(withAgreedHosts({train + 1, c.argv.end()}, c.launch)));
+  return checkBeforeLaunch(parseTrainCommandLine(withAgreedHosts(trainWords(c), c.launch)));
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 
 #include "balancenet/core/EnvironmentVariables.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/Logging.h"
 #include "balancenet/job/JobConfigJson.h"
-#include "balancenet/job/JobDefaults.h"
 #include "balancenet/launch/WorkerEnvironment.h"
 #include "balancenet/ps/process/ServerProcess.h"
 #include "balancenet/worker/Worker.h"
@@ -25,7 +25,7 @@ int runLaunchedProcess() {
   require(c.worker || c.server, "balancenet worker: the launcher set neither RANK nor BALANCENET_PS_SERVER");
   // Each worker shares its own host's cores among the workers there (LOCAL_WORLD_SIZE).
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
-  job::settleLoggingAndOutputs(c, c.trainer.progressSeconds);  // the launcher's run directory and period
+  setupLogging(c.logLevel);  // the run directory and progress period came settled by the launcher
   if (c.server) return ps::runParameterServer(c);
   return worker::runWorker(c);
 }

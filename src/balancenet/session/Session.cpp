@@ -108,9 +108,7 @@ Resume Session::adoptResumePoint(const std::string& bytes) {
   return resume;
 }
 
-Session::~Session() {
-  if (monitor_) monitor_->stop();
-}
+Session::~Session() { close(); }
 
 void Session::close() {
   if (closed_) return;

@@ -1,6 +1,8 @@
 // The flags of `balancenet train`: names follow torchrun where they overlap; --help is the reference for users.
 #include "balancenet/cli/flags/TrainFlags.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -70,6 +72,12 @@ void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, b
   } catch (const CLI::ParseError& e) {
     throw UsageError(fmt::format("{} (see --help)", firstLine(e.what())));
   }
+}
+
+std::vector<std::string> trainWords(const JobConfig& c) {
+  const auto train = std::find(c.argv.begin(), c.argv.end(), "train");
+  if (train == c.argv.end()) throw InternalError("the launcher's words have no 'train'");
+  return {train + 1, c.argv.end()};
 }
 
 JobConfig parseTrainCommandLine(const std::vector<std::string>& args) {

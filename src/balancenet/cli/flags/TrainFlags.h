@@ -53,4 +53,8 @@ void parseSubcommandWords(CLI::App& app, const std::vector<std::string>& args, b
 // UsageError, a parse error included; --help is not handled here. config.argv is {"balancenet", "train", ARGS}.
 job::JobConfig parseTrainCommandLine(const std::vector<std::string>& args);
 
+// The words after "train" in a launcher's c.argv: what parseTrainCommandLine takes to resolve the job again with
+// more words after them (a chosen shape, the hosts' agreed counts). InternalError when there is no "train".
+std::vector<std::string> trainWords(const job::JobConfig& c);
+
 }  // namespace balancenet::cli
