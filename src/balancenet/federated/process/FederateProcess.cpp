@@ -67,10 +67,7 @@ federated::ProcessSettings processSettings(const JobConfig& c, const comm::Rende
   s.netBandwidthMbps = c.emulation.netBandwidthMbps;
   s.runDir = c.trainer.runDir;
   s.saveParams = c.saveParams;
-  s.checkpointDir = c.checkpoint.dir;
-  s.checkpointEvery = c.checkpoint.every;
-  s.keepCheckpoints = c.checkpoint.keep;
-  s.resume = c.checkpoint.resume;
+  s.checkpoint = c.checkpoint;
   s.peerTimeout = c.resilience.peerTimeout;
   s.joinTimeout = c.launch.rendezvousTimeout;
   s.progressSeconds = c.trainer.progressSeconds;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/checkpoint/CheckpointOptions.h"
 #include "balancenet/data/DataOptions.h"
 #include "balancenet/emulation/FactorSchedule.h"
 #include "balancenet/emulation/Pacing.h"
@@ -30,10 +31,7 @@ struct ProcessSettings {
   // Server only.
   std::string runDir;
   std::string saveParams;
-  std::string checkpointDir;  // empty: no checkpoints
-  int64_t checkpointEvery = 10;
-  int keepCheckpoints = 3;
-  bool resume = false;
+  checkpoint::CheckpointOptions checkpoint;      // every: rounds between checkpoints; an empty dir: no checkpoints
   std::chrono::milliseconds peerTimeout{30000};  // a task with a deadline: the server gives up this long after it
   std::chrono::milliseconds joinTimeout{60000};  // the clients' first arrival
   double progressSeconds = 10;

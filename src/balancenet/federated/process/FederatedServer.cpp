@@ -86,9 +86,9 @@ class Server : public RoundServer {
     else
       spdlog::info("federated: {} with enrolled clients, model {} ({} parameters), {} rounds", strategy_->name(),
                    s_.model.name, built.info.parameters, o_.rounds);
-    if (!s_.checkpointDir.empty()) {
-      checkpoints_ = std::make_unique<checkpoint::CheckpointStore>(s_.checkpointDir, s_.keepCheckpoints);
-      if (s_.resume) resumeFromCheckpoint();
+    if (!s_.checkpoint.dir.empty()) {
+      checkpoints_ = std::make_unique<checkpoint::CheckpointStore>(s_.checkpoint.dir, s_.checkpoint.keep);
+      if (s_.checkpoint.resume) resumeFromCheckpoint();
     }
   }
 
@@ -261,7 +261,7 @@ class Server : public RoundServer {
     // The evaluation runs beside the training and must not hold it up: a round due while the previous
     // evaluation still runs is not evaluated (the next one due is).
     if (o_.evalEvery > 0 && round_ % o_.evalEvery == 0 && !evaluating_.valid()) startEvaluation();
-    if (checkpoints_ && round_ % s_.checkpointEvery == 0) writeCheckpoint();
+    if (checkpoints_ && round_ % s_.checkpoint.every == 0) writeCheckpoint();
     for (const auto& c : records_.back().clients) samples_ += c.samples;
     const auto& evaluations = records_.back().clientEvaluations;
     if (!evaluations.empty()) lastClientAccuracy_ = summariseClientEvaluations(round_, evaluations).accuracy;
