@@ -5,19 +5,11 @@
 #pragma once
 #include <cstdint>
 #include <string>
+
+#include "balancenet/cli/flags/FlagGroup.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
-namespace balancenet::job {
-struct JobConfig;
-}
-
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validation converts them into config.split and config.orchestration.
 struct AllocationRaw {

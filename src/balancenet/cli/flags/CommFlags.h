@@ -3,18 +3,10 @@
 #pragma once
 #include <string>
 
+#include "balancenet/cli/flags/FlagGroup.h"
 #include "balancenet/cli/flags/FlagValues.h"
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
-
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validateComm converts them into config.comm.
 struct CommRaw {

@@ -3,16 +3,9 @@
 #pragma once
 #include <string>
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
+#include "balancenet/cli/flags/FlagGroup.h"
 
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validateEmulation parses them into config.emulation.
 struct EmulationRaw {

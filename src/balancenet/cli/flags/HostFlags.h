@@ -4,20 +4,12 @@
 #pragma once
 #include <string>
 #include <vector>
+
+#include "balancenet/cli/flags/FlagGroup.h"
 #include "balancenet/cli/flags/FlagValues.h"
 #include "balancenet/job/LaunchOptions.h"
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-struct LaunchOptions;
-}  // namespace balancenet::job
-
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validateHosts converts them into config.launch.
 struct HostRaw {

@@ -1,13 +1,7 @@
 // ModelFlags: which model trains and on what: --model, --width, --dropout, --sync-bn, the gpt shape (--layers,
 // --heads, --embed) and the data's flags (DataFlags.h). Train and federate share them.
 #pragma once
-
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
+#include "balancenet/cli/flags/FlagGroup.h"
 
 namespace balancenet::cli {
 

@@ -2,18 +2,11 @@
 // --explain-partition, --keep-partition and the memory caps (--memory-limit-mb) placements are checked against.
 #pragma once
 #include <string>
+
+#include "balancenet/cli/flags/FlagGroup.h"
 #include "balancenet/cli/flags/FlagValues.h"
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
-
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validatePipeline converts them into config.pipeline and
 // config.memoryLimitMb.

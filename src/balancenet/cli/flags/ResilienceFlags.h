@@ -3,19 +3,11 @@
 #pragma once
 #include <string>
 
+#include "balancenet/cli/flags/FlagGroup.h"
 #include "balancenet/cli/flags/FlagValues.h"
 #include "balancenet/elastic/ResilienceOptions.h"
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
-
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given, before validateResilience converts them into config.resilience.
 struct ResilienceRaw {

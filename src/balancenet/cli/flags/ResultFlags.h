@@ -4,19 +4,13 @@
 #pragma once
 #include <string>
 
-namespace CLI {
-class App;
-}
-namespace balancenet::job {
-struct JobConfig;
-}
+#include "balancenet/cli/flags/FlagGroup.h"
+
 namespace balancenet::trainer {
 struct TrainerOptions;
 }
 
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // The group's values as given: the progress period settles with the run directory (job/JobDefaults.h).
 struct ResultRaw {

@@ -1,14 +1,9 @@
 // TrainValidation: `balancenet train`'s flags validated as a whole: each group's checks (<Group>Flags.h) in the
 // order their dependencies need, and the checks that span groups.
 #pragma once
-
-namespace balancenet::job {
-struct JobConfig;
-}
+#include "balancenet/cli/flags/FlagGroup.h"
 
 namespace balancenet::cli {
-
-struct RawFlags;  // TrainFlags.h
 
 // After parsing: checks the flags' values and combinations against each other and against the
 // environment already read into config.worker / config.server, and fills in what follows from them.
