@@ -16,6 +16,15 @@ step's compute (forward and backward up to its last gradient, not the sync DDP's
 its end; the first step runs unslowed), scaled to this step's share. Writes a summary JSON in balancenet's
 summary.json terms.
 
+--device cuda (bench/gpu_hetero.sh): the model and each batch on cuda:LOCAL_RANK (modulo the GPUs this machine
+has: ranks beyond them share), every step timed after torch.cuda.synchronize(). --backend auto takes NCCL where
+every local rank has a GPU of its own and Gloo otherwise: NCCL refuses two ranks on one GPU ("Duplicate GPU
+detected"), so ranks sharing a GPU all-reduce their CUDA gradients through Gloo, which copies them via the host.
+--model gpt --data text:FILE: nanoGPT's model (bench/gpt_torch_step.py's, from tests/unit/models/gpt_reference.py)
+on the file's bytes cut into windows of --context tokens as balancenet's text: source cuts them (docs/data.md);
+--optimizer adam is AdamW with weight decay 0, balancenet's --optimizer adam. --preload decodes an image folder
+once before training (not timed) instead of at every step on the worker's one thread.
+
 --balancenet: bn.init() joins the job `balancenet launch` started, bn.attach() the weighted comm hook,
 bn.DataLoader this rank's live share of each global batch (the same permutation, so the same samples per
 step as the plain side), bn.step_done() after each step; the pacing above is the script's on both sides,
@@ -167,15 +176,53 @@ class FolderImages:
         return torch.stack([self.set[i][0] for i in indices])
 
 
-def image_folder(root, size, split, augment):
-    """--data imagefolder:DIR: DIR/<split>, resized to size, with --augment crop,flip's transforms (padding 4)."""
+def image_folder(root, size, split, augment, preload=False):
+    """--data imagefolder:DIR: DIR/<split>, resized to size, with --augment crop,flip's transforms (padding 4);
+    with preload, every image decoded now into one tensor (no augmentation then)."""
     from torchvision import transforms
     steps = [transforms.Resize(size)]
     if augment:
         steps += [transforms.RandomCrop(size, padding=4), transforms.RandomHorizontalFlip()]
     steps += [transforms.ToTensor(), transforms.Normalize([PIXEL_MEAN], [PIXEL_STD])]
     x = FolderImages(os.path.join(root, split), transforms.Compose(steps))
+    if preload:
+        return x[0:len(x)], x.targets
     return x, x.targets
+
+
+def text_windows(path, context):
+    """--data text:FILE: the bytes as tokens, sample i the window [i*T, i*T + T) and its targets the next bytes
+    (balancenet's text: source, docs/data.md; no held-out part: these runs evaluate nothing)."""
+    data = torch.from_numpy(np.fromfile(path, dtype=np.uint8).astype(np.int64))
+    n = (len(data) - 1) // context
+    return data[:n * context].view(n, context), data[1:n * context + 1].view(n, context)
+
+
+def gpt(context, layers, heads, embed):
+    """--model gpt: bench/gpt_torch_step.py's DeviceGPT (nanoGPT's, vocabulary 256, dropout 0)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gpt_torch_step import DeviceGPT
+    return DeviceGPT(256, context, layers, heads, embed)
+
+
+def pick_device(name):
+    """--device: cpu, cuda (cuda:LOCAL_RANK, modulo the GPUs here) or cuda:N."""
+    if name == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise SystemExit(f"ddp_peer: --device {name}, and torch sees no GPU")
+    if name == "cuda":
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
+    return torch.device(name)
+
+
+def pick_backend(name, device):
+    """--backend auto: NCCL where every local rank has a GPU of its own, else Gloo (NCCL refuses two ranks on one
+    GPU; Gloo all-reduces CUDA tensors through host copies)."""
+    if name != "auto":
+        return name
+    local_world = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    return "nccl" if device.type == "cuda" and local_world <= torch.cuda.device_count() else "gloo"
 
 
 class Samples(torch.utils.data.Dataset):
@@ -213,20 +260,23 @@ class GradientClock:
     all-reduce at its end: that wait is not compute (counted as compute, a fast rank's wait for a slow one
     would shorten its own pacing sleep, and the balancenet side's policy would see it as speed)."""
 
-    def __init__(self, model):
+    def __init__(self, model, sync_device=None):
         self.last = 0.0
+        self.sync_device = sync_device  # a GPU's gradients are done when its queue is, not when they are queued
         for parameter in model.parameters():
             parameter.register_hook(self.mark)
 
     def mark(self, grad):
+        if self.sync_device is not None:
+            torch.cuda.synchronize(self.sync_device)
         self.last = time.perf_counter()
 
 
-def join(use_balancenet):
+def join(use_balancenet, backend="gloo"):
     """The job: torch.distributed's default group, or with --balancenet balancenet's session (bn.init() sets up
     the default group too). Returns the balancenet.torch module or None."""
     if not use_balancenet:
-        dist.init_process_group("gloo")
+        dist.init_process_group(backend)
         return None
     import balancenet.torch as bn  # bn: 1 (`balancenet launch` puts the package on the path)
     bn.init()  # bn: 2
@@ -256,15 +306,15 @@ def balanced_shares(bn, x, y, global_batch, seed, rank):
             yield xs, ys, bn.split()[rank]  # the split the policy chose for this step
 
 
-def evaluate(model, x_test, y_test, rank, world):
+def evaluate(model, x_test, y_test, rank, world, device=torch.device("cpu"), reduce_on=torch.device("cpu")):
     """Test accuracy, sharded over the ranks like balancenet's evaluation."""
     model.eval()
     begin, end = len(x_test) * rank // world, len(x_test) * (rank + 1) // world
     with torch.no_grad():
-        correct = sum((model.module(x_test[i:min(i + 1000, end)]).argmax(1) == y_test[i:min(i + 1000, end)])
-                      .sum().item() for i in range(begin, end, 1000))
+        correct = sum((model.module(x_test[i:min(i + 1000, end)].to(device)).argmax(1).cpu()
+                       == y_test[i:min(i + 1000, end)]).sum().item() for i in range(begin, end, 1000))
     model.train()
-    total = torch.tensor([float(correct)])
+    total = torch.tensor([float(correct)], device=reduce_on)
     dist.all_reduce(total)
     return total.item() / len(x_test)
 
@@ -289,7 +339,19 @@ def main():
                    "--data-dir's IDX files, normalised with Fashion-MNIST's mean and std")
     p.add_argument("--image-size", type=int, default=28)
     p.add_argument("--augment", default="", help="crop,flip: RandomCrop(padding 4) and RandomHorizontalFlip")
-    p.add_argument("--model", default="cnn", choices=["cnn", "resnet18"])
+    p.add_argument("--model", default="cnn", choices=["cnn", "resnet18", "gpt"])
+    p.add_argument("--layers", type=int, default=6, help="gpt: blocks")
+    p.add_argument("--heads", type=int, default=6, help="gpt: attention heads")
+    p.add_argument("--embed", type=int, default=384, help="gpt: embedding width")
+    p.add_argument("--context", type=int, default=0, help="gpt with --data text:FILE: tokens per window")
+    p.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"],
+                   help="adam: AdamW with weight decay 0 (balancenet's --optimizer adam); sgd uses --momentum")
+    p.add_argument("--device", default="cpu", help="cpu, cuda (cuda:LOCAL_RANK modulo the GPUs) or cuda:N")
+    p.add_argument("--backend", default="auto", choices=["auto", "gloo", "nccl"],
+                   help="auto: nccl where every local rank has a GPU of its own, else gloo")
+    p.add_argument("--preload", action="store_true",
+                   help="imagefolder: decode every image once before training (not timed; no --augment)")
+    p.add_argument("--threads", type=int, default=1, help="torch's intra-op threads")
     p.add_argument("--width", type=float, default=1.0, help="resnet18's channels times this (balancenet's --width)")
     p.add_argument("--balancenet", action="store_true",
                    help="balancenet.torch's five lines: live per-rank shares, the weighted comm hook (run under "
@@ -299,25 +361,44 @@ def main():
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
     a = p.parse_args()
 
-    torch.set_num_threads(1)
-    bn = join(a.balancenet)
+    torch.set_num_threads(a.threads)
+    device = pick_device(a.device)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    backend = pick_backend(a.backend, device)
+    if a.model == "gpt" and not (a.data.startswith("text:") and a.context > 0):
+        raise SystemExit("ddp_peer: --model gpt needs --data text:FILE and --context T")
+    if a.model == "gpt" and a.eval_every:
+        raise SystemExit("ddp_peer: --model gpt evaluates nothing (--eval-every 0)")
+    if a.preload and a.augment:
+        raise SystemExit("ddp_peer: --preload decodes once: no --augment")
+    bn = join(a.balancenet, backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     if not bn and a.global_batch % world:
         raise SystemExit("ddp_peer: DDP splits the global batch equally: it must divide by the workers")
     slow = schedule(a.slowdown, a.slowdown_schedule, world) if a.slowdown else None
     pace = schedule(a.node_speed, a.speed_schedule, world) if a.node_speed else None
 
-    if a.data.startswith("imagefolder:"):
-        x_train, y_train = image_folder(a.data[len("imagefolder:"):], a.image_size, "train", bool(a.augment))
-        x_test, y_test = image_folder(a.data[len("imagefolder:"):], a.image_size, "val", False)
+    if a.data.startswith("text:"):
+        x_train, y_train = text_windows(a.data[len("text:"):], a.context)
+        x_test, y_test = x_train[:0], y_train[:0]
+    elif a.data.startswith("imagefolder:"):
+        x_train, y_train = image_folder(a.data[len("imagefolder:"):], a.image_size, "train", bool(a.augment),
+                                        a.preload)
+        x_test, y_test = image_folder(a.data[len("imagefolder:"):], a.image_size, "val", False, a.preload)
     else:
         x_train, y_train = load(a.data_dir, "train")
         x_test, y_test = load(a.data_dir, "t10k")
     if a.test_samples:
         x_test, y_test = x_test[:a.test_samples], y_test[:a.test_samples]
     torch.manual_seed(a.seed)
-    model = nn.parallel.DistributedDataParallel(make_model(a.model, a.image_size, a.width))
-    opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
+    net = gpt(a.context, a.layers, a.heads, a.embed) if a.model == "gpt" else make_model(a.model, a.image_size, a.width)
+    cuda = device.type == "cuda"
+    model = nn.parallel.DistributedDataParallel(net.to(device), device_ids=[device.index] if cuda else None)
+    if a.optimizer == "adam":
+        opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.0)
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=a.momentum)
     if bn:
         bn.attach(model, opt)  # bn: 3
         batches = balanced_shares(bn, x_train, y_train, a.global_batch, a.seed, rank)
@@ -325,14 +406,22 @@ def main():
         batches = equal_shares(x_train, y_train, a.global_batch, a.seed, rank, world)
 
     evaluations, train_seconds, step_seconds = [], 0.0, []
-    gradients = GradientClock(model)
+    paced = cuda and bool(slow or pace)  # pacing needs the GPU's real compute: synchronised clocks
+    gradients = GradientClock(model, device if paced else None)
     last_compute, last_share = 0.0, 1  # the previous step's real compute (no sleep, no sync) and its samples
     for step in range(a.steps):
         start = time.perf_counter()
         x, y, share = next(batches)
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
         opt.zero_grad()
+        if paced:
+            torch.cuda.synchronize(device)
         forward_start = time.perf_counter()
-        loss = nn.functional.cross_entropy(model(x), y)
+        out = model(x)
+        loss = nn.functional.cross_entropy(out.view(-1, out.size(-1)) if a.model == "gpt" else out,
+                                           y.view(-1) if a.model == "gpt" else y)
+        if paced:
+            torch.cuda.synchronize(device)
         forward = time.perf_counter() - forward_start
         compute = last_compute * share / last_share  # this step's real compute, estimated per sample
         if slow and last_compute > 0:
@@ -345,12 +434,15 @@ def main():
         opt.step()
         if bn:
             bn.step_done(loss)  # bn: 5
+        if cuda:
+            torch.cuda.synchronize(device)  # the step's GPU work done, not only queued
         step_seconds.append(time.perf_counter() - start)
         train_seconds += step_seconds[-1]
         if a.print_steps and rank == 0:
             print(f"step {step + 1}/{a.steps}", flush=True)
         if a.eval_every and ((step + 1) % a.eval_every == 0 or step + 1 == a.steps):
-            accuracy = evaluate(model, x_test, y_test, rank, world)  # not training time
+            accuracy = evaluate(model, x_test, y_test, rank, world, device,
+                                device if backend == "nccl" else torch.device("cpu"))  # not training time
             evaluations.append({"step": step + 1, "accuracy": accuracy, "train_seconds": train_seconds})
             if bn:
                 bn.record_eval(accuracy)
@@ -359,6 +451,7 @@ def main():
     steps = len(step_seconds)
     if rank == 0:
         summary = {"framework": "balancenet.torch" if bn else "pytorch-ddp", "nodes": world, "steps": steps,
+                   "device": str(device), "backend": backend, "model": a.model,
                    "global_batch": a.global_batch, "train_seconds": train_seconds,
                    "samples_per_second": steps * a.global_batch / train_seconds,
                    "step_seconds": step_seconds,  # rank 0's wall time of each step (warm-up can be left out)

@@ -15,9 +15,9 @@ import statistics
 import sys
 
 
-def balancenet_run(run_dir, warmup):
-    with open(os.path.join(run_dir, "summary.json")) as f:
-        summary = json.load(f)
+def steady_rate(run_dir, warmup):
+    """balancenet's samples/s over the steps after the first `warmup` (rank 0's update_ms in steps.csv), and the
+    steps the run took: (None, steps) when no time was counted. bench/gpu_summary.py reads runs the same way."""
     batches, rank0_ms = {}, {}
     with open(os.path.join(run_dir, "steps.csv")) as f:
         for row in csv.DictReader(f):
@@ -27,8 +27,14 @@ def balancenet_run(run_dir, warmup):
                 rank0_ms[step] = float(row["update_ms"])
     kept = [s for s in rank0_ms if s >= warmup]
     seconds = sum(rank0_ms[s] for s in kept) / 1000
-    return {"samples_per_second": sum(batches[s] for s in kept) / seconds if seconds > 0 else None,
-            "steps": len(rank0_ms), "evaluations": summary.get("evaluations", [])}
+    return (sum(batches[s] for s in kept) / seconds if seconds > 0 else None), len(rank0_ms)
+
+
+def balancenet_run(run_dir, warmup):
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        summary = json.load(f)
+    rate, steps = steady_rate(run_dir, warmup)
+    return {"samples_per_second": rate, "steps": steps, "evaluations": summary.get("evaluations", [])}
 
 
 def ddp_run(path, warmup):

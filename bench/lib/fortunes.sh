@@ -2,8 +2,9 @@
 # databases (about 2.5 MB of English) concatenated, their .dat indexes and .u8 links left out. Source it.
 
 # fortunes_text FILE: writes FILE (and its folder) once, atomically; exit 77 (a skip) when the package is missing.
+# FORTUNES_DIR: the databases elsewhere than /usr/share/games/fortunes (the GPU machine: .gpu-deps unpacked).
 fortunes_text() {
-  local dir=/usr/share/games/fortunes
+  local dir=${FORTUNES_DIR:-/usr/share/games/fortunes}
   mkdir -p "$(dirname "$1")"
   [ -s "$1" ] && return 0
   if [ ! -d "$dir" ]; then

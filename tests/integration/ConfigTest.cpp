@@ -14,10 +14,12 @@ class Config : public BinaryFixture {};
 
 TEST_F(Config, CommandLineOverridesTheFileAndPrintConfigShowsTheResult) {
   const auto path = dir_.file("run.yaml");
-  std::ofstream(path) << "model: mlp\nsteps: 3\nglobal-batch: 16\nsplit: [10, 6]\nnodes: 2\nsync-bn: true\n";
+  std::ofstream(path) << "model: mlp\nsteps: 3\nglobal-batch: 16\nsplit: [10, 6]\nnodes: 2\nsync-bn: true\n"
+                         "devices: [cpu, cpu]\n";
   auto r = run({"train", "--config", path, "--steps", "4", "--print-config"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  for (const char* line : {"\nmodel: mlp\n", "\nsteps: 4\n", "\nsplit: 10,6\n", "\nsync-bn: true\n", "\nlr: 0.05\n"})
+  for (const char* line : {"\nmodel: mlp\n", "\nsteps: 4\n", "\nsplit: 10,6\n", "\nsync-bn: true\n", "\nlr: 0.05\n",
+                           "\ndevices: cpu,cpu\n", "\ndevice: auto\n"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << " in\n" << r.output;
   // What --print-config prints is itself a valid config: the round trip gives the same text.
   std::ofstream(dir_.file("printed.yaml")) << r.output;

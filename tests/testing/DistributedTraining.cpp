@@ -5,13 +5,30 @@
 
 #include <mutex>
 
+#include <ATen/DeviceAccelerator.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+
 #include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/SyncBatchNorm.h"
+#include "balancenet/device/GpuSupport.h"
 #include "testing/FloatBound.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/ThreadRanks.h"
 
 namespace balancenet::testing {
+namespace {
+
+// A rank's model on its device (a thread rank makes its GPU current for itself), and the NCCL group beside Gloo.
+void placeOnDevice(comm::Communicator& comm, models::Network& net, const c10::Device& device, bool nccl) {
+  if (device.is_cuda()) at::accelerator::setDeviceIndex(device.index());
+  net.to(device);
+  if (nccl)
+    comm.attachGpuGroup(device::makeNcclGroup(comm::scopedStore(comm::kNcclPrefix, comm.sharedStore()), comm.rank(),
+                                              comm.size(), std::chrono::seconds(60), device));
+}
+
+}  // namespace
 
 std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, const trainer::TrainerOptions& options,
                                             const data::Dataset& train, const DistributedRun& run) {
@@ -32,15 +49,16 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
           at::manual_seed(options.seed + 1000 * comm.rank());
           built = models::buildModel(mine);
         }
+        if (run.device) placeOnDevice(comm, *built.net, run.device(comm.rank()), run.nccl);
         auto alloc = run.allocator();
         std::unique_ptr<comm::GradientSync> sync =
             run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
         trainer::Trainer t(options, {*built.net, train, nullptr, objective, comm, *sync, *alloc});
         for (int64_t s = 0; s < options.steps; ++s) t.step();
         std::vector<at::Tensor> out;
-        for (auto& p : built.net->parameters()) out.push_back(p.detach().clone());
+        for (auto& p : built.net->parameters()) out.push_back(p.detach().to(at::kCPU, false, /*copy=*/true));
         params[comm.rank()] = out;
-        for (auto& b : built.net->buffers()) out.push_back(b.detach().clone());
+        for (auto& b : built.net->buffers()) out.push_back(b.detach().to(at::kCPU, false, /*copy=*/true));
         results[comm.rank()] = out;
       },
       run.store);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include <c10/core/Device.h>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "balancenet/comm/GradientSync.h"
@@ -27,6 +28,10 @@ struct DistributedRun {
   // (parameter servers) can form groups with the ranks over it.
   c10::intrusive_ptr<c10d::Store> store{};
   objective::ObjectiveOptions loss{};  // of the dataset's targets
+  // Where rank r computes (null: every rank on the CPU). The tensors returned are on the host whatever it is.
+  std::function<c10::Device(int rank)> device{};
+  // GPU tensors sum by NCCL (a group of its own beside the ranks' Gloo group), not through Gloo's host copies.
+  bool nccl = false;
 };
 
 // Each rank seeds its own model differently (the start-up broadcast must make them equal), runs

@@ -66,17 +66,18 @@ std::vector<at::Tensor> trainLoop(models::Network& net, const trainer::TrainerOp
     auto draws = sampler.drawsAt(step * options.globalBatch, options.globalBatch);
     if (reversedBatches) std::reverse(draws.begin(), draws.end());
     const data::Batch batch = train.trainingBatch(draws);
+    const auto device = params.front().device();  // the caller's network may be on a GPU: the batch follows it
     optimizer->zero_grad();
-    const auto mean =
-        objective.trainingLossSum(net.forward(batch.inputs), batch.targets) / static_cast<double>(options.globalBatch);
+    const auto mean = objective.trainingLossSum(net.forward(batch.inputs.to(device)), batch.targets.to(device)) /
+                      static_cast<double>(options.globalBatch);
     mean.backward();
     // libtorch's own clipping is the reference for --clip-grad-norm.
     if (options.clipGradNorm > 0) torch::nn::utils::clip_grad_norm_(params, options.clipGradNorm);
     optimizer->step();
   }
-  std::vector<at::Tensor> out;
-  for (auto& p : net.parameters()) out.push_back(p.detach().clone());
-  for (auto& b : net.buffers()) out.push_back(b.detach().clone());
+  std::vector<at::Tensor> out;  // on the host, whatever the device
+  for (auto& p : net.parameters()) out.push_back(p.detach().to(at::kCPU, false, /*copy=*/true));
+  for (auto& b : net.buffers()) out.push_back(b.detach().to(at::kCPU, false, /*copy=*/true));
   return out;
 }
 
@@ -107,7 +108,8 @@ double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     if (!a[i].sizes().equals(b[i].sizes())) return INFINITY;
-    worst = std::max(worst, (a[i].to(at::kDouble) - b[i].to(at::kDouble)).abs().max().item<double>());
+    const auto x = a[i].to(at::kCPU).to(at::kDouble), y = b[i].to(at::kCPU).to(at::kDouble);
+    worst = std::max(worst, (x - y).abs().max().item<double>());
   }
   return worst;
 }

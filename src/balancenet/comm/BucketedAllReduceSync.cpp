@@ -44,7 +44,8 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
   for (auto& bucket : buckets_) {
     int64_t numel = 0;
     for (int p : bucket.params) numel += params_[p].tensor.numel();
-    bucket.buffer = at::zeros({numel}, at::kFloat);
+    // Where the parameters are: a GPU's buckets are summed from GPU memory (NCCL), or through Gloo's host copies.
+    bucket.buffer = at::zeros({numel}, params_[bucket.params.front()].tensor.options().dtype(at::kFloat));
   }
   const int world = comm_.size();
   traffic_ =

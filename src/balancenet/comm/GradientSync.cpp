@@ -10,7 +10,10 @@ namespace balancenet::comm {
 void packGradients(const std::vector<at::Tensor>& grads, const at::Tensor& scalars, at::Tensor& buffer) {
   int64_t total = scalars.numel();
   for (const auto& g : grads) total += g.numel();
-  if (!buffer.defined() || buffer.numel() != total) buffer = at::empty({total}, at::kFloat);
+  // On the gradients' device: a GPU's gradients are packed and summed where they are.
+  const auto device = grads.empty() ? scalars.device() : grads.front().device();
+  if (!buffer.defined() || buffer.numel() != total || buffer.device() != device)
+    buffer = at::empty({total}, at::TensorOptions().dtype(at::kFloat).device(device));
   int64_t offset = 0;
   auto pack = [&](const at::Tensor& t) {
     buffer.narrow(0, offset, t.numel()).copy_(t.reshape({-1}));

@@ -41,7 +41,7 @@ comm::SyncStats AutoSync::synchronize(const std::vector<at::Tensor>& grads, at::
                                       const comm::SyncContext& context) {
   const int which = candidateFor(context.step);
   const int64_t n = scalars.numel();
-  auto extended = at::cat({scalars.reshape({-1}), at::full({1}, pendingMs_, at::kFloat)});
+  auto extended = at::cat({scalars.reshape({-1}), at::full({1}, pendingMs_, scalars.options())});
   auto stats = candidates_[which].sync->synchronize(grads, extended, context);
   scalars.copy_(extended.narrow(0, 0, n).view(scalars.sizes()));
   if (pendingStep_ >= 0 && trial_.record(pendingStep_, extended[n].item<double>() / comm_.size())) logDecision();

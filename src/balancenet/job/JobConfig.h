@@ -11,6 +11,7 @@
 #include "balancenet/comm/CommOptions.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/data/DataOptions.h"
+#include "balancenet/device/DeviceOptions.h"
 #include "balancenet/elastic/ResilienceOptions.h"
 #include "balancenet/emulation/EmulationOptions.h"
 #include "balancenet/federated/FederatedOptions.h"
@@ -25,6 +26,7 @@ namespace balancenet::job {
 // Each module's options live in that module (a module takes its own without the rest); job's names for them.
 using checkpoint::CheckpointOptions;
 using comm::CommOptions;
+using device::DeviceOptions;
 using elastic::ResilienceOptions;
 using emulation::EmulationOptions;
 using pipeline::kAutoStages;
@@ -59,6 +61,7 @@ struct JobConfig {
   CommOptions comm;
   ResilienceOptions resilience;
   trainer::TrainerOptions trainer;
+  DeviceOptions device;       // --device, --devices, --backend
   int threads = 1;            // intra-op threads per worker
   bool threadsGiven = false;  // --threads was given; else each worker takes its share of its host's cores
   std::string threadsFrom;    // how a worker's default threads were chosen (WorkerThreads.h); empty: --threads

@@ -100,6 +100,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResilienceOptions, elastic, minNodes, maxNode
 static_assert(job::aggregateFields<ResilienceOptions>() == 7);
 }  // namespace balancenet::elastic
 
+namespace balancenet::device {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceOptions, device, devices, backend)
+static_assert(job::aggregateFields<DeviceOptions>() == 3);
+}  // namespace balancenet::device
+
 namespace balancenet::checkpoint {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckpointOptions, dir, every, keep, resume)
 static_assert(job::aggregateFields<CheckpointOptions>() == 4);
@@ -162,7 +167,7 @@ void decodeNonFinite(nlohmann::json& j) {
 }
 
 // Not carried: worker and server, who this process is, which each reads from its environment.
-static_assert(aggregateFields<JobConfig>() == 25);
+static_assert(aggregateFields<JobConfig>() == 26);
 nlohmann::json toJson(const JobConfig& c) {
   nlohmann::json j = {{"format", kFormat},
                       {"launch", c.launch},
@@ -177,6 +182,7 @@ nlohmann::json toJson(const JobConfig& c) {
                       {"comm", c.comm},
                       {"resilience", c.resilience},
                       {"trainer", c.trainer},
+                      {"device", c.device},
                       {"threads", c.threads},
                       {"threadsGiven", c.threadsGiven},
                       {"threadsFrom", c.threadsFrom},
@@ -206,6 +212,7 @@ JobConfig fromJson(const nlohmann::json& j) {
   j.at("comm").get_to(c.comm);
   j.at("resilience").get_to(c.resilience);
   j.at("trainer").get_to(c.trainer);
+  j.at("device").get_to(c.device);
   j.at("threads").get_to(c.threads);
   j.at("threadsGiven").get_to(c.threadsGiven);
   j.at("threadsFrom").get_to(c.threadsFrom);

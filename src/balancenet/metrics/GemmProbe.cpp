@@ -10,6 +10,7 @@
 
 #include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/device/DeviceWork.h"
 
 namespace balancenet::metrics {
 namespace {
@@ -23,15 +24,17 @@ struct Timing {
   double bestSeconds = 0;  // the fastest one
 };
 
-Timing timeProducts(double seconds) {
+Timing timeProducts(double seconds, int64_t n = kN, const c10::Device& device = c10::Device(c10::DeviceType::CPU)) {
   constexpr int warmUp = 3;  // first calls pay for thread-pool start-up and cold caches
   at::NoGradGuard noGrad;
   // Constants, not at::rand: the probe must not advance the global generator, whose stream the
   // training's dropout masks come from (a run's randomness would depend on whether the probe ran).
-  const auto a = at::full({kN, kN}, 0.5f, at::kFloat);
-  const auto b = at::full({kN, kN}, 0.25f, at::kFloat);
-  auto c = at::empty({kN, kN}, at::kFloat);
+  const auto options = at::TensorOptions().dtype(at::kFloat).device(device);
+  const auto a = at::full({n, n}, 0.5f, options);
+  const auto b = at::full({n, n}, 0.25f, options);
+  auto c = at::empty({n, n}, options);
   for (int i = 0; i < warmUp; ++i) at::mm_out(c, a, b);
+  device::waitForDevice(device);
 
   using Clock = std::chrono::steady_clock;
   const auto budget = std::chrono::duration<double>(std::max(seconds, 1e-3));
@@ -42,6 +45,7 @@ Timing timeProducts(double seconds) {
   do {
     const auto before = Clock::now();
     at::mm_out(c, a, b);
+    device::waitForDevice(device);  // a GPU's product is done when its kernel is, not when the call returns
     const auto after = Clock::now();
     ++t.products;
     t.bestSeconds = std::min(t.bestSeconds, std::chrono::duration<double>(after - before).count());
@@ -70,6 +74,12 @@ GemmPeak measureGemmPeak(double secondsEach) {
   peak.allThreads = kFlopsPerProduct / timeProducts(secondsEach).bestSeconds;
   setIntraOpThreads(entry);
   return peak;
+}
+
+GemmPeak measureGpuGemmPeak(const c10::Device& device, double seconds) {
+  constexpr int64_t n = 2048;
+  const double rate = 2.0 * n * n * n / timeProducts(seconds, n, device).bestSeconds;
+  return {rate, rate, 1};
 }
 
 }  // namespace balancenet::metrics

@@ -2,6 +2,8 @@
 // and the machine's sgemm peak that a run's achieved FLOP/s is compared with.
 #pragma once
 
+#include <c10/core/Device.h>
+
 namespace balancenet::metrics {
 
 // Times at::mm on 256x256 float32 matrices with the current intra-op thread count (at::get_num_threads),
@@ -22,5 +24,10 @@ struct GemmPeak {
 // and the BLAS's, see setIntraOpThreads) at the count ATen had on entry. Several workers probing at once
 // on one machine share its cores: their allThreads figures are then each a fraction of the machine's.
 GemmPeak measureGemmPeak(double secondsEach = 0.05);
+
+// A GPU's: the best rate of 2048x2048 float32 products on `device` (a 256 product measures a GPU's launch
+// latency, not its arithmetic), each timed to its end on the GPU, for about `seconds`. Both GemmPeak rates are it,
+// with one thread: what a GPU worker's prior and achieved FLOP/s are measured against.
+GemmPeak measureGpuGemmPeak(const c10::Device& device, double seconds = 0.1);
 
 }  // namespace balancenet::metrics

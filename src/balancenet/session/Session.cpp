@@ -135,7 +135,7 @@ void Session::startMonitor() {
 void Session::makeAllocator(const elastic::Generation& generation, int workersBefore) {
   // The model is the user's: no FLOP count or memory estimate, so the policies go by measured speed alone.
   allocator_ = worker::makeAllocator(worker::forMembers(config_, generation.members), *comm_, models::ModelInfo{},
-                                     worker::monitorSampler(*monitor_, gemmFlops_),
+                                     worker::monitorSampler(*monitor_, gemmFlops_, c10::Device(c10::DeviceType::CPU)),
                                      worker::splitLogStart(generation, workersBefore));
 }
 

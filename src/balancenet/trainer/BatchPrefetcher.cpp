@@ -33,13 +33,22 @@ data::Batch BatchPrefetcher::take(const std::vector<data::Draw>& draws) {
   }
   if (pending_.valid()) ++misses_;
   drop();
-  return dataset_.trainingBatch(draws);
+  return read(draws);
+}
+
+data::Batch BatchPrefetcher::read(const std::vector<data::Draw>& draws) const {
+  data::Batch batch = dataset_.trainingBatch(draws);
+  if (pinned_) {
+    batch.inputs = batch.inputs.pin_memory();
+    batch.targets = batch.targets.pin_memory();
+  }
+  return batch;
 }
 
 void BatchPrefetcher::prefetch(std::vector<data::Draw> draws) {
   drop();
   pendingDraws_ = std::move(draws);
-  pending_ = std::async(std::launch::async, [this, draws = pendingDraws_] { return dataset_.trainingBatch(draws); });
+  pending_ = std::async(std::launch::async, [this, draws = pendingDraws_] { return read(draws); });
 }
 
 }  // namespace balancenet::trainer

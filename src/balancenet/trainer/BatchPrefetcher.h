@@ -13,7 +13,8 @@ namespace balancenet::trainer {
 // result: take() compares the draws and reads afresh when they differ.
 class BatchPrefetcher {
  public:
-  explicit BatchPrefetcher(const data::Dataset& dataset) : dataset_(dataset) {}
+  // `pinned`: batches come in page-locked host memory, which a GPU worker copies from without blocking.
+  explicit BatchPrefetcher(const data::Dataset& dataset, bool pinned = false) : dataset_(dataset), pinned_(pinned) {}
   ~BatchPrefetcher();
   BatchPrefetcher(const BatchPrefetcher&) = delete;
   BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
@@ -27,8 +28,10 @@ class BatchPrefetcher {
 
  private:
   void drop();
+  data::Batch read(const std::vector<data::Draw>& draws) const;
 
   const data::Dataset& dataset_;
+  const bool pinned_;
   std::future<data::Batch> pending_;
   std::vector<data::Draw> pendingDraws_;
   int64_t hits_ = 0, misses_ = 0;

@@ -30,12 +30,14 @@ EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, con
   const bool wasTraining = net.is_training();
   net.eval();
   EvalTotals totals;
+  const auto params = net.parameters();
+  const c10::Device device = params.empty() ? c10::Device(c10::DeviceType::CPU) : params.front().device();
   {
     at::NoGradGuard noGrad;
     for (int64_t b = begin; b < end; b += batchSize) {
       const int64_t len = std::min(batchSize, end - b);
       const data::Batch batch = test.batch(data::indexRange(b, b + len));
-      totals.add(objective, net.forward(batch.inputs), batch.targets);
+      totals.add(objective, net.forward(batch.inputs.to(device)), batch.targets.to(device));
     }
   }
   net.train(wasTraining);

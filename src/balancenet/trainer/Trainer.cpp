@@ -15,6 +15,7 @@
 #include "balancenet/core/CpuStopwatch.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
+#include "balancenet/device/DeviceWork.h"
 #include "balancenet/trainer/BatchPrefetcher.h"
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/GradientClipping.h"
@@ -24,11 +25,11 @@
 namespace balancenet::trainer {
 
 Trainer::Trainer(TrainerOptions options, TrainerParts parts)
-    : options_(std::move(options)),
-      parts_(parts),
-      sampler_(parts.train.size(), options_.seed),
-      prefetcher_(std::make_unique<BatchPrefetcher>(parts.train)) {
+    : options_(std::move(options)), parts_(parts), sampler_(parts.train.size(), options_.seed) {
   for (auto& p : parts_->net.parameters()) params_.push_back(p);
+  // The model's device is the worker's: batches, loss and gradients follow it.
+  if (!params_.empty()) device_ = params_.front().device();
+  prefetcher_ = std::make_unique<BatchPrefetcher>(parts.train, /*pinned=*/device_.is_cuda());
   std::vector<at::Tensor> state = params_;
   for (auto& b : parts_->net.buffers()) state.push_back(b);
   if (options_.broadcastInitialModel) parts_->comm.broadcast(state, 0);
@@ -51,8 +52,11 @@ TrainingState Trainer::captureState() const {
   s.step = step_;
   s.position = position_;
   s.samples = samples_;
-  for (const auto& p : params_) s.parameters.push_back(p.detach().clone());
-  for (const auto& b : parts_->net.buffers()) s.buffers.push_back(b.detach().clone());
+  // On the host whatever the device: a state is written to checkpoints and sent to joiners, which may compute
+  // elsewhere. (A GPU worker's optimiser state keeps its device.)
+  for (const auto& p : params_) s.parameters.push_back(p.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  for (const auto& b : parts_->net.buffers())
+    s.buffers.push_back(b.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
   torch::serialize::OutputArchive archive;
   optimizer_->save(archive);
   std::ostringstream out;
@@ -144,6 +148,10 @@ Split Trainer::allocate() {
 Trainer::Share Trainer::readShare(const Split& split, int rank) {
   Stopwatch dataWatch;
   data::Batch batch = prefetcher_->take(sampler_.rankDraws(position_, split, rank));
+  if (device_.is_cuda()) {  // from pinned memory: the copies queue behind nothing and return at once
+    batch.inputs = batch.inputs.to(device_, /*non_blocking=*/true);
+    batch.targets = batch.targets.to(device_, /*non_blocking=*/true);
+  }
   const double dataMs = dataWatch.elapsedMs();
   // The next step's share is read while this one computes and synchronises, guessing the split stays.
   if (step_ + 1 < options_.steps) prefetcher_->prefetch(sampler_.rankDraws(position_ + split.total(), split, rank));
@@ -159,7 +167,7 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
   const bool armAfterBackward = accumulating || measuring;
   if (!armAfterBackward) parts_->sync.beginStep(context);
   optimizer_->zero_grad();
-  at::Tensor localLoss = at::zeros({}, at::kFloat);
+  at::Tensor localLoss = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(device_));
   for (const MicroStep& m : microSteps(batch.inputs.size(0), options_.accumulate)) {
     at::Tensor loss;
     {
@@ -175,6 +183,9 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
     localLoss += loss.detach();
   }
   if (armAfterBackward) parts_->sync.beginStep(context);
+  // A GPU's kernels return before they run: the step's compute is timed once they are done (not the collectives
+  // on their own streams), so the policies see the GPU's real time.
+  device::waitForDevice(device_);
   return localLoss;
 }
 
@@ -191,7 +202,7 @@ Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, c
   if (measuring) {
     const double localSq =
         squaredNorm(synced.grads) * static_cast<double>(globalBatch) / static_cast<double>(context.localBatch);
-    synced.scalars = at::cat({synced.scalars, at::full({1}, localSq, at::kFloat)});
+    synced.scalars = at::cat({synced.scalars, at::full({1}, localSq, synced.scalars.options())});
   }
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
   CpuStopwatch syncCpu;

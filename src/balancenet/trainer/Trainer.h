@@ -94,6 +94,7 @@ class Trainer : public StepEngine {
   TrainerOptions options_;
   std::optional<TrainerParts> parts_;  // references: re-seated by rewire()
   std::vector<at::Tensor> params_;
+  c10::Device device_{c10::DeviceType::CPU};  // the model's, where this rank computes
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   data::GlobalPermutationSampler sampler_;
   std::unique_ptr<BatchPrefetcher> prefetcher_;  // reads the next step's share ahead

@@ -11,6 +11,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/core/MemoryReuse.h"
+#include "balancenet/device/GpuSupport.h"
 #include "balancenet/elastic/ElasticAgent.h"
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/emulation/FactorSchedule.h"
@@ -25,6 +26,7 @@
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/GenerationConfig.h"
+#include "balancenet/worker/GpuGroup.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerSetup.h"
 #include "balancenet/worker/WorkerThreads.h"
@@ -39,13 +41,18 @@ namespace {
 // nothing outside keeps a pointer to a group that a re-form drops.
 class WorkerGroup : public elastic::GroupParts {
  public:
-  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model)
-      : config_(c), rv_(rv), model_(model), gemmFlops_(metrics::measureGemmFlops()) {}
+  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model, c10::Device device)
+      : config_(c),
+        rv_(rv),
+        model_(model),
+        device_(device),
+        gemmFlops_(device.is_cuda() ? metrics::measureGpuGemmPeak(device).allThreads : metrics::measureGemmFlops()) {}
   ~WorkerGroup() override { release(); }
 
   void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
     const JobConfig c = forMembers(config_, generation.members);
     comm_ = std::move(comm);
+    attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
     monitor::NodeMonitor::Options monitorOptions;
@@ -53,7 +60,7 @@ class WorkerGroup : public elastic::GroupParts {
         orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
     monitor_ =
         std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
-    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_),
+    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_, device_),
                                splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
@@ -85,6 +92,7 @@ class WorkerGroup : public elastic::GroupParts {
   const JobConfig& config_;
   const comm::RendezvousOptions& rv_;
   models::BuiltModel& model_;
+  const c10::Device device_;  // where this worker computes (the model is there)
   const double gemmFlops_;
   int workers_ = 0;  // in the group built last; 0: none yet
   std::unique_ptr<comm::Communicator> comm_;
@@ -188,8 +196,11 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 int runWorker(const JobConfig& c) {
   if (c.federated) return federated::runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
+  // First: torch settles whether CUDA is there at its first question (GpuSupport.h).
+  const c10::Device device = device::prepareDevice(c.device, c.worker->localRank);
   applyWorkerThreads(c);
-  const auto peak = metrics::measureGemmPeak();  // before the others' traffic: ~0.1 s at start-up
+  // Before the others' traffic: ~0.1 s at start-up. A GPU worker's is its GPU's.
+  const auto peak = device.is_cuda() ? metrics::measureGpuGemmPeak(device) : metrics::measureGemmPeak();
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
   const comm::RendezvousOptions rv = rendezvousOptions(c);
 
@@ -203,7 +214,11 @@ int runWorker(const JobConfig& c) {
 
   const TrainingData data = loadTrainingData(c);
   auto model = buildWorkerModel(c, data.train->spec(), /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);
-  WorkerGroup group(c, rv, model);
+  if (device.is_cuda()) {
+    model.net->to(device);
+    spdlog::info("rank {} trains on {}", entry.comm->rank(), device::describeDevice(device));
+  }
+  WorkerGroup group(c, rv, model, device);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
 

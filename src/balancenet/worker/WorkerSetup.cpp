@@ -7,6 +7,7 @@
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/data/OpenDataset.h"
+#include "balancenet/device/DeviceWork.h"
 #include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
@@ -40,12 +41,19 @@ models::BuiltModel buildWorkerModel(const JobConfig& c, const data::DatasetSpec&
   return model;
 }
 
-orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops) {
-  return [&monitor, gemmFlops] {
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device) {
+  return [&monitor, gemmFlops, device] {
     const auto snap = monitor.snapshot();
-    return orchestrator::NodeSample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
+    orchestrator::NodeSample sample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
                                     snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
                                     snap.latencyPeers};
+    if (device.is_cuda()) {
+      const auto gpu = device::deviceMemory(device);
+      sample.residentBytes = static_cast<double>(gpu.peakAllocatedBytes);
+      sample.memoryTotalBytes = static_cast<double>(gpu.totalBytes);
+      sample.memoryAvailableBytes = static_cast<double>(gpu.freeBytes);
+    }
+    return sample;
   };
 }
 

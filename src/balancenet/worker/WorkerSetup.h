@@ -3,6 +3,8 @@
 #include <memory>
 #include <vector>
 
+#include <c10/core/Device.h>
+
 #include "balancenet/comm/group/Communicator.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/job/JobConfig.h"
@@ -28,8 +30,9 @@ TrainingData loadTrainingData(const job::JobConfig& c);
 models::BuiltModel buildWorkerModel(const job::JobConfig& c, const data::DatasetSpec& spec, bool announce);
 
 // What the orchestrator reads of the node between its steps: the monitor thread's latest figures, and the
-// GEMM rate measured at start (a speed prior before any step is timed). `monitor` must outlive the sampler.
-orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops);
+// GEMM rate measured at start (a speed prior before any step is timed). A GPU worker's memory is its GPU's (free,
+// total, the caching allocator's peak), which is what caps its share. `monitor` must outlive the sampler.
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device);
 
 // The chooser of B for --global-batch auto or a schedule; null for a fixed B.
 std::unique_ptr<orchestrator::BatchSizer> makeBatchSizer(const job::JobConfig& c);

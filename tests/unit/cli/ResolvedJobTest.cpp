@@ -29,7 +29,8 @@ TEST_F(ResolvedJob, WhatEachCommandResolvesComesBackWhole) {
       {"--workers", "2", "--comm", "hybrid", "--model", "mlp", "--label-smoothing", "0.1"},
       {"--workers", "4", "--pipeline-stages", "2", "--schedule", "gpipe", "--partition", "flops"},
       {"--workers", "2", "--global-batch", "auto:32:512", "--lr-scaling", "sqrt"},
-      {"--workers", "2", "--comm", "ps", "--ps", "1", "--staleness", "2", "--node-speed", "100,50"}};
+      {"--workers", "2", "--comm", "ps", "--ps", "1", "--staleness", "2", "--node-speed", "100,50"},
+      {"--workers", "3", "--devices", "cpu,cpu,cpu", "--backend", "gloo"}};
   for (const auto& words : trains) {
     const auto c = parseTrainCommandLine(words);
     expectTheSameJobBack(c);

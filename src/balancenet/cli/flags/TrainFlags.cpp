@@ -10,6 +10,7 @@
 #include "balancenet/cli/flags/AllocationFlags.h"
 #include "balancenet/cli/flags/CheckpointFlags.h"
 #include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/DeviceFlags.h"
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/ModelFlags.h"
@@ -42,6 +43,7 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   // Defaults are recorded so --print-config shows every value in effect, not only those given.
   app.option_defaults()->always_capture_default();
   addHostFlags(app, c, raw.host);
+  addDeviceFlags(app, c, raw.device);
   addResilienceFlags(app, c, raw.resilience);
   addModelFlags(app, c);
   addAllocationFlags(app, c, raw.allocation);

@@ -10,6 +10,7 @@
 
 #include "balancenet/cli/flags/AllocationFlags.h"
 #include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/DeviceFlags.h"
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/FlagValues.h"
 #include "balancenet/cli/flags/HostFlags.h"
@@ -29,6 +30,7 @@ namespace balancenet::cli {
 // declared in its <Group>Flags.h, beside the flags that fill it and the checks that read it.
 struct RawFlags {
   HostRaw host;
+  DeviceRaw device;
   ResilienceRaw resilience;
   AllocationRaw allocation;
   PipelineRaw pipeline;

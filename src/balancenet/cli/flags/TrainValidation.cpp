@@ -6,6 +6,7 @@
 #include "balancenet/cli/flags/AllocationFlags.h"
 #include "balancenet/cli/flags/CheckpointFlags.h"
 #include "balancenet/cli/flags/CommFlags.h"
+#include "balancenet/cli/flags/DeviceFlags.h"
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/JobTokenFlags.h"
@@ -85,6 +86,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
   c.trainer.modelName = c.model.name;
   validateCheckpoints(c);
+  validateDevices(c, raw.device);
 }
 
 }  // namespace balancenet::cli

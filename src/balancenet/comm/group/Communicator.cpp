@@ -117,9 +117,20 @@ Communicator& Communicator::keptSubgroup(const std::vector<int>& members) {
 
 Communicator::~Communicator() = default;
 
+void Communicator::attachGpuGroup(c10::intrusive_ptr<c10d::Backend> gpuGroup) { gpuGroup_ = std::move(gpuGroup); }
+
+c10d::Backend& Communicator::backendFor(const at::Tensor& tensor) {
+  return tensor.is_cuda() && gpuGroup_ ? *gpuGroup_ : *group_;
+}
+
 c10::intrusive_ptr<c10d::ProcessGroup> Communicator::processGroup() const {
   auto group = c10::make_intrusive<c10d::ProcessGroup>(store_, rank_, size_);
   group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, group_);
+  // GPU tensors: NCCL where the group has it, else the same Gloo (which stages them through host memory).
+  if (gpuGroup_)
+    group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, gpuGroup_);
+  else
+    group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::GLOO, group_);
   group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
   return group;
 }
@@ -145,13 +156,15 @@ PendingWork Communicator::allreduceSumAsync(at::Tensor tensor) {
   if (size_ == 1) return PendingWork();
   std::vector<at::Tensor> one{std::move(tensor)};
   const int64_t wire = ringAllReduceWireBytes(bytesOf(one), size_);
-  return startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(one); });
+  return startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return backendFor(one[0]).allreduce(one); });
 }
 
 void Communicator::allreduceSum(std::vector<at::Tensor>& tensors) {
-  if (size_ == 1) return;
+  if (size_ == 1 || tensors.empty()) return;
   const int64_t wire = ringAllReduceWireBytes(bytesOf(tensors), size_);
-  startOperation("all-reduce", rank_, deliveredAt(wire), [&] { return group_->allreduce(tensors); }).wait();
+  startOperation("all-reduce", rank_, deliveredAt(wire), [&] {
+    return backendFor(tensors.at(0)).allreduce(tensors);
+  }).wait();
 }
 
 void Communicator::allreduceSum(at::Tensor& tensor) {
@@ -160,8 +173,15 @@ void Communicator::allreduceSum(at::Tensor& tensor) {
 }
 
 void Communicator::allreduceSum(at::Tensor& tensor, Exchange exchange) {
-  if (exchange == Exchange::Ring) return allreduceSum(tensor);
+  // NCCL picks its own algorithm for a GPU tensor: the mesh's exchanges are Gloo's.
+  if (exchange == Exchange::Ring || (tensor.is_cuda() && gpuGroup_)) return allreduceSum(tensor);
   if (size_ == 1) return;
+  if (tensor.is_cuda()) {  // the mesh sums host memory: through a host copy
+    at::Tensor host = tensor.to(at::kCPU);
+    allreduceSum(host, exchange);
+    tensor.copy_(host);
+    return;
+  }
   if (tensor.scalar_type() != at::kFloat || !tensor.is_contiguous())
     throw RuntimeFailure("the mesh all-reduce takes one contiguous float32 tensor");
   const auto until = deliveredAt(ringAllReduceWireBytes(tensor.numel() * int64_t(sizeof(float)), size_));
@@ -192,7 +212,7 @@ void Communicator::broadcast(std::vector<at::Tensor>& tensors, int root) {
       if (t.scalar_type() == dtype) same.push_back(t.reshape({-1}));
     std::vector<at::Tensor> flat{at::cat(same)};
     startOperation("broadcast", rank_, deliveredAt(bytesOf(flat)), [&] {
-      return group_->broadcast(flat, opts);
+      return backendFor(flat[0]).broadcast(flat, opts);
     }).wait();
     int64_t offset = 0;
     for (auto& t : tensors) {
@@ -216,7 +236,8 @@ std::vector<at::Tensor> Communicator::allgather(const at::Tensor& tensor) {
 PendingWork Communicator::allgatherAsync(at::Tensor input, std::vector<at::Tensor> outputs, int64_t wireBytes) {
   std::vector<at::Tensor> in{std::move(input)};
   std::vector<std::vector<at::Tensor>> out{std::move(outputs)};
-  return startOperation("all-gather", rank_, deliveredAt(wireBytes), [&] { return group_->allgather(out, in); });
+  return startOperation("all-gather", rank_, deliveredAt(wireBytes),
+                        [&] { return backendFor(in[0]).allgather(out, in); });
 }
 
 std::vector<std::string> Communicator::allgatherText(const std::string& text) {
@@ -236,14 +257,28 @@ void Communicator::barrier() {
   startOperation("barrier", rank_, deliveredAt(0), [&] { return group_->barrier(); }).wait();
 }
 
-void Communicator::send(at::Tensor& t, int dst, int tag) { sendAsync(t, dst, tag).wait(); }
+void Communicator::send(at::Tensor& t, int dst, int tag) {
+  if (t.is_cuda() && !gpuGroup_) {
+    sendAsync(t.to(at::kCPU), dst, tag).wait();
+    return;
+  }
+  sendAsync(t, dst, tag).wait();
+}
 
-void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag).wait(); }
+void Communicator::recv(at::Tensor& t, int src, int tag) {
+  if (t.is_cuda() && !gpuGroup_) {
+    at::Tensor host = at::empty_like(t, t.options().device(at::kCPU));
+    recvAsync(host, src, tag).wait();
+    t.copy_(host);
+    return;
+  }
+  recvAsync(t, src, tag).wait();
+}
 
 PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
   return startOperation(
-      "send", rank_, deliveredAt(bytesOf(one)), [&] { return group_->send(one, dst, tag); },
+      "send", rank_, deliveredAt(bytesOf(one)), [&] { return backendFor(one[0]).send(one, dst, tag); },
       /*hasFuture=*/false);
 }
 
@@ -251,7 +286,7 @@ PendingWork Communicator::recvAsync(at::Tensor t, int src, int tag) {
   std::vector<at::Tensor> one{std::move(t)};
   // The sender's link pays for the message; receiving adds nothing of its own.
   return startOperation(
-      "recv", rank_, LinkModel::Clock::now(), [&] { return group_->recv(one, src, tag); },
+      "recv", rank_, LinkModel::Clock::now(), [&] { return backendFor(one[0]).recv(one, src, tag); },
       /*hasFuture=*/false);
 }
 

@@ -95,7 +95,8 @@ class Communicator {
   std::vector<std::string> allgatherText(const std::string& text);
   void barrier();
   // Point-to-point, blocking until done (recv: until the message arrived). Tensors must be contiguous
-  // CPU tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv.
+  // tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv. A GPU tensor without a
+  // GPU group travels through a host copy (Gloo sends only CPU tensors); its Async forms take CPU tensors then.
   void send(at::Tensor& t, int dst, int tag);
   void recv(at::Tensor& t, int src, int tag);
   // The same, started and returned at once (a send completes once the peer has taken the message).
@@ -117,6 +118,15 @@ class Communicator {
   // over one group (--comm auto's candidates each offload) and so must not form one member set twice.
   Communicator& keptSubgroup(const std::vector<int>& members);
 
+  // Runs every collective of GPU tensors on `gpuGroup` (NCCL, over the same ranks) from now on; CPU tensors stay on
+  // this group's Gloo. Without one, GPU tensors go through Gloo: c10d's Gloo copies them through pinned host memory
+  // for all-reduce, all-gather and broadcast, and this class does for the rest (sends, the mesh's exchanges).
+  // Set it before training starts, on every rank alike.
+  void attachGpuGroup(c10::intrusive_ptr<c10d::Backend> gpuGroup);
+  bool hasGpuGroup() const { return static_cast<bool>(gpuGroup_); }
+  // Whether sendAsync and recvAsync take `t` as it is: a CPU tensor, or a GPU tensor where a GPU group carries it.
+  bool sendsInPlace(const at::Tensor& t) const { return !t.is_cuda() || gpuGroup_; }
+
   // The group as torch.distributed sees it (a ProcessGroup over this backend), for the Python package.
   c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const;
   c10d::Store& store() { return *store_; }
@@ -124,9 +134,12 @@ class Communicator {
 
  private:
   LinkModel::Clock::time_point deliveredAt(int64_t wireBytes);
+  // The backend a collective of `tensor` runs on: the GPU group for a GPU tensor where there is one.
+  c10d::Backend& backendFor(const at::Tensor& tensor);
 
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Backend> group_;
+  c10::intrusive_ptr<c10d::Backend> gpuGroup_;  // NCCL for GPU tensors; null: Gloo takes them too
   std::shared_ptr<LinkModel> link_;
   GroupMaker makeGroup_;
   int rank_;

@@ -1,0 +1,63 @@
+// The device flags: declared for train, checked against this host's GPUs.
+#include "balancenet/cli/flags/DeviceFlags.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "balancenet/core/Error.h"
+#include "balancenet/device/DeviceChoice.h"
+#include "balancenet/device/GpuSupport.h"
+#include "balancenet/job/JobConfig.h"
+
+namespace balancenet::cli {
+using job::JobConfig;
+
+void addDeviceFlags(CLI::App& app, JobConfig& c, DeviceRaw& raw) {
+  app.add_option("--device", c.device.device,
+                 "Where every worker computes: auto (its GPU where this host has one, local ranks taking the GPUs "
+                 "in turn; else the CPU), cpu or cuda")
+      ->capture_default_str();
+  app.add_option("--devices", raw.devices,
+                 "Each worker's device on this host, by local rank, comma separated (cuda:0,cuda:1,cpu): a job may "
+                 "mix GPU and CPU workers, each given the share of the batch it can finish in time")
+      ->default_str("");  // unset unless given: --print-config leaves it out
+  app.add_option("--backend", c.device.backend,
+                 "What sums GPU gradients: auto (NCCL where every worker has a GPU of its own, else Gloo, which "
+                 "copies GPU buckets through pinned host memory), gloo or nccl")
+      ->capture_default_str();
+}
+
+std::string whyNotOnGpu(const JobConfig& c) {
+  if (c.pipeline.enabled()) return "pipeline stages (--pipeline-stages)";
+  if (c.comm.mode == comm::CommMode::ParameterServers) return "parameter servers (--comm ps)";
+  if (comm::capturesFactors(c.comm.mode)) return "sufficient factors (--comm sfb, hybrid)";
+  if (c.syncBatchNorm) return "--sync-bn";
+  return {};
+}
+
+void validateDevices(JobConfig& c, const DeviceRaw& raw) {
+  c.device.devices.clear();
+  if (!raw.devices.empty()) {
+    std::stringstream list(raw.devices);
+    for (std::string name; std::getline(list, name, ',');) c.device.devices.push_back(name);
+  }
+  const int localWorkers = c.worker ? 0 : c.launch.nprocPerNode;  // a scheduler's worker knows only itself
+  device::checkDeviceOptions(c.device, localWorkers);
+  if (!device::mayUseGpu(c.device)) return;
+  if (const std::string why = whyNotOnGpu(c); !why.empty()) {
+    if (device::needsGpu(c.device))
+      throw UsageError(fmt::format("{} do not run on GPU workers yet: use --device cpu", why));
+    c.device = {"cpu", {}, "auto"};  // auto: the CPU, where these run
+    return;
+  }
+  if (device::needsGpu(c.device)) {
+    // Checked here, before any worker starts, for this host's workers; the same rule runs in each worker.
+    const int gpus = device::gpuCount();
+    for (int r = 0; r < std::max(localWorkers, 1); ++r)
+      device::deviceFor(c.device, c.worker ? c.worker->localRank : r, gpus);
+  }
+}
+
+}  // namespace balancenet::cli

@@ -1,0 +1,120 @@
+// The engine's promise on GPUs: workers with unequal shares train exactly like one process on the whole global
+// batch, whether their GPU gradients sum through Gloo's host copies (GPU workers sharing a GPU, or beside CPU
+// workers) or by NCCL (a GPU each). The reference is the golden single-process loop (testing/ReferenceTraining).
+#include <ATen/ATen.h>
+
+#include "balancenet/comm/BucketedAllReduceSync.h"
+#include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/comm/OffloadSync.h"
+#include "balancenet/orchestrator/StaticAllocator.h"
+#include "gpu/GpuCases.h"
+#include "testing/DistributedTraining.h"
+#include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
+#include "testing/SyntheticData.h"
+#include "testing/ThreadRanks.h"
+
+namespace balancenet::testing {
+namespace {
+
+const c10::Device kCpu(c10::DeviceType::CPU);
+c10::Device gpu(int index) { return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)); }
+
+// Flat: one all-reduce after backward; Buckets: DDP-style buckets started from backward's hooks; Offload: a rank
+// whose share is below a quarter of the largest hands its gradient to a ring peer (--offload-below, the default).
+enum class Sync { Flat, Buckets, Offload };
+
+struct GpuRun {
+  std::string model;
+  std::vector<int64_t> split;
+  std::function<c10::Device(int)> device;
+  Sync sync = Sync::Buckets;
+  bool nccl = false;
+};
+
+// The run on thread ranks against one process on `referenceDevice`, printed and returned as (difference, bound).
+std::pair<double, double> compare(const GpuRun& r, const c10::Device& referenceDevice) {
+  const auto train = syntheticDataset(300, 3);
+  const Split split{r.split};
+  const auto options = comparisonOptions("sgd", 5, split.total(), 5e-4);
+  DistributedRun run{split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
+  run.device = r.device;
+  run.nccl = r.nccl;
+  if (r.sync != Sync::Flat)
+    run.sync = [sync = r.sync](comm::Communicator& comm, models::Network& net) -> std::unique_ptr<comm::GradientSync> {
+      comm::BucketOptions buckets;
+      buckets.bucketMb = 0.05;  // several buckets, each started from backward's hooks
+      buckets.firstBucketMb = 0.01;
+      const auto params = comm::namedParameters(net);
+      auto bucketed = std::make_unique<comm::BucketedAllReduceSync>(comm, params, buckets);
+      if (sync == Sync::Buckets) return bucketed;
+      return std::make_unique<comm::OffloadSync>(comm, params, std::move(bucketed), 0.25);
+    };
+  const auto dist = distributedTraining(comparisonModel(r.model), options, train, run);
+  auto built = seededModel(comparisonModel(r.model), options.seed);
+  built.net->to(referenceDevice);
+  const auto ref = referenceTraining(*built.net, options, train);
+  const double diff = maxAbsDifference(dist, ref);
+  const double bound = exactnessBound(ref, options.steps);
+  std::printf("%s split %s vs one process on %s: max |param difference| %.3g (float bound %.3g)\n", r.model.c_str(),
+              split.str().c_str(), referenceDevice.str().c_str(), diff, bound);
+  return {diff, bound};
+}
+
+TEST(GpuGloo, UnequalSharesOnWorkersSharingAGpuMatchOneProcess) {
+  BALANCENET_NEEDS_GPUS(1);
+  for (const char* model : {"mlp", "cnn"})
+    for (Sync sync : {Sync::Buckets, Sync::Flat, Sync::Offload}) {  // offload: 8 is below a quarter of 40
+      const auto [diff, bound] = compare({model, {40, 8}, [](int) { return gpu(0); }, sync}, gpu(0));
+      EXPECT_LT(diff, bound) << model;
+    }
+}
+
+TEST(GpuMixed, OneGpuWorkerBesideCpuWorkersMatchesOneProcess) {
+  BALANCENET_NEEDS_GPUS(1);
+  for (Sync sync : {Sync::Buckets, Sync::Flat, Sync::Offload}) {
+    // Offload: ranks 1 and 2 (5 and 3 samples, below a quarter of 40) hand their gradients to the GPU worker.
+    const std::vector<int64_t> split =
+        sync == Sync::Offload ? std::vector<int64_t>{40, 5, 3} : std::vector<int64_t>{30, 5, 13};
+    const GpuRun run{"cnn", split, [](int rank) { return rank == 0 ? gpu(0) : kCpu; }, sync};
+    const auto [diffCpu, boundCpu] = compare(run, kCpu);
+    EXPECT_LT(diffCpu, boundCpu);
+    const auto [diffGpu, boundGpu] = compare(run, gpu(0));
+    EXPECT_LT(diffGpu, boundGpu);
+  }
+}
+
+TEST(GpuNccl, UnequalSharesOnAGpuEachMatchOneProcess) {
+  BALANCENET_NEEDS_GPUS(2);                                       // NCCL takes one rank per GPU
+  for (Sync sync : {Sync::Buckets, Sync::Flat, Sync::Offload}) {  // offload: NCCL's sends
+    const auto [diff, bound] = compare({"cnn", {7, 41}, [](int rank) { return gpu(rank); }, sync, true}, gpu(0));
+    EXPECT_LT(diff, bound);
+  }
+}
+
+// The operations c10d's Gloo does not take GPU tensors for go through host copies (Communicator.h).
+TEST(GpuGloo, PointToPointAndTheMeshExchangesCarryGpuTensors) {
+  BALANCENET_NEEDS_GPUS(1);
+  runRanks(2, [](comm::Communicator& comm) {
+    const auto options = at::TensorOptions().dtype(at::kFloat).device(gpu(0));
+    auto t = at::arange(1000, options) * static_cast<double>(comm.rank() + 1);
+    for (auto exchange : {comm::Exchange::HalvingDoubling, comm::Exchange::AllToAll, comm::Exchange::Ring}) {
+      auto sum = t.clone();
+      comm.allreduceSum(sum, exchange);
+      EXPECT_TRUE(sum.is_cuda());
+      EXPECT_TRUE(at::equal(sum.cpu(), (at::arange(1000, at::kFloat) * 3)));
+    }
+    auto message = comm.rank() == 0 ? at::full({64}, 7.0, options) : at::zeros({64}, options);
+    if (comm.rank() == 0)
+      comm.send(message, 1, 3);
+    else
+      comm.recv(message, 0, 3);
+    EXPECT_TRUE(at::equal(message.cpu(), at::full({64}, 7.0, at::kFloat)));
+    const auto gathered = comm.allgather(at::full({4}, static_cast<double>(comm.rank()), options));
+    ASSERT_EQ(gathered.size(), 2u);
+    EXPECT_EQ(gathered[1].sum().item<float>(), 4.0f);
+  });
+}
+
+}  // namespace
+}  // namespace balancenet::testing
