@@ -37,6 +37,7 @@ TEST_F(Config, TrainsWithTheFilesSettings) {
   EXPECT_EQ(summary["steps"], 3);
   EXPECT_EQ(summary["split"], "10,6");
   EXPECT_EQ(summary["model"], "mlp");
+  EXPECT_EQ(summary["devices"], nlohmann::json::array({"cpu", "cpu"}));  // auto on a host without a GPU
 }
 
 }  // namespace

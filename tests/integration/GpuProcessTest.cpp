@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
 #include "balancenet/device/GpuSupport.h"
@@ -50,6 +51,8 @@ TEST_F(GpuProcess, TwoWorkersSharingAGpuMatchOneProcess) {
 
 TEST_F(GpuProcess, OneGpuWorkerBesideCpuWorkersMatchesOneProcess) {
   expectSameAsOneProcess({"--devices", "cuda:0,cpu,cpu", "--nodes", "3", "--split", "20,6,6"}, {"--device", "cpu"});
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
+  EXPECT_EQ(summary["devices"], nlohmann::json::array({"cuda:0", "cpu", "cpu"}));
 }
 
 TEST_F(GpuProcess, AGpuIndexBeyondTheHostsIsOneLine) {

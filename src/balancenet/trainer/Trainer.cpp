@@ -15,6 +15,7 @@
 #include "balancenet/core/CpuStopwatch.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
+#include "balancenet/device/DeviceChoice.h"
 #include "balancenet/device/DeviceWork.h"
 #include "balancenet/trainer/BatchPrefetcher.h"
 #include "balancenet/trainer/Evaluator.h"
@@ -265,6 +266,7 @@ void Trainer::describe(metrics::RunSummary& summary) {
   // An adaptive global batch ends elsewhere than it started (--global-batch auto or a schedule).
   summary.extra["final_global_batch"] = static_cast<double>(lastSplit_.total());
   if (parts_->allocator.noiseScale() >= 0) summary.extra["gradient_noise_scale"] = parts_->allocator.noiseScale();
+  summary.extra["devices"] = parts_->comm.allgatherText(device::deviceName(device_));  // by rank: "cpu", "cuda:0"
 }
 
 metrics::EvalPoint Trainer::evaluate() {

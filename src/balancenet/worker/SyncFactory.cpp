@@ -60,9 +60,11 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
                                                  const job::CommOptions& options) {
   if (comm.size() == 1) return std::make_unique<comm::FlatAllReduceSync>(comm);
   std::vector<commchoice::Candidate> candidates;
-  for (auto mode :
-       {comm::CommMode::AllReduce, comm::CommMode::Flat, comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll})
-    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options)});
+  std::vector<comm::CommMode> modes{comm::CommMode::AllReduce, comm::CommMode::Flat};
+  // hd and a2a are exchanges over the group's Gloo mesh; where NCCL sums the gradients it picks its own algorithm,
+  // so they would only repeat flat.
+  if (!comm.hasGpuGroup()) modes.insert(modes.end(), {comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll});
+  for (auto mode : modes) candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options)});
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }
 
