@@ -24,6 +24,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/FatalError.h"
 #include "balancenet/core/Logging.h"
+#include "balancenet/device/GpuSupport.h"
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/job/JobDefaults.h"
 
@@ -150,7 +151,8 @@ int dispatch(Commands& commands, int argc, char** argv) {
 int runCommandLine(int argc, char** argv) {
   installFatalErrorHandler();  // even an exception on a library's thread ends as one line, not a core dump
   quietTorchLogging();
-  ignoreBrokenPipes();  // seen on the testbed when host 0's worker died: SIGPIPE killed the others
+  ignoreBrokenPipes();                     // seen on the testbed when host 0's worker died: SIGPIPE killed the others
+  device::loadGpuSupportWhereADriverIs();  // before any torch call (device/GpuSupport.h)
   try {
     // A process of balancenet's launcher: its job is resolved already, no flag is declared or parsed.
     if (argc == 2 && std::string(argv[1]) == kWorkerCommand) return runLaunchedProcess();

@@ -94,11 +94,23 @@ void loadGpuSupport() {
   if (!loaded.failure.empty()) throw RuntimeFailure(loaded.failure);
 }
 
+void loadGpuSupportWhereADriverIs() {
+  if (!gpuDriverPresent()) return;
+  try {
+    loadGpuSupport();
+  } catch (const RuntimeFailure&) {
+    // Kept in `loaded.failure`: thrown again where a GPU is asked for.
+  }
+}
+
 int gpuCount() {
   if (!gpuDriverPresent()) return 0;
   loadGpuSupport();
   const auto accelerator = at::accelerator::getAccelerator(false);
-  if (!accelerator || *accelerator != c10::DeviceType::CUDA) return 0;
+  if (!accelerator || *accelerator != c10::DeviceType::CUDA)
+    throw InternalError(
+        "torch settled that CUDA is absent before balancenet loaded its CUDA library: a torch call came before "
+        "device::loadGpuSupport");
   try {
     return static_cast<int>(at::accelerator::deviceCount());
   } catch (const std::exception&) {

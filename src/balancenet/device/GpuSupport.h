@@ -2,7 +2,7 @@
 // sooner without libtorch_cuda and its libraries); a worker given a GPU loads libbalancenet_cuda.so (which brings
 // libtorch_cuda and NCCL's group), or, in a build without that plugin, libtorch_cuda alone (GPUs, no NCCL).
 // torch decides once per process whether CUDA is there, at its first question (a seed, a device count): the
-// loading must come before any tensor work, so a worker calls prepareDevice() first.
+// loading must come before any tensor work, so the program's first step is loadGpuSupportWhereADriverIs().
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -27,11 +27,16 @@ bool gpuDriverPresent();
 // Loads torch's CUDA half (once; later calls return at once). Throws RuntimeFailure when it cannot be loaded.
 void loadGpuSupport();
 
+// The program's first step: loads it where this machine has a GPU driver, before any torch call can settle that
+// CUDA is absent (a seed does: at::manual_seed asks for the accelerator). A failure to load is kept for whoever
+// asks for a GPU later, never thrown here: a CPU job on a GPU machine runs without it.
+void loadGpuSupportWhereADriverIs();
+
 // GPUs this process can use: 0 without a driver; otherwise loads the GPU support and asks CUDA.
 int gpuCount();
 
 // The device of local worker `localRank` under `options` (DeviceChoice.h), with the GPU support loaded and the
-// GPU made current when it is one. Call before any tensor work of the process. Throws UsageError.
+// GPU made current when it is one. Throws UsageError.
 c10::Device prepareDevice(const DeviceOptions& options, int localRank);
 
 // Whether NCCL groups can be made (the plugin loaded).

@@ -196,7 +196,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
 int runWorker(const JobConfig& c) {
   if (c.federated) return federated::runFederatedProcess(c);
   if (c.pipeline.enabled()) return runPipelineWorker(c);
-  // First: torch settles whether CUDA is there at its first question (GpuSupport.h).
+  // Before any model or probe: they are built where this worker computes.
   const c10::Device device = device::prepareDevice(c.device, c.worker->localRank);
   applyWorkerThreads(c);
   // Before the others' traffic: ~0.1 s at start-up. A GPU worker's is its GPU's.
