@@ -35,6 +35,8 @@ def arguments():
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="where the model and the batches live: cpu, cuda or cuda:N "
+                   "(DDP's buckets are then GPU tensors: balancenet's comm hook sums them through Gloo)")
     p.add_argument("--num-workers", type=int, default=0, help="loader processes per rank")
     p.add_argument("--eval-every", type=int, default=0, help="steps between test evaluations (0: at the end)")
     p.add_argument("--target-accuracy", type=float, default=0, help="stop once the test accuracy reaches it")
@@ -81,9 +83,10 @@ def make_model(inputs, hidden, seed):
 
 
 def accuracy(model, test):
+    device = next(model.parameters()).device
     with torch.no_grad():
         x, y = test.tensors
-        return (model(x).argmax(dim=1) == y).float().mean().item()
+        return (model(x.to(device)).argmax(dim=1) == y.to(device)).float().mean().item()
 
 
 def save(obj, path):
@@ -93,12 +96,12 @@ def save(obj, path):
 
 
 def snapshot(model):
-    return torch.cat([p.detach().reshape(-1).clone() for p in model.parameters()])
+    return torch.cat([p.detach().reshape(-1).cpu() for p in model.parameters()])
 
 
 def reference(args, train, test):
     """The same steps in one process: global batch s is the engine's positions [s*B, (s+1)*B)."""
-    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed)
+    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed).to(args.device)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     trace, B = [], args.global_batch
     steps = args.steps or args.epochs * (len(train) // B) // args.accumulate
@@ -106,7 +109,7 @@ def reference(args, train, test):
         for k in range(args.accumulate):
             idx = bn.global_indices(len(train), args.seed, (step * args.accumulate + k) * B, B)
             x, y = train[idx]
-            (F.cross_entropy(model(x), y) / args.accumulate).backward()
+            (F.cross_entropy(model(x.to(args.device)), y.to(args.device)) / args.accumulate).backward()
         opt.step()
         opt.zero_grad()
         trace.append(snapshot(model))
@@ -135,8 +138,9 @@ def main():
     if args.reference:
         return reference(args, train, test)
     bn.init()  # bn: 2
-    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed)
-    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    device = torch.device(args.device)
+    model = make_model(train.tensors[0].shape[1], args.hidden, args.seed).to(device)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None)
     opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
     bn.attach(ddp, opt)  # bn: 3 (the optimizer: under --elastic an interrupted step is taken again)
     loader = bn.DataLoader(train, global_batch=args.global_batch, num_workers=args.num_workers,
@@ -146,6 +150,7 @@ def main():
     step = 0
     while step < steps:
         for x, y in loader:
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             pending += 1
             last = pending == args.accumulate
             if last:
