@@ -21,14 +21,14 @@ Asked parseName(const std::string& name, const std::string& flag) {
     const auto index = parseInteger<int>(name.substr(5));
     if (index && *index >= 0) return {true, *index};
   }
-  throw UsageError(fmt::format("{} '{}': expected cpu, cuda or cuda:N", flag, name));
+  throw UsageError(
+      fmt::format("{} '{}': expected {}cpu, cuda or cuda:N", flag, name, flag == "--device" ? "auto, " : ""));
 }
 
 }  // namespace
 
 void checkDeviceOptions(const DeviceOptions& options, int localWorkers) {
-  if (options.device != "auto" && options.device != "cpu" && options.device != "cuda")
-    throw UsageError(fmt::format("--device '{}': expected auto, cpu or cuda", options.device));
+  if (options.device != "auto") parseName(options.device, "--device");
   if (options.backend != "auto" && options.backend != "gloo" && options.backend != "nccl")
     throw UsageError(fmt::format("--backend '{}': expected auto, gloo or nccl", options.backend));
   for (const auto& name : options.devices) parseName(name, "--devices");
@@ -54,7 +54,7 @@ bool mayUseGpu(const DeviceOptions& options) {
 }
 
 bool needsGpu(const DeviceOptions& options) {
-  if (options.devices.empty()) return options.device == "cuda";
+  if (options.devices.empty()) return options.device != "auto" && parseName(options.device, "--device").gpu;
   return mayUseGpu(options);
 }
 
@@ -67,12 +67,10 @@ c10::Device deviceFor(const DeviceOptions& options, int localRank, int gpus) {
                                    options.devices.size(), localRank));
     asked = parseName(options.devices[localRank], "--devices");
     flag = fmt::format("--devices (worker {})", localRank);
-  } else if (options.device == "cuda") {
-    asked = {true, -1};
   } else if (options.device == "auto") {
     asked = {gpus > 0, -1};
   } else {
-    parseName(options.device, "--device");  // cpu, or one line for anything else
+    asked = parseName(options.device, "--device");  // cpu, cuda (the local rank's in turn), cuda:N (every worker's)
   }
   if (!asked.gpu) return c10::Device(c10::DeviceType::CPU);
   if (gpus <= 0) throw UsageError(fmt::format("{} asks for a GPU, and this host has none that CUDA can use", flag));

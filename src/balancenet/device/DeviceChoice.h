@@ -9,7 +9,7 @@
 
 namespace balancenet::device {
 
-// The flags on their own: --device is auto|cpu|cuda, every --devices entry is cpu, cuda or cuda:N, one per
+// The flags on their own: --device is auto, cpu, cuda or cuda:N, every --devices entry cpu, cuda or cuda:N, one per
 // worker of the host (`localWorkers`; 0: not known here), --backend is auto|gloo|nccl, and --backend nccl
 // puts no worker on the CPU. Throws UsageError (one line).
 void checkDeviceOptions(const DeviceOptions& options, int localWorkers);
@@ -23,8 +23,8 @@ bool needsGpu(const DeviceOptions& options);
 
 // The device of the worker with `localRank` on a host with `gpus` GPUs. "cuda" alone (and auto) is the local
 // rank's GPU, local ranks taking the GPUs in turn (rank r: cuda:(r mod gpus)), so two workers share a GPU
-// only when the host has fewer GPUs than workers. Throws UsageError: cuda asked with no GPU, an index the host
-// lacks.
+// only when the host has fewer GPUs than workers; --device cuda:N puts every worker of the host on GPU N. Throws
+// UsageError: cuda asked with no GPU, an index the host lacks.
 c10::Device deviceFor(const DeviceOptions& options, int localRank, int gpus);
 
 // "cpu", "cuda:1": how the logs and the run's files name a device.

@@ -7,7 +7,7 @@
 namespace balancenet::device {
 
 struct DeviceOptions {
-  // --device: auto (the local rank's GPU where the host has one, else the CPU), cpu or cuda.
+  // --device: auto (the local rank's GPU where the host has one, else the CPU), cpu, cuda or cuda:N.
   std::string device = "auto";
   // --devices: one entry per worker of this host, by local rank ("cuda:0", "cuda", "cpu"); empty: --device for all.
   std::vector<std::string> devices;

@@ -37,6 +37,8 @@ TEST(DeviceChoice, AutoTakesTheLocalRanksGpuInTurnOrTheCpu) {
   EXPECT_EQ(deviceFor(withDevice("auto"), 2, 2), c10::Device("cuda:0"));  // more workers than GPUs: they share
   EXPECT_EQ(deviceFor(withDevice("cuda"), 5, 4), c10::Device("cuda:1"));
   EXPECT_EQ(deviceFor(withDevice("cpu"), 0, 8), c10::Device(c10::DeviceType::CPU));
+  EXPECT_EQ(deviceFor(withDevice("cuda:1"), 0, 2), c10::Device("cuda:1"));  // every worker of the host on GPU 1
+  EXPECT_EQ(deviceFor(withDevice("cuda:1"), 3, 2), c10::Device("cuda:1"));
 }
 
 TEST(DeviceChoice, DevicesNameEachLocalWorker) {
@@ -62,7 +64,10 @@ TEST(DeviceChoice, FlagsAreCheckedBeforeAnyGpuIsCounted) {
   EXPECT_NO_THROW(checkDeviceOptions(withDevice("auto"), 4));
   EXPECT_NO_THROW(checkDeviceOptions(withDevices({"cuda:0", "cpu"}), 2));
   EXPECT_NO_THROW(checkDeviceOptions(withDevices({"cuda:0", "cpu"}), 0));  // a scheduler's worker: count unknown
-  EXPECT_NE(usageErrorOf([] { checkDeviceOptions(withDevice("gpu"), 1); }).find("--device 'gpu'"), std::string::npos);
+  EXPECT_NE(usageErrorOf([] {
+              checkDeviceOptions(withDevice("gpu"), 1);
+            }).find("--device 'gpu': expected auto, cpu, cuda or cuda:N"),
+            std::string::npos);
   EXPECT_NE(usageErrorOf([] {
               checkDeviceOptions(withDevices({"cuda:0", "cpu", "cpu"}), 2);
             }).find("--devices names 3 devices for 2 workers on this host"),
@@ -91,6 +96,7 @@ TEST(DeviceChoice, OnlyANamedGpuMakesOneNecessary) {
   EXPECT_TRUE(mayUseGpu(withDevice("auto")));
   EXPECT_FALSE(needsGpu(withDevice("auto")));
   EXPECT_TRUE(needsGpu(withDevice("cuda")));
+  EXPECT_TRUE(needsGpu(withDevice("cuda:0")));
   EXPECT_FALSE(mayUseGpu(withDevice("cpu")));
   EXPECT_TRUE(needsGpu(withDevices({"cpu", "cuda"})));
   EXPECT_FALSE(mayUseGpu(withDevices({"cpu", "cpu"})));

@@ -17,7 +17,7 @@ using job::JobConfig;
 void addDeviceFlags(CLI::App& app, JobConfig& c, DeviceRaw& raw) {
   app.add_option("--device", c.device.device,
                  "Where every worker computes: auto (its GPU where this host has one, local ranks taking the GPUs "
-                 "in turn; else the CPU), cpu or cuda")
+                 "in turn; else the CPU), cpu, cuda (the same, a GPU required) or cuda:N (every worker on GPU N)")
       ->capture_default_str();
   app.add_option("--devices", raw.devices,
                  "Each worker's device on this host, by local rank, comma separated (cuda:0,cuda:1,cpu): a job may "
@@ -47,8 +47,7 @@ void validateDevices(JobConfig& c, const DeviceRaw& raw) {
   device::checkDeviceOptions(c.device, localWorkers);
   if (!device::mayUseGpu(c.device)) return;
   if (const std::string why = whyNotOnGpu(c); !why.empty()) {
-    if (device::needsGpu(c.device))
-      throw UsageError(fmt::format("{} do not run on GPU workers yet: use --device cpu", why));
+    if (device::needsGpu(c.device)) throw UsageError(fmt::format("{}: not on GPU workers yet (use --device cpu)", why));
     c.device = {"cpu", {}, "auto"};  // auto: the CPU, where these run
     return;
   }
