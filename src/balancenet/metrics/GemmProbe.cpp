@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 
 #include "balancenet/core/CpuAllowance.h"
 #include "balancenet/core/IntraOpThreads.h"

@@ -2,6 +2,7 @@
 #include "balancenet/worker/Worker.h"
 
 #include <ATen/Parallel.h>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
