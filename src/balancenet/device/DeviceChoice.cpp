@@ -44,6 +44,19 @@ void checkDeviceOptions(const DeviceOptions& options, int localWorkers) {
           fmt::format("--backend nccl needs every worker on a GPU; --devices puts worker {} on the CPU "
                       "(use --backend gloo, or auto, for a job that mixes GPUs and CPUs)",
                       i));
+  // NCCL takes one rank per GPU: a GPU named for two workers of this host is refused here, not once they meet.
+  const Asked all =
+      options.devices.empty() && options.device != "auto" ? parseName(options.device, "--device") : Asked{};
+  if (all.index >= 0 && localWorkers > 1)
+    throw UsageError(fmt::format("--backend nccl takes one worker per GPU, and --device {} puts {} workers on it",
+                                 options.device, localWorkers));
+  for (size_t i = 0; i < options.devices.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (parseName(options.devices[i], "--devices").index >= 0 && options.devices[i] == options.devices[j])
+        throw UsageError(
+            fmt::format("--backend nccl takes one worker per GPU, and --devices puts workers {} and {} "
+                        "on {}",
+                        j, i, options.devices[i]));
 }
 
 bool mayUseGpu(const DeviceOptions& options) {

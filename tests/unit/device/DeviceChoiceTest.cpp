@@ -90,6 +90,15 @@ TEST(DeviceChoice, NcclAskedForCpuWorkersIsRefused) {
   cpu.backend = "nccl";
   EXPECT_NE(usageErrorOf([&] { checkDeviceOptions(cpu, 1); }).find("--device cpu"), std::string::npos);
   EXPECT_NO_THROW(checkDeviceOptions(withDevices({"cuda:0", "cuda:1"}, "nccl"), 2));
+  EXPECT_NE(usageErrorOf([] {
+              checkDeviceOptions(withDevices({"cuda:1", "cuda:0", "cuda:1"}, "nccl"), 3);
+            }).find("--backend nccl takes one worker per GPU, and --devices puts workers 0 and 2 on cuda:1"),
+            std::string::npos);
+  DeviceOptions oneGpu = withDevice("cuda:0");
+  oneGpu.backend = "nccl";
+  EXPECT_NE(usageErrorOf([&] { checkDeviceOptions(oneGpu, 2); }).find("--device cuda:0 puts 2 workers on it"),
+            std::string::npos);
+  EXPECT_NO_THROW(checkDeviceOptions(oneGpu, 1));
 }
 
 TEST(DeviceChoice, OnlyANamedGpuMakesOneNecessary) {
