@@ -7,6 +7,7 @@
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
+#include "balancenet/trainer/TrainingState.h"
 #include "gpu/GpuCases.h"
 #include "testing/DistributedTraining.h"
 #include "testing/FloatBound.h"
@@ -90,6 +91,36 @@ TEST(GpuNccl, UnequalSharesOnAGpuEachMatchOneProcess) {
     const auto [diff, bound] = compare({"cnn", {7, 41}, [](int rank) { return gpu(rank); }, sync, true}, gpu(0));
     EXPECT_LT(diff, bound);
   }
+}
+
+// A GPU worker's state (a checkpoint, what a joiner receives) resumes on a CPU worker: parameters travel on the
+// host, the optimiser's momentum is mapped onto the restoring worker's device. 3 steps on the GPU then 3 on the CPU
+// end where 6 on the CPU do.
+TEST(GpuState, AGpuWorkersStateResumesOnACpuWorker) {
+  BALANCENET_NEEDS_GPUS(1);
+  const auto train = syntheticDataset(300, 3);
+  auto options = comparisonOptions("sgd", 6, 32, 5e-4);  // momentum 0.9: the optimiser's state matters
+  const auto reference = referenceTraining(comparisonModel("mlp"), options, train);
+  runRanks(1, [&](comm::Communicator& comm) {
+    const objective::Objective objective(train.spec(), {});
+    orchestrator::StaticAllocator allocator(Split{{32}});
+    comm::FlatAllReduceSync sync(comm);
+    auto onGpu = seededModel(comparisonModel("mlp"), options.seed);
+    onGpu.net->to(gpu(0));
+    trainer::Trainer first(options, {*onGpu.net, train, nullptr, objective, comm, sync, allocator});
+    for (int s = 0; s < 3; ++s) first.step();
+    const std::string state = trainer::toBytes(first.captureState());
+
+    auto onCpu = seededModel(comparisonModel("mlp"), options.seed + 1);  // another start: the state must replace it
+    trainer::Trainer second(options, {*onCpu.net, train, nullptr, objective, comm, sync, allocator});
+    second.restoreState(trainer::fromBytes(state));
+    for (int s = 3; s < 6; ++s) second.step();
+    const double diff = maxAbsDifference(second.parameters(), reference);
+    const double bound = exactnessBound(reference, options.steps);
+    std::printf("3 steps on cuda:0, 3 on the CPU vs 6 on the CPU: max |param difference| %.3g (float bound %.3g)\n",
+                diff, bound);
+    EXPECT_LT(diff, bound);
+  });
 }
 
 // The operations c10d's Gloo does not take GPU tensors for go through host copies (Communicator.h).

@@ -54,7 +54,7 @@ TrainingState Trainer::captureState() const {
   s.position = position_;
   s.samples = samples_;
   // On the host whatever the device: a state is written to checkpoints and sent to joiners, which may compute
-  // elsewhere. (A GPU worker's optimiser state keeps its device.)
+  // elsewhere. (The optimiser's state keeps its device here; restoreState maps it onto the restoring worker's.)
   for (const auto& p : params_) s.parameters.push_back(p.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
   for (const auto& b : parts_->net.buffers())
     s.buffers.push_back(b.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
@@ -84,7 +84,7 @@ void Trainer::restoreState(const TrainingState& s) {
   }
   std::istringstream in(s.optimizer);
   torch::serialize::InputArchive archive;
-  archive.load_from(in);
+  archive.load_from(in, device_);  // the optimiser's state onto this worker's device, wherever it was saved
   optimizer_->load(archive);
   applyRandomState(s.rng);
   step_ = s.step;
