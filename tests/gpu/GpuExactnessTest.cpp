@@ -3,6 +3,8 @@
 // workers) or by NCCL (a GPU each). The reference is the golden single-process loop (testing/ReferenceTraining).
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
@@ -12,6 +14,7 @@
 #include "testing/DistributedTraining.h"
 #include "testing/FloatBound.h"
 #include "testing/ReferenceTraining.h"
+#include "testing/SmallRuns.h"
 #include "testing/SyntheticData.h"
 #include "testing/ThreadRanks.h"
 
@@ -91,6 +94,34 @@ TEST(GpuNccl, UnequalSharesOnAGpuEachMatchOneProcess) {
     const auto [diff, bound] = compare({"cnn", {7, 41}, [](int rank) { return gpu(rank); }, sync, true}, gpu(0));
     EXPECT_LT(diff, bound);
   }
+}
+
+// --sync-bn on GPU workers sharing a GPU: batch statistics over the whole global batch, as one process's BatchNorm.
+// The bound is the CPU test's (multirank/SyncBatchNormTest.cpp): rounding decides discrete choices in a resnet, so
+// twice the reference's own spread (its batches reversed) on the GPU, or the float bound where larger.
+TEST(GpuSyncBn, UnequalSharesMatchOneProcessBatchNorm) {
+  BALANCENET_NEEDS_GPUS(1);
+  const auto train = syntheticDataset(200, 5);
+  const Split split{{3, 1, 20}};
+  auto options = sgdRun(3, split.total(), 11);
+  options.lr.baseLr = 0.05;
+  models::ModelOptions resnet;
+  resnet.name = "resnet18";
+  resnet.width = 0.125;
+  DistributedRun run{split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }, true};
+  run.device = [](int) { return gpu(0); };
+  const auto dist = distributedTraining(resnet, options, train, run);
+  auto one = seededModel(resnet, options.seed);
+  one.net->to(gpu(0));
+  const auto ref = referenceTraining(*one.net, options, train);
+  auto reversed = seededModel(resnet, options.seed);
+  reversed.net->to(gpu(0));
+  const double spread = maxAbsDifference(reorderedReferenceTraining(*reversed.net, options, train), ref);
+  const double bound = std::max(exactnessBound(ref, options.steps), 2 * spread);
+  const double diff = maxAbsDifference(dist, ref);
+  std::printf("sync-bn split %s on %s: max |param and running-stat difference| %.3g (spread %.3g, bound %.3g)\n",
+              split.str().c_str(), gpu(0).str().c_str(), diff, spread, bound);
+  EXPECT_LT(diff, bound);
 }
 
 // A GPU worker's state (a checkpoint, what a joiner receives) resumes on a CPU worker: parameters travel on the

@@ -100,7 +100,13 @@ std::vector<at::Tensor> reorderedReferenceTraining(const models::ModelOptions& m
                                                    const objective::ObjectiveOptions& loss) {
   at::manual_seed(options.seed);
   auto built = models::buildModel(model);
-  return trainLoop(*built.net, options, train, loss, /*reversedBatches=*/true);
+  return reorderedReferenceTraining(*built.net, options, train, loss);
+}
+
+std::vector<at::Tensor> reorderedReferenceTraining(models::Network& net, const trainer::TrainerOptions& options,
+                                                   const data::Dataset& train,
+                                                   const objective::ObjectiveOptions& loss) {
+  return trainLoop(net, options, train, loss, /*reversedBatches=*/true);
 }
 
 double maxAbsDifference(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {

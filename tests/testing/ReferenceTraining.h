@@ -25,6 +25,10 @@ std::vector<at::Tensor> referenceTraining(models::Network& net, const trainer::T
 std::vector<at::Tensor> reorderedReferenceTraining(const models::ModelOptions& model,
                                                    const trainer::TrainerOptions& options, const data::Dataset& train,
                                                    const objective::ObjectiveOptions& loss = {});
+// The same on a network the caller built (e.g. one on a GPU).
+std::vector<at::Tensor> reorderedReferenceTraining(models::Network& net, const trainer::TrainerOptions& options,
+                                                   const data::Dataset& train,
+                                                   const objective::ObjectiveOptions& loss = {});
 
 // The options golden comparisons train under: warm-up then cosine decay, momentum 0.9, no evaluation,
 // no output; a learning rate that suits the optimiser.

@@ -27,7 +27,7 @@ struct SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFun
     const int64_t channels = x.size(1);
     const double localCount = static_cast<double>(x.numel() / channels);
     auto xd = x.to(at::kDouble);  // double sums keep E[x^2]-E[x]^2 accurate
-    auto stats = at::cat({xd.sum({0, 2, 3}), (xd * xd).sum({0, 2, 3}), at::full({1}, localCount, at::kDouble)});
+    auto stats = at::cat({xd.sum({0, 2, 3}), (xd * xd).sum({0, 2, 3}), at::full({1}, localCount, xd.options())});
     comm->allreduceSum(stats);
     const double count = stats[2 * channels].item<double>();
     auto mean = stats.narrow(0, 0, channels) / count;

@@ -33,7 +33,6 @@ std::string whyNotOnGpu(const JobConfig& c) {
   if (c.pipeline.enabled()) return "pipeline stages (--pipeline-stages)";
   if (c.comm.mode == comm::CommMode::ParameterServers) return "parameter servers (--comm ps)";
   if (comm::capturesFactors(c.comm.mode)) return "sufficient factors (--comm sfb, hybrid)";
-  if (c.syncBatchNorm) return "--sync-bn";
   return {};
 }
 
