@@ -6,8 +6,10 @@
 #include <algorithm>
 
 #include "balancenet/comm/BucketedAllReduceSync.h"
+#include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
+#include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/trainer/TrainingState.h"
 #include "gpu/GpuCases.h"
@@ -92,6 +94,37 @@ TEST(GpuNccl, UnequalSharesOnAGpuEachMatchOneProcess) {
   BALANCENET_NEEDS_GPUS(2);                                       // NCCL takes one rank per GPU
   for (Sync sync : {Sync::Buckets, Sync::Flat, Sync::Offload}) {  // offload: NCCL's sends
     const auto [diff, bound] = compare({"cnn", {7, 41}, [](int rank) { return gpu(rank); }, sync, true}, gpu(0));
+    EXPECT_LT(diff, bound);
+  }
+}
+
+// Poseidon's sufficient factors (--comm sfb) and the per-layer choice (hybrid) on workers sharing a GPU: each fully
+// connected layer's gradient rebuilt from every rank's factors on the GPU, against one process there.
+TEST(GpuFactors, SfbAndHybridOnGpuWorkersMatchOneProcess) {
+  BALANCENET_NEEDS_GPUS(1);
+  const auto train = syntheticDataset(300, 3);
+  const Split split{{24, 8}};
+  const auto options = comparisonOptions("sgd", 5, split.total(), 5e-4);
+  for (bool hybrid : {false, true}) {
+    DistributedRun run{split.worldSize(), [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
+    run.device = [](int) { return gpu(0); };
+    run.linear = comm::factorLinearFactory();
+    run.sync = [&](comm::Communicator& comm, models::Network& net) -> std::unique_ptr<comm::GradientSync> {
+      comm::FactorSyncOptions factors;
+      factors.hybrid = hybrid;
+      factors.initialBatches = split.batches;
+      factors.buckets.firstBucketMb = 0.01;  // the convolutions' buckets, interleaved with the factors
+      factors.buckets.bucketMb = 0.05;
+      return std::make_unique<comm::SufficientFactorSync>(comm, net, factors);
+    };
+    const auto dist = distributedTraining(comparisonModel("cnn"), options, train, run);
+    auto one = seededModel(comparisonModel("cnn"), options.seed);
+    one.net->to(gpu(0));
+    const auto ref = referenceTraining(*one.net, options, train);
+    const double diff = maxAbsDifference(dist, ref);
+    const double bound = exactnessBound(ref, options.steps);
+    std::printf("cnn %s split %s vs one process on %s: max |param difference| %.3g (float bound %.3g)\n",
+                hybrid ? "hybrid" : "sfb", split.str().c_str(), gpu(0).str().c_str(), diff, bound);
     EXPECT_LT(diff, bound);
   }
 }

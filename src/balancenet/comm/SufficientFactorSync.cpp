@@ -111,9 +111,10 @@ void SufficientFactorSync::start(size_t l) {
   const auto& d = decisions_[l];
   const int64_t m = d.shape.out, n = d.shape.in;
   const int64_t rows = batches_[comm_.rank()];
-  if (!layer.u.defined()) {  // backward did not reach the layer: it contributes nothing
-    layer.u = at::zeros({rows, m});
-    layer.v = at::zeros({rows, n});
+  const auto options = layer.module->weight.options();  // the layer's device: a GPU's factors stay there
+  if (!layer.u.defined()) {                             // backward did not reach the layer: it contributes nothing
+    layer.u = at::zeros({rows, m}, options);
+    layer.v = at::zeros({rows, n}, options);
   }
   if (layer.u.size(0) != rows)
     throw RuntimeFailure(
@@ -127,7 +128,7 @@ void SufficientFactorSync::start(size_t l) {
   }
   // Equal shapes for the all-gather: every rank pads to the largest batch with zero rows.
   const int64_t padded = std::max<int64_t>(1, *std::max_element(batches_.begin(), batches_.end()));
-  layer.send = at::zeros({padded, m + n});
+  layer.send = at::zeros({padded, m + n}, options);
   layer.send.narrow(0, 0, rows).narrow(1, 0, m).copy_(layer.u);
   layer.send.narrow(0, 0, rows).narrow(1, m, n).copy_(layer.v);
   layer.gathered.clear();

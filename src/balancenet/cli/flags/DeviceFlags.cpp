@@ -32,7 +32,6 @@ void addDeviceFlags(CLI::App& app, JobConfig& c, DeviceRaw& raw) {
 std::string whyNotOnGpu(const JobConfig& c) {
   if (c.pipeline.enabled()) return "pipeline stages (--pipeline-stages)";
   if (c.comm.mode == comm::CommMode::ParameterServers) return "parameter servers (--comm ps)";
-  if (comm::capturesFactors(c.comm.mode)) return "sufficient factors (--comm sfb, hybrid)";
   return {};
 }
 
