@@ -6,12 +6,10 @@
 #include <mutex>
 
 #include <ATen/DeviceAccelerator.h>
-#include <torch/csrc/distributed/c10d/Backend.hpp>
 
 #include "balancenet/comm/FlatAllReduceSync.h"
-#include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/SyncBatchNorm.h"
-#include "balancenet/device/GpuSupport.h"
+#include "balancenet/comm/group/GpuGroup.h"
 #include "testing/FloatBound.h"
 #include "testing/ReferenceTraining.h"
 #include "testing/ThreadRanks.h"
@@ -19,13 +17,14 @@
 namespace balancenet::testing {
 namespace {
 
-// A rank's model on its device (a thread rank makes its GPU current for itself), and the NCCL group beside Gloo.
+// A rank's model on its device (a thread rank makes its GPU current for itself), and the group's GPU sums as a worker
+// forms them (comm/group/GpuGroup.h): NCCL where asked and every rank has a GPU of its own, else Gloo.
 void placeOnDevice(comm::Communicator& comm, models::Network& net, const c10::Device& device, bool nccl) {
   if (device.is_cuda()) at::accelerator::setDeviceIndex(device.index());
   net.to(device);
-  if (nccl)
-    comm.attachGpuGroup(device::makeNcclGroup(comm::scopedStore(comm::kNcclPrefix, comm.sharedStore()), comm.rank(),
-                                              comm.size(), std::chrono::seconds(60), device));
+  device::DeviceOptions options;
+  options.backend = nccl ? "nccl" : "gloo";
+  comm::attachGpuGroup(comm, device, options, std::chrono::seconds(60));
 }
 
 }  // namespace

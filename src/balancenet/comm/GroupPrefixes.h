@@ -22,7 +22,7 @@ std::string attemptPrefix(int attempt);
 constexpr const char* kProbeGroupPrefix = "probe";
 // A group's own Gloo mesh (GlooMesh.h), under the group's store: at most one per group.
 constexpr const char* kMeshPrefix = "mesh";
-// The NCCL group that sums a group's GPU tensors (worker/GpuGroup.h).
+// The NCCL group that sums a group's GPU tensors (group/GpuGroup.h).
 constexpr const char* kNcclPrefix = "nccl";
 // The workers and the parameter servers (ps/PsGroup.h).
 constexpr const char* kParameterServerGroupPrefix = "ps";

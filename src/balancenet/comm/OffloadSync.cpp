@@ -52,23 +52,12 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   return stats;
 }
 
-at::Tensor& OffloadSync::wire() {
-  if (comm_.sendsInPlace(buffer_)) return buffer_;
-  // A GPU buffer on Gloo travels through a host copy (Gloo's sends take CPU tensors only).
-  if (!hostWire_.defined() || hostWire_.numel() != buffer_.numel())
-    hostWire_ = at::empty({buffer_.numel()}, buffer_.options().device(at::kCPU));
-  return hostWire_;
-}
-
 SyncStats OffloadSync::handToPeer(int peer, const SyncContext& context) {
   const int64_t bytes = buffer_.numel() * static_cast<int64_t>(sizeof(float));
-  at::Tensor& message = wire();
-  if (!message.is_same(buffer_)) message.copy_(buffer_);
-  comm_.sendAsync(message, peer, kTagToPeer)
+  comm_.sendAsync(buffer_, peer, kTagToPeer)
       .wait(context.timeline, "hand to peer", fmt::format("send to rank {} ({:.2f} MB)", peer, bytes / 1048576.0));
-  comm_.recvAsync(message, peer, kTagFromPeer)
+  comm_.recvAsync(buffer_, peer, kTagFromPeer)
       .wait(context.timeline, "wait for sum", fmt::format("recv from rank {}", peer));
-  if (!message.is_same(buffer_)) buffer_.copy_(message);
   SyncStats stats;
   stats.bytesSent = stats.bytesReceived = bytes;
   stats.layers = trafficByLayer(params_, "offload", [](int64_t b) { return b; });
@@ -79,17 +68,15 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
   const auto clients = plan_.clientsOf(comm_.rank());
   fromClients_.resize(clients.size());
   std::vector<PendingWork> receives;
-  const at::Tensor& message = wire();  // where the clients' gradients land: the buffer's device, or the host
   for (size_t i = 0; i < clients.size(); ++i) {
-    if (!fromClients_[i].defined() || fromClients_[i].numel() != buffer_.numel() ||
-        fromClients_[i].device() != message.device())
-      fromClients_[i] = at::empty_like(message);
+    if (!fromClients_[i].defined() || fromClients_[i].numel() != buffer_.numel())
+      fromClients_[i] = at::empty_like(buffer_);
     receives.push_back(comm_.recvAsync(fromClients_[i], clients[i], kTagToPeer));
   }
   // In client order, so the sum is the same whichever message arrives first.
   for (size_t i = 0; i < clients.size(); ++i) {
     receives[i].wait(context.timeline, "wait for client", fmt::format("recv from rank {}", clients[i]));
-    buffer_.add_(fromClients_[i].to(buffer_.device()));
+    buffer_.add_(fromClients_[i]);
   }
   const int ringSize = static_cast<int>(plan_.ring.size());
   if (ringSize > 1) {
@@ -102,10 +89,8 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
       ring.allreduceSum(buffer_, ringExchange_);
     }
   }
-  at::Tensor& back = wire();
-  if (!clients.empty() && !back.is_same(buffer_)) back.copy_(buffer_);
   std::vector<PendingWork> sends;
-  for (int client : clients) sends.push_back(comm_.sendAsync(back, client, kTagFromPeer));
+  for (int client : clients) sends.push_back(comm_.sendAsync(buffer_, client, kTagFromPeer));
   for (auto& s : sends) s.wait();
 
   const auto handled = static_cast<int64_t>(clients.size());

@@ -35,8 +35,6 @@ class OffloadSync : public GradientSync {
  private:
   SyncStats handToPeer(int peer, const SyncContext& context);
   SyncStats sumForClients(const SyncContext& context);
-  // What the point-to-point messages carry: the buffer itself, or its host copy where the group cannot send it.
-  at::Tensor& wire();
 
   Communicator& comm_;
   ParameterList params_;
@@ -44,8 +42,7 @@ class OffloadSync : public GradientSync {
   double below_;
   Exchange ringExchange_;
   OffloadPlan plan_;
-  at::Tensor buffer_;    // grads then scalars, reused
-  at::Tensor hostWire_;  // a GPU buffer's host copy, for Gloo's sends
+  at::Tensor buffer_;  // grads then scalars, reused
   std::vector<at::Tensor> fromClients_;
 };
 

@@ -11,6 +11,7 @@
 #include "balancenet/comm/HostAddress.h"
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
+#include "balancenet/comm/group/GpuGroup.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/device/GpuSupport.h"
 #include "balancenet/elastic/ElasticAgent.h"
@@ -27,7 +28,6 @@
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/GenerationConfig.h"
-#include "balancenet/worker/GpuGroup.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerSetup.h"
 #include "balancenet/worker/WorkerThreads.h"
@@ -53,7 +53,7 @@ class WorkerGroup : public elastic::GroupParts {
   void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
     const JobConfig c = forMembers(config_, generation.members);
     comm_ = std::move(comm);
-    attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
+    comm::attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     // Live node metrics on their own thread and their own group, so training never waits for them.
     monitor::NodeMonitor::Options monitorOptions;

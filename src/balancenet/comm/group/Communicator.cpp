@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/core/ivalue.h>
@@ -68,6 +69,7 @@ void PendingWork::wait() {
     rethrowAsFailure(what_.c_str(), rank_, e);
   }
   work_.reset();
+  if (onWait_) std::exchange(onWait_, nullptr)();
   const int64_t completed = completedNs_ ? completedNs_->load() : 0;
   const auto realEnd =
       completed > 0 ? LinkModel::Clock::time_point(LinkModel::Clock::duration(completed)) : LinkModel::Clock::now();
@@ -257,25 +259,12 @@ void Communicator::barrier() {
   startOperation("barrier", rank_, deliveredAt(0), [&] { return group_->barrier(); }).wait();
 }
 
-void Communicator::send(at::Tensor& t, int dst, int tag) {
-  if (t.is_cuda() && !gpuGroup_) {
-    sendAsync(t.to(at::kCPU), dst, tag).wait();
-    return;
-  }
-  sendAsync(t, dst, tag).wait();
-}
+void Communicator::send(at::Tensor& t, int dst, int tag) { sendAsync(t, dst, tag).wait(); }
 
-void Communicator::recv(at::Tensor& t, int src, int tag) {
-  if (t.is_cuda() && !gpuGroup_) {
-    at::Tensor host = at::empty_like(t, t.options().device(at::kCPU));
-    recvAsync(host, src, tag).wait();
-    t.copy_(host);
-    return;
-  }
-  recvAsync(t, src, tag).wait();
-}
+void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag).wait(); }
 
 PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
+  if (!sendsInPlace(t)) t = t.to(at::kCPU);  // the work keeps the host copy until it is sent
   std::vector<at::Tensor> one{std::move(t)};
   return startOperation(
       "send", rank_, deliveredAt(bytesOf(one)), [&] { return backendFor(one[0]).send(one, dst, tag); },
@@ -283,11 +272,15 @@ PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
 }
 
 PendingWork Communicator::recvAsync(at::Tensor t, int src, int tag) {
-  std::vector<at::Tensor> one{std::move(t)};
+  const at::Tensor target = t;
+  if (!sendsInPlace(t)) t = at::empty_like(t, t.options().device(at::kCPU));  // received on the host, copied at wait()
+  std::vector<at::Tensor> one{t};
   // The sender's link pays for the message; receiving adds nothing of its own.
-  return startOperation(
+  auto work = startOperation(
       "recv", rank_, LinkModel::Clock::now(), [&] { return backendFor(one[0]).recv(one, src, tag); },
       /*hasFuture=*/false);
+  if (!t.is_same(target)) work.thenOnWait([target, t]() mutable { target.copy_(t); });
+  return work;
 }
 
 int Communicator::recvFromAny(at::Tensor& t, int tag) {

@@ -47,6 +47,8 @@ class PendingWork {
   // wait(), drawn on `timeline` (when not null): the wait as `waitName` on the compute lane, and the
   // operation itself, from its start to its delivery, as `messageName` on the communication lane.
   void wait(Timeline* timeline, const std::string& waitName, const std::string& messageName);
+  // Runs `done` once wait() has returned (a receive through a host copy copies it into its GPU tensor there).
+  void thenOnWait(std::function<void()> done) { onWait_ = std::move(done); }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
@@ -56,6 +58,7 @@ class PendingWork {
   LinkModel::Clock::time_point finishedAt_;  // after wait(): really finished, emulated link included
   std::string what_;
   int rank_ = 0;
+  std::function<void()> onWait_;
 };
 
 // Forms a group (a c10d Backend) of `size` ranks over `store`, with the devices and timeout of the group that
@@ -96,7 +99,7 @@ class Communicator {
   void barrier();
   // Point-to-point, blocking until done (recv: until the message arrived). Tensors must be contiguous
   // tensors of the same shape and dtype on both sides; `tag` pairs a send with its recv. A GPU tensor without a
-  // GPU group travels through a host copy (Gloo sends only CPU tensors); its Async forms take CPU tensors then.
+  // GPU group travels through a host copy (Gloo sends only CPU tensors), the async forms' too.
   void send(at::Tensor& t, int dst, int tag);
   void recv(at::Tensor& t, int src, int tag);
   // The same, started and returned at once (a send completes once the peer has taken the message).
@@ -124,8 +127,6 @@ class Communicator {
   // Set it before training starts, on every rank alike.
   void attachGpuGroup(c10::intrusive_ptr<c10d::Backend> gpuGroup);
   bool hasGpuGroup() const { return static_cast<bool>(gpuGroup_); }
-  // Whether sendAsync and recvAsync take `t` as it is: a CPU tensor, or a GPU tensor where a GPU group carries it.
-  bool sendsInPlace(const at::Tensor& t) const { return !t.is_cuda() || gpuGroup_; }
 
   // The group as torch.distributed sees it (a ProcessGroup over this backend), for the Python package.
   c10::intrusive_ptr<c10d::ProcessGroup> processGroup() const;
@@ -136,6 +137,8 @@ class Communicator {
   LinkModel::Clock::time_point deliveredAt(int64_t wireBytes);
   // The backend a collective of `tensor` runs on: the GPU group for a GPU tensor where there is one.
   c10d::Backend& backendFor(const at::Tensor& tensor);
+  // Whether point-to-point takes `t` as it is: a CPU tensor, or a GPU tensor where a GPU group carries it.
+  bool sendsInPlace(const at::Tensor& t) const { return !t.is_cuda() || gpuGroup_; }
 
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Backend> group_;

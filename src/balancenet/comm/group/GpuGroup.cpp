@@ -1,4 +1,4 @@
-#include "balancenet/worker/GpuGroup.h"
+#include "balancenet/comm/group/GpuGroup.h"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 #include "balancenet/device/DeviceChoice.h"
 #include "balancenet/device/GpuSupport.h"
 
-namespace balancenet::worker {
+namespace balancenet::comm {
 namespace {
 
 std::vector<std::string> linesOf(const std::string& text) {
@@ -26,8 +26,8 @@ std::vector<std::string> linesOf(const std::string& text) {
 
 }  // namespace
 
-device::GroupBackend attachGpuGroup(comm::Communicator& comm, const c10::Device& device,
-                                    const device::DeviceOptions& options, std::chrono::milliseconds timeout) {
+device::GroupBackend attachGpuGroup(Communicator& comm, const c10::Device& device, const device::DeviceOptions& options,
+                                    std::chrono::milliseconds timeout) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   // One line per rank: host, device, whether its build loaded NCCL (a CPU rank never loads it: only all-GPU
@@ -44,11 +44,11 @@ device::GroupBackend attachGpuGroup(comm::Communicator& comm, const c10::Device&
   }
   const auto backend = device::chooseGroupBackend(options.backend, ranks, ncclEverywhere);
   if (backend == device::GroupBackend::Nccl)
-    comm.attachGpuGroup(device::makeNcclGroup(comm::scopedStore(comm::kNcclPrefix, comm.sharedStore()), comm.rank(),
-                                              comm.size(), timeout, device));
+    comm.attachGpuGroup(
+        device::makeNcclGroup(scopedStore(kNcclPrefix, comm.sharedStore()), comm.rank(), comm.size(), timeout, device));
   if (comm.rank() == 0 && anyGpu)
     spdlog::info("GPU gradients sum by {} over {} workers", device::groupBackendName(backend), comm.size());
   return backend;
 }
 
-}  // namespace balancenet::worker
+}  // namespace balancenet::comm
