@@ -44,6 +44,7 @@ std::string encode(const Checkpoint& c) {
   std::vector<std::pair<std::string, const std::string*>> sections{{"training", &c.training},
                                                                    {"allocator", &c.allocator}};
   for (size_t r = 0; r < c.rng.size(); ++r) sections.push_back({fmt::format("rng/{}", r), &c.rng[r]});
+  for (size_t r = 0; r < c.gpuRng.size(); ++r) sections.push_back({fmt::format("gpu_rng/{}", r), &c.gpuRng[r]});
   nlohmann::json header{{"model", c.run.signature.model},
                         {"tensors", c.run.signature.tensors},
                         {"optimizer", c.run.optimizer},
@@ -111,6 +112,8 @@ Checkpoint decode(const std::string& bytes) {
         c.allocator = std::move(content);
       else if (name == fmt::format("rng/{}", c.rng.size()))
         c.rng.push_back(std::move(content));
+      else if (name == fmt::format("gpu_rng/{}", c.gpuRng.size()))
+        c.gpuRng.push_back(std::move(content));
       else
         fail(fmt::format("unknown section {}", name));
     }

@@ -3,7 +3,8 @@
 //   12 header length H (u32)              16 CRC32 of the header (u32)
 //   20 payload length P (u64)             28 CRC32 of the payload (u32)
 //   32 header: JSON (model signature, optimiser, world size, global batch, seed, step, section sizes)
-//   32+H payload: the sections back to back (training state, allocator state, one RNG state per rank)
+//   32+H payload: the sections back to back (training state, allocator state, one RNG state per rank, and one GPU
+//                 RNG state per rank where any rank computed on a GPU)
 // The file is exactly 32+H+P bytes: a truncated, extended or flipped file fails decode() with the reason.
 #pragma once
 #include <cstdint>
@@ -37,6 +38,9 @@ struct Checkpoint {
   std::string training;          // trainer::toBytes of rank 0's TrainingState
   std::string allocator;         // Allocator::saveState of rank 0 (split, fitted node models); may be empty
   std::vector<std::string> rng;  // each rank's CPU generator state, in rank order
+  // Each rank's GPU generator state, in rank order (empty for a CPU rank); none at all where every rank computed on
+  // the CPU, as in files from before GPU generators were kept.
+  std::vector<std::string> gpuRng;
 };
 
 // A file that is not a whole, intact checkpoint of a known format.

@@ -1,5 +1,6 @@
 #include "balancenet/checkpoint/CheckpointWriter.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -22,18 +23,23 @@ void CheckpointWriter::afterStep(trainer::StepEngine& engine, int64_t totalSteps
 std::string CheckpointWriter::save(trainer::StepEngine& engine) {
   Stopwatch watch;
   auto& comm = engine.world();
-  // Dropout masks differ per rank, so every rank's generator is kept, not only rank 0's.
+  // Dropout masks differ per rank, so every rank's generator is kept, not only rank 0's; a GPU rank's GPU one too.
   auto rng = comm.allgatherText(localRandomState());
+  auto gpuRng = comm.allgatherText(localGpuRandomState(engine.device()));
   auto state = engine.checkpointState();
   if (comm.rank() != 0) return "";
   Checkpoint c;
   c.run = run_;
   c.run.worldSize = comm.size();  // after a membership change: the split and node models are this many workers'
   c.step = engine.stepsDone();
-  state.training.rng = at::Tensor();  // kept per rank in c.rng
+  state.training.rng = at::Tensor();  // kept per rank in c.rng and c.gpuRng
+  state.training.gpuRng = at::Tensor();
   c.training = trainer::toBytes(state.training);
   c.allocator = std::move(state.allocator);
   c.rng = std::move(rng);
+  const bool anyGpu =
+      std::any_of(gpuRng.begin(), gpuRng.end(), [](const std::string& bytes) { return !bytes.empty(); });
+  if (anyGpu) c.gpuRng = std::move(gpuRng);  // a CPU job's checkpoint stays as it was
   const double stateMs = watch.elapsedMs();
   const std::string path = store_.write(c);
   spdlog::info("checkpoint {} written ({:.1f} MB, {:.0f} ms: state {:.0f} ms, file {:.0f} ms)", path,

@@ -1,15 +1,25 @@
 #include "balancenet/checkpoint/RandomState.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <cstring>
 
-namespace balancenet::checkpoint {
+#include "balancenet/device/DeviceRandom.h"
 
-std::string localRandomState() {
-  const at::Tensor state = at::detail::getDefaultCPUGenerator().get_state().contiguous();
-  return std::string(reinterpret_cast<const char*>(state.data_ptr<uint8_t>()), state.numel());
+namespace balancenet::checkpoint {
+namespace {
+
+std::string bytesOf(const at::Tensor& state) {
+  const at::Tensor bytes = state.contiguous();
+  return std::string(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), bytes.numel());
+}
+
+}  // namespace
+
+std::string localRandomState() { return bytesOf(device::generatorState(c10::Device(c10::DeviceType::CPU))); }
+
+std::string localGpuRandomState(const c10::Device& device) {
+  return device.is_cuda() ? bytesOf(device::generatorState(device)) : std::string();
 }
 
 at::Tensor randomStateFromBytes(const std::string& bytes) {

@@ -97,6 +97,8 @@ int64_t resume(trainer::StepEngine& engine, int64_t totalSteps, const Checkpoint
   const int rank = comm.rank();
   // Ranks the checkpoint did not have keep the generator as seeded.
   state.training.rng = rank < static_cast<int>(c.rng.size()) ? randomStateFromBytes(c.rng[rank]) : at::Tensor();
+  state.training.gpuRng =
+      rank < static_cast<int>(c.gpuRng.size()) ? randomStateFromBytes(c.gpuRng[rank]) : at::Tensor();
   engine.restoreCheckpoint(state, c.run.worldSize == comm.size());
   if (rank == 0) spdlog::info("resumed from {} at step {} of {}", path, c.step, totalSteps);
   return c.step;

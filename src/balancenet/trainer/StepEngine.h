@@ -6,6 +6,8 @@
 #include <exception>
 #include <string>
 
+#include <c10/core/Device.h>
+
 #include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/metrics/RunSummary.h"
@@ -42,8 +44,10 @@ class StepEngine {
   virtual EngineCheckpoint checkpointState() = 0;
   // Collective: continues from what checkpointState() returned on rank 0, as if its steps had been taken
   // here; `sameWorld`: the checkpoint was written by a world of this size (the allocator's state applies).
-  // `checkpoint.training.rng` is this rank's generator (undefined: leave it).
+  // `checkpoint.training.rng` is this rank's generator (undefined: leave it), `gpuRng` its GPU's.
   virtual void restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) = 0;
+  // Where this rank computes: a checkpoint keeps a GPU's generator beside the CPU's (dropout masks are drawn there).
+  virtual c10::Device device() const { return c10::Device(c10::DeviceType::CPU); }
 
   // Collective, once after the last step and before the outputs are written: this engine's summary fields.
   virtual void describe(metrics::RunSummary& summary) = 0;

@@ -3,7 +3,6 @@
 #include "balancenet/trainer/Trainer.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -16,6 +15,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/device/DeviceChoice.h"
+#include "balancenet/device/DeviceRandom.h"
 #include "balancenet/device/DeviceWork.h"
 #include "balancenet/trainer/BatchPrefetcher.h"
 #include "balancenet/trainer/Evaluator.h"
@@ -63,7 +63,9 @@ TrainingState Trainer::captureState() const {
   std::ostringstream out;
   archive.save_to(out);
   s.optimizer = out.str();
-  s.rng = at::detail::getDefaultCPUGenerator().get_state();
+  s.rng = device::generatorState(c10::Device(c10::DeviceType::CPU));
+  // Dropout on a GPU draws from that GPU's generator, not the CPU's.
+  if (device_.is_cuda()) s.gpuRng = device::generatorState(device_);
   return s;
 }
 
@@ -87,6 +89,7 @@ void Trainer::restoreState(const TrainingState& s) {
   archive.load_from(in, device_);  // the optimiser's state onto this worker's device, wherever it was saved
   optimizer_->load(archive);
   applyRandomState(s.rng);
+  if (device_.is_cuda()) device::restoreGeneratorState(device_, s.gpuRng);  // a CPU worker's state has none
   step_ = s.step;
   position_ = s.position;
   samples_ = s.samples;

@@ -54,12 +54,13 @@ class Trainer : public StepEngine {
   comm::Communicator& world() const override { return parts_->comm; }
   EngineCheckpoint checkpointState() override;
   void restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) override;
+  c10::Device device() const override { return device_; }
   // Images that could not be decoded and were replaced (all ranks), and how often a read ahead was right.
   void describe(metrics::RunSummary& summary) override;
   // layers.csv and the timeline.
   void writeOutputs(const std::string& runDir) override;
 
-  // A copy of everything the next step depends on (this rank's view; every rank's is the same but rng).
+  // A copy of everything the next step depends on (this rank's view; every rank's is the same but the generators).
   TrainingState captureState() const;
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
   void restoreState(const TrainingState& state);

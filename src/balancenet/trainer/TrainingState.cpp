@@ -1,16 +1,15 @@
 #include "balancenet/trainer/TrainingState.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
-#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/device/DeviceRandom.h"
 
 namespace balancenet::trainer {
 namespace {
@@ -50,6 +49,7 @@ std::string toBytes(const TrainingState& s) {
   archive.write("optimizer", c10::IValue(s.optimizer));
   archive.write("has_rng", c10::IValue(s.rng.defined()));
   if (s.rng.defined()) archive.write("rng", s.rng);
+  if (s.gpuRng.defined()) archive.write("gpu_rng", s.gpuRng);  // a CPU worker's bytes stay as they were
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -71,6 +71,7 @@ TrainingState fromBytes(const std::string& bytes) {
     s.optimizer = optimizer.toStringRef();
     archive.read("has_rng", hasRng);
     if (hasRng.toBool()) archive.read("rng", s.rng);
+    archive.try_read("gpu_rng", s.gpuRng);  // absent: a CPU worker's state, or an older one
     return s;
   } catch (const std::exception& e) {
     throw RuntimeFailure(fmt::format("not a training state: {}", firstLine(e.what())));
@@ -115,11 +116,6 @@ std::vector<std::vector<at::Tensor>> parameterStatesFromBytes(const std::string&
   }
 }
 
-void applyRandomState(const at::Tensor& rng) {
-  if (!rng.defined()) return;
-  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(rng);
-}
+void applyRandomState(const at::Tensor& rng) { device::restoreGeneratorState(c10::Device(c10::DeviceType::CPU), rng); }
 
 }  // namespace balancenet::trainer

@@ -17,6 +17,9 @@ struct TrainingState {
   std::vector<at::Tensor> buffers;
   std::string optimizer;  // the optimiser's own serialisation (momentum, Adam moments, step counts)
   at::Tensor rng;         // this process's CPU generator (dropout masks); undefined: leave it as is
+  // A GPU worker's generator (dropout masks on its GPU); undefined: a CPU worker's state, or one from before GPU
+  // generators were kept: a GPU worker's stays as it is. Absent from the bytes when undefined.
+  at::Tensor gpuRng;
 };
 
 // Bytes in torch's archive format; fromBytes throws RuntimeFailure on anything else.

@@ -33,6 +33,19 @@ TEST(CheckpointFile, RoundTripKeepsEverySection) {
   EXPECT_EQ(back.rng, c.rng);
 }
 
+// A job with GPU workers keeps each rank's GPU generator too (empty for a CPU rank); a CPU job's file has none.
+TEST(CheckpointFile, GpuGeneratorsRoundTripAndACpuJobsFileHasNone) {
+  Checkpoint c = sampleCheckpoint(5);
+  const std::string cpuJob = encode(c);
+  EXPECT_EQ(cpuJob.find("gpu_rng"), std::string::npos);
+  EXPECT_TRUE(decode(cpuJob).gpuRng.empty());
+
+  c.gpuRng = {"rank zero's GPU generator", ""};  // rank 1 computes on the CPU
+  const Checkpoint back = decode(encode(c));
+  EXPECT_EQ(back.gpuRng, c.gpuRng);
+  EXPECT_EQ(back.rng, c.rng);
+}
+
 TEST(CheckpointFile, EveryFlippedByteIsDetected) {
   const std::string bytes = encode(sampleCheckpoint(3));
   // Preamble, header and payload alike: magic, lengths or checksums catch each one.

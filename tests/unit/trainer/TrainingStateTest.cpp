@@ -57,6 +57,23 @@ TEST(TrainingState, WithoutTheOptimiserStateTheRunWouldDiffer) {
   EXPECT_GT(testing::maxAbsDifference(straight.parameters, resumed.parameters), 1e-6);
 }
 
+// A GPU worker's state carries its GPU's generator (TrainingState::gpuRng, any bytes here: no GPU needed); a CPU
+// worker's has none, and its bytes name none, as before GPU generators were kept.
+TEST(TrainingState, AGpuGeneratorTravelsWithTheStateAndACpuWorkersHasNone) {
+  auto cpu = train(1, 1, nullptr);
+  EXPECT_FALSE(cpu.gpuRng.defined());
+  const std::string cpuBytes = toBytes(cpu);
+  EXPECT_EQ(cpuBytes.find("gpu_rng"), std::string::npos);
+  EXPECT_FALSE(fromBytes(cpuBytes).gpuRng.defined());
+
+  auto gpu = cpu;
+  gpu.gpuRng = at::arange(16, at::kByte);
+  const auto back = fromBytes(toBytes(gpu));
+  ASSERT_TRUE(back.gpuRng.defined());
+  EXPECT_TRUE(at::equal(back.gpuRng, gpu.gpuRng));
+  EXPECT_TRUE(at::equal(back.rng, cpu.rng));
+}
+
 TEST(TrainingState, GarbageIsRejected) {
   EXPECT_THROW(fromBytes("not an archive"), RuntimeFailure);
   auto bytes = toBytes(train(1, 1, nullptr));
