@@ -9,7 +9,6 @@ Fashion-MNIST from Debian's dataset-fashion-mnist (--data fashion-mnist). --refe
 on the same global batches in this one process, without balancenet's runtime: the tests compare the two.
 """
 import argparse
-import gzip
 import os
 import signal
 
@@ -18,9 +17,9 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import TensorDataset
 
-import balancenet.torch as bn  # bn: 1 (balancenet launch puts the package on the path; docs/python.md)
+from fashion_mnist import fashion_mnist  # beside this script
 
-FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
+import balancenet.torch as bn  # bn: 1 (balancenet launch puts the package on the path; docs/python.md)
 
 
 def arguments():
@@ -52,24 +51,10 @@ def arguments():
     return p.parse_args()
 
 
-def idx_images(path):
-    with gzip.open(path) as f:
-        data = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
-    return torch.from_numpy(data.reshape(-1, 784).astype(np.float32) / 255.0)
-
-
-def idx_labels(path):
-    with gzip.open(path) as f:
-        return torch.from_numpy(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
-
-
 def datasets(args):
     """(train, test) as TensorDatasets."""
     if args.data == "fashion-mnist":
-        def part(name):
-            return TensorDataset(idx_images(f"{FASHION_MNIST}/{name}-images-idx3-ubyte.gz"),
-                                 idx_labels(f"{FASHION_MNIST}/{name}-labels-idx1-ubyte.gz"))
-        return part("train"), part("t10k")
+        return fashion_mnist("train"), fashion_mnist("t10k")
     g = torch.Generator().manual_seed(1234)
     x = torch.randn(args.samples + 512, 20, generator=g)
     w = torch.randn(20, 10, generator=g)

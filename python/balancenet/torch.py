@@ -102,21 +102,31 @@ def run_dir():
     return _session("bn.run_dir()").run_dir
 
 
-def attach(model, optimizer=None):
+_WEIGHTINGS = ("share", "mean")
+
+
+def attach(model, optimizer=None, weighting="share"):
     """Makes `model` (a DistributedDataParallel) synchronise its gradients with balancenet's weighted
     all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
     exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
     batch, as DDP assumes). Also with gradient accumulation and no_sync(): the split changes only between
     steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
-    taken again from the model and optimizer state after the last completed step."""
+    taken again from the model and optimizer state after the last completed step.
+
+    `weighting`: "share" (the default) for a loss that is each rank's mean over its own samples; "mean" for a
+    loss that is already the sum over this rank's items divided by the whole batch's count and multiplied by the
+    world size, as transformers' Trainer makes it (num_items_in_batch, average_tokens_across_devices): the
+    buckets are then averaged as DDP does, which is exact for it whatever the split."""
     session = _session("bn.attach()")
+    if weighting not in _WEIGHTINGS:
+        raise UsageError(f"bn.attach(): weighting must be one of {', '.join(_WEIGHTINGS)}, got {weighting!r}")
     if not isinstance(model, DistributedDataParallel):
         raise UsageError(f"bn.attach() needs the DistributedDataParallel model (model = "
                          f"torch.nn.parallel.DistributedDataParallel(model)), got {type(model).__name__}")
     if session.elastic and optimizer is None:
         raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
                          "dead worker is taken again from the last completed step's model and optimizer state")
-    model.register_comm_hook(_HookState(session, model.module), _weighted_allreduce)
+    model.register_comm_hook(_HookState(session, model.module, weighting), _weighted_allreduce)
     session.set_model_name(type(model.module).__name__)
     _state.model, _state.optimizer = model.module, optimizer
     if session.elastic:
@@ -128,8 +138,9 @@ def attach(model, optimizer=None):
 
 
 class _HookState:
-    def __init__(self, session, module):
+    def __init__(self, session, module, weighting):
         self.session = session
+        self.weighting = weighting
         self.generation, self.group = None, None
         # --elastic: one all-reduce per backward, in the module's parameter order (see _whole_allreduce).
         self.whole = session.elastic
@@ -171,7 +182,7 @@ def _sum_weighted(state, tensor, deliver):
     """Multiplies `tensor` by this rank's weight and sums it over the engine's group; the future DDP waits on
     gives deliver(summed), where summed is False when the all-reduce failed (the step is then broken, and
     whatever deliver returns only keeps DDP's backward going)."""
-    tensor.mul_(_state.weight)
+    tensor.mul_(_state.weight if state.weighting == "share" else 1.0 / state.session.world_size)
     try:
         future = state.current_group().allreduce([tensor]).get_future()
     except RuntimeError as failure:
@@ -304,13 +315,27 @@ class DataLoader:
         # torch's loader draws its workers' base seed from `generator` at every pass: our own one leaves the
         # script's random state (dropout, augmentation) as it would be without balancenet.
         self._torch_args.setdefault("generator", torch.Generator().manual_seed(seed))
+        self._pass_end = None  # after load_state_dict(): the restored pass ends where it would have
 
     def __len__(self):
         return self._session.batches_per_pass()
 
+    def state_dict(self):
+        """Where the stream stands after the last completed step, with the orchestrator's state (the split in force):
+        a framework keeps it in its checkpoint (Lightning saves a loader's state_dict with the fit loop's)."""
+        return {"balancenet_loop": self._session.loop_checkpoint()}
+
+    def load_state_dict(self, state):
+        """Goes on from state_dict()'s point, on every rank: the next pass yields the rest of the pass it was in,
+        so that a run resumed mid-pass trains the batches the uninterrupted one would have."""
+        self._session.restore_loop_checkpoint(state["balancenet_loop"])
+        self._pass_end = (self._session.next_batch // len(self) + 1) * len(self)
+
     def __iter__(self):
         session = self._session
         end = session.next_batch + len(self)  # one pass from where the stream is
+        if self._pass_end is not None:
+            end, self._pass_end = self._pass_end, None
         inner, generation = None, None
         while session.next_batch < end:
             if inner is None or generation != session.generation:  # after a re-form the stream may go back

@@ -90,6 +90,8 @@ PYBIND11_MODULE(_engine, m) {
       .def("set_committed_state", &Session::setCommittedState)
       .def("start_data", &Session::startData, py::arg("dataset_size"), py::arg("global_batch"), py::arg("seed"))
       .def("batches_per_pass", &Session::batchesPerPass)
+      .def("loop_checkpoint", &Session::loopCheckpoint)
+      .def("restore_loop_checkpoint", &Session::restoreLoopCheckpoint)
       .def("guess_indices", &Session::guessIndices)
       .def("begin_batch", &Session::beginBatch, release())
       .def("batch_loaded", &Session::batchLoaded)

@@ -23,6 +23,7 @@
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/metrics/RetakenRows.h"
 #include "balancenet/models/ModelZoo.h"
+#include "balancenet/session/LoopCheckpoint.h"
 #include "balancenet/session/ResumePoint.h"
 #include "balancenet/trainer/RunOutputs.h"
 #include "balancenet/worker/GenerationConfig.h"
@@ -158,6 +159,30 @@ void Session::startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed)
   split_ = config_.split;
   sampler_.emplace(datasetSize, seed);
   makeAllocator(generation_, 0);
+}
+
+std::string Session::loopCheckpoint() const {
+  require(sampler_.has_value(), "a checkpoint of the loop needs its data: create the balancenet DataLoader first");
+  // The last completed step's place: a checkpoint taken inside a step resumes at that step's beginning.
+  return encodeLoopCheckpoint({step_, committedBatch_, globalBatch(), sampler_->datasetSize(), config_.trainer.seed,
+                               worldSize(), allocator_->saveState()});
+}
+
+void Session::restoreLoopCheckpoint(const std::string& text) {
+  require(sampler_.has_value() && !clock_.running(),
+          "a checkpoint of the loop is restored between steps, after the data");
+  const auto point = decodeLoopCheckpoint(text);
+  require(point.globalBatch == globalBatch() && point.datasetSize == sampler_->datasetSize() &&
+              point.seed == config_.trainer.seed,
+          fmt::format("the checkpoint was trained with global batch {} over {} samples (seed {}), this run has {} over "
+                      "{} (seed {}): resume with the same data and batch",
+                      point.globalBatch, point.datasetSize, point.seed, globalBatch(), sampler_->datasetSize(),
+                      config_.trainer.seed));
+  step_ = point.step;
+  batch_ = point.batch;
+  committedBatch_ = point.batch;
+  // Another world: the flags' split for it, as a restarted `balancenet train` does.
+  if (point.worldSize == worldSize()) allocator_->loadState(point.allocator);
 }
 
 int64_t Session::batchesPerPass() const { return sampler_ ? sampler_->datasetSize() / globalBatch() : 0; }

@@ -120,6 +120,13 @@ class Session {
   int generation() const { return generation_.number; }
   int64_t nextBatch() const { return batch_; }
 
+  // Where the loop stands after its last completed step, for a framework's checkpoint (session/LoopCheckpoint.h),
+  // after startData(). Rank 0's is the one a framework saves.
+  std::string loopCheckpoint() const;
+  // Goes on from loopCheckpoint()'s text, on every rank, between steps: the steps done, the next global batch and,
+  // in a world of the same size, the allocator's state. UsageError when it belongs to other data or batch.
+  void restoreLoopCheckpoint(const std::string& text);
+
   // An evaluation the loop made (rank 0's is kept): shown in summary.json and the report.
   void recordEval(double accuracy, double loss);
   void setModelName(const std::string& name) { modelName_ = name; }
