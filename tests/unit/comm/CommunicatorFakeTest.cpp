@@ -8,8 +8,12 @@
 #include <ATen/core/ivalue.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "balancenet/comm/group/Communicator.h"
 #include "balancenet/core/Error.h"
+#include "testing/RecordingGpuGroup.h"
 
 namespace balancenet::comm {
 namespace {
@@ -74,6 +78,20 @@ TEST(CommunicatorFake, ABackendFailureIsOneLineNamingTheOperationAndRank) {
     EXPECT_NE(what.find("all-reduce failed on rank 0"), std::string::npos) << what;
     EXPECT_NE(what.find("Connection reset by peer"), std::string::npos) << what;
   }
+}
+
+// The group that owns a GPU group ends it as it goes (an elastic re-form drops the old generation before forming
+// the next), though another reference (here the test's) would keep NCCL's destructor from running yet.
+TEST(CommunicatorFake, DroppingTheGroupEndsItsGpuGroup) {
+  std::vector<std::string> ended;
+  auto gpu =
+      c10::make_intrusive<testing::RecordingGpuGroup>(0, 2, [&](const std::string& how) { ended.push_back(how); });
+  {
+    Communicator comm(c10::make_intrusive<c10d::HashStore>(), c10::make_intrusive<FakeBackend>());
+    comm.attachGpuGroup(gpu);
+    EXPECT_TRUE(ended.empty());
+  }
+  EXPECT_EQ(ended, std::vector<std::string>{"abort"});
 }
 
 // torch.distributed gets a ProcessGroup over the very backend balancenet drives (the Python package's hook).

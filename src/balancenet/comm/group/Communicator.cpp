@@ -13,6 +13,7 @@
 #include <ATen/core/ivalue.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/GroupPrefixes.h"
@@ -117,7 +118,18 @@ Communicator& Communicator::keptSubgroup(const std::vector<int>& members) {
   return *kept;
 }
 
-Communicator::~Communicator() = default;
+// A GPU group (NCCL's) ends here, with the group that drops it (an elastic re-form drops the old generation before
+// forming the next), not in its own destructor later, which warns that it was never shut down and ends it whenever
+// the last reference goes. abort(), not shutdown(): a group dropped after a failure has dead peers, and shutdown()
+// flushes first, which would wait for them; a group dropped between steps has nothing left to flush.
+Communicator::~Communicator() {
+  if (!gpuGroup_) return;
+  try {
+    gpuGroup_->abort();
+  } catch (const std::exception& e) {
+    spdlog::warn("rank {}: ending the GPU group failed: {}", rank_, firstLine(e.what()));
+  }
+}
 
 void Communicator::attachGpuGroup(c10::intrusive_ptr<c10d::Backend> gpuGroup) { gpuGroup_ = std::move(gpuGroup); }
 

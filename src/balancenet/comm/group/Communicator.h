@@ -124,7 +124,7 @@ class Communicator {
   // Runs every collective of GPU tensors on `gpuGroup` (NCCL, over the same ranks) from now on; CPU tensors stay on
   // this group's Gloo. Without one, GPU tensors go through Gloo: c10d's Gloo copies them through pinned host memory
   // for all-reduce, all-gather and broadcast, and this class does for the rest (sends, the mesh's exchanges).
-  // Set it before training starts, on every rank alike.
+  // Set it before training starts, on every rank alike. The destructor ends it (Backend::abort).
   void attachGpuGroup(c10::intrusive_ptr<c10d::Backend> gpuGroup);
   bool hasGpuGroup() const { return static_cast<bool>(gpuGroup_); }
 
