@@ -102,10 +102,10 @@ def run_dir():
     return _session("bn.run_dir()").run_dir
 
 
-_WEIGHTINGS = ("share", "mean")
+_WEIGHTINGS = ("share", "global")
 
 
-def attach(model, optimizer=None, weighting="share"):
+def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
     """Makes `model` (a DistributedDataParallel) synchronise its gradients with balancenet's weighted
     all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
     exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
@@ -113,20 +113,23 @@ def attach(model, optimizer=None, weighting="share"):
     steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
     taken again from the model and optimizer state after the last completed step.
 
-    `weighting`: "share" (the default) for a loss that is each rank's mean over its own samples; "mean" for a
-    loss that is already the sum over this rank's items divided by the whole batch's count and multiplied by the
-    world size, as transformers' Trainer makes it (num_items_in_batch, average_tokens_across_devices): the
-    buckets are then averaged as DDP does, which is exact for it whatever the split."""
+    `weighting`: "share" (the default) for a loss that is each rank's mean over its own samples; "global" for a
+    loss that is this rank's sum divided by the whole step's count of items over all workers (transformers'
+    num_items_in_batch): its buckets are summed unweighted, exact whatever the split. `loss_multiplier`: a factor
+    the loss carries beyond that, which the weights divide out (transformers' Trainer multiplies by the world size
+    for DDP's average)."""
     session = _session("bn.attach()")
     if weighting not in _WEIGHTINGS:
         raise UsageError(f"bn.attach(): weighting must be one of {', '.join(_WEIGHTINGS)}, got {weighting!r}")
+    if isinstance(loss_multiplier, bool) or not isinstance(loss_multiplier, (int, float)) or not loss_multiplier > 0:
+        raise UsageError(f"bn.attach(): loss_multiplier must be a positive number, got {loss_multiplier!r}")
     if not isinstance(model, DistributedDataParallel):
         raise UsageError(f"bn.attach() needs the DistributedDataParallel model (model = "
                          f"torch.nn.parallel.DistributedDataParallel(model)), got {type(model).__name__}")
     if session.elastic and optimizer is None:
         raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
                          "dead worker is taken again from the last completed step's model and optimizer state")
-    model.register_comm_hook(_HookState(session, model.module, weighting), _weighted_allreduce)
+    model.register_comm_hook(_HookState(session, model.module, weighting, loss_multiplier), _weighted_allreduce)
     session.set_model_name(type(model.module).__name__)
     _state.model, _state.optimizer = model.module, optimizer
     if session.elastic:
@@ -138,9 +141,9 @@ def attach(model, optimizer=None, weighting="share"):
 
 
 class _HookState:
-    def __init__(self, session, module, weighting):
+    def __init__(self, session, module, weighting, loss_multiplier):
         self.session = session
-        self.weighting = weighting
+        self.weighting, self.loss_multiplier = weighting, loss_multiplier
         self.generation, self.group = None, None
         # --elastic: one all-reduce per backward, in the module's parameter order (see _whole_allreduce).
         self.whole = session.elastic
@@ -182,7 +185,7 @@ def _sum_weighted(state, tensor, deliver):
     """Multiplies `tensor` by this rank's weight and sums it over the engine's group; the future DDP waits on
     gives deliver(summed), where summed is False when the all-reduce failed (the step is then broken, and
     whatever deliver returns only keeps DDP's backward going)."""
-    tensor.mul_(_state.weight if state.weighting == "share" else 1.0 / state.session.world_size)
+    tensor.mul_((_state.weight if state.weighting == "share" else 1.0) / state.loss_multiplier)
     try:
         future = state.current_group().allreduce([tensor]).get_future()
     except RuntimeError as failure:

@@ -11,8 +11,9 @@ not given: that times the workers), times gradient_accumulation_steps. docs/tran
 How the gradient stays exactly the whole batch's: Trainer divides each rank's summed loss by the number of items
 (tokens, or labels) in the whole step (num_items_in_batch, counted across workers when
 average_tokens_across_devices, which BalancedTrainer keeps on) and multiplies it by the world size for DDP's
-average; such a loss is right whatever the split, and the buckets are averaged ("mean" weighting). A model
-whose loss is a mean over its own batch (it takes no loss kwargs) gets each rank's share as its weight instead.
+average; such a loss is right whatever the split, and the buckets are summed with the world size divided out
+("global" weighting). A model whose loss is a mean over its own batch (it takes no loss kwargs, or takes them and
+averages anyway) gets each rank's share as its weight instead.
 """
 import json
 import os
@@ -104,18 +105,52 @@ class BalancedTrainer(Trainer):
         # start: with its data skip off, it would not.
         self._load_rng_state(checkpoint)
 
+    def _load_optimizer_and_scheduler(self, checkpoint):
+        # Trainer maps the optimizer's state to args.device, which Accelerate makes "cpu:0" on a CPU worker of a
+        # job of several processes, a place torch.load cannot restore to ("don't know how to restore data location"):
+        # plain Trainer fails to resume there alike. The same state, mapped to "cpu".
+        device = self.args.device
+        if device.type != "cpu" or device.index is None:
+            return super()._load_optimizer_and_scheduler(checkpoint)
+        self.args.__dict__["_setup_devices"] = torch.device("cpu")  # TrainingArguments.device's cached value
+        try:
+            return super()._load_optimizer_and_scheduler(checkpoint)
+        finally:
+            self.args.__dict__["_setup_devices"] = device
+
     def training_step(self, model, inputs, num_items_in_batch=None):
         if not self._attached:
-            self._attach(model, num_items_in_batch)
+            self._attach(model, num_items_in_batch, inputs)
         return super().training_step(model, inputs, num_items_in_batch)
 
-    def _attach(self, model, num_items_in_batch):
+    def _attach(self, model, num_items_in_batch, inputs):
         if isinstance(model, DistributedDataParallel):
-            globally = num_items_in_batch is not None and (self.model_accepts_loss_kwargs or self.compute_loss_func)
-            bn.attach(model, weighting="mean" if globally else "share")
+            counted = num_items_in_batch is not None and (self.model_accepts_loss_kwargs or self.compute_loss_func)
+            # Trainer multiplies a loss it counted the items of by the world size, for DDP's average.
+            multiplier = self.accelerator.num_processes if counted and self.args.average_tokens_across_devices else 1
+            globally = counted and self._loss_follows_the_count(model.module, inputs, num_items_in_batch)
+            bn.attach(model, weighting="global" if globally else "share", loss_multiplier=multiplier)
         elif bn.world_size() > 1:
             raise bn.UsageError(f"BalancedTrainer runs on DDP, but Trainer prepared a {type(model).__name__}")
         self._attached = True
+
+    def _loss_follows_the_count(self, module, inputs, count):
+        """Whether the model divides its loss by num_items_in_batch. Trainer assumes so of every model whose forward
+        takes **kwargs, but some take them and average on their own (GPT2ForSequenceClassification's mean cross
+        entropy): the weights must follow what the loss is. Two forward passes of the first batch, in eval mode and
+        on a copy of the random state, so that training goes on as it would have."""
+        if self.compute_loss_func is not None:
+            return True  # the user's loss function receives the count to divide by
+        inputs = self._prepare_inputs(inputs)
+        was_training = module.training
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            module.eval()
+            try:
+                once = self.compute_loss(module, dict(inputs), num_items_in_batch=count)
+                twice = self.compute_loss(module, dict(inputs), num_items_in_batch=count * 2)
+            finally:
+                module.train(was_training)
+        return bool(torch.isclose(once, 2 * twice, rtol=1e-3))
 
     def _save_checkpoint(self, model, trial):
         super()._save_checkpoint(model, trial)
