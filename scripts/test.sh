@@ -6,6 +6,13 @@ cd "$(dirname "$0")/.."
 # slurmctld, slurmd (with slurm-client) and openmpi-bin: the real schedulers of tests/integration's scheduler_tests
 # (a one-node Slurm from scripts/slurm-local.sh, and mpirun): 11 s of apt-get install, 8.7 MB to download.
 EXTRA_PACKAGES="chromium clang-format iproute2 slurmctld slurmd openmpi-bin" scripts/setup.sh
+# The tests' own Python packages (Lightning, transformers, Accelerate, the build backend), into the project's venv
+# as setup.sh installs torch (uv, from its cache when it has them; 20 s with nothing cached).
+if [ -z "${BALANCENET_PYTHON:-}" ] && [ -x .venv/bin/uv ]; then
+  .venv/bin/uv pip install -q --compile-bytecode --python .venv/bin/python -r requirements-test.txt -c requirements.txt
+else
+  "${BALANCENET_PYTHON:-.venv/bin/python}" -m pip install -q --disable-pip-version-check -r requirements-test.txt
+fi
 built=$SECONDS
 format=0
 scripts/check-format.sh || format=$?

@@ -11,7 +11,7 @@ from torch.utils.data.distributed import DistributedSampler
 
 from . import torch as bn
 
-# The releases the tests run (requirements-frameworks.txt): another one may work, and is said to be untested.
+# The releases the tests run (requirements-test.txt): another one may work, and is said to be untested.
 TESTED = {"lightning": (2, 6), "transformers": (5, 17), "accelerate": (1, 15)}
 
 # What a rebuilt loader keeps of the user's torch DataLoader: how it reads, never which samples.
@@ -33,7 +33,7 @@ def check_version(package):
     tested = TESTED[package]
     if _minor(found) != tested:
         print(f"balancenet: {package} {found} is installed; balancenet.{package} is tested with {package} "
-              f"{tested[0]}.{tested[1]}.x (requirements-frameworks.txt): other releases are untested",
+              f"{tested[0]}.{tested[1]}.x (requirements-test.txt): other releases are untested",
               file=sys.stderr, flush=True)
 
 

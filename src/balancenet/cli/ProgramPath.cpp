@@ -69,8 +69,19 @@ ProgramKind programKind(const std::string& word) {
       fmt::format("script {}: no such file (to run a program that is not a Python script, give --no-python)", word));
 }
 
+// The program installed into a virtual environment (a wheel: <venv>/bin/balancenet): that venv's Python, whose
+// site-packages hold the package, before the one the program was built with elsewhere.
+std::optional<std::string> venvPython() {
+  std::error_code ec;
+  const auto bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec || !std::filesystem::exists(bin.parent_path() / "pyvenv.cfg", ec)) return std::nullopt;
+  const auto python = (bin / "python3").string();
+  return isExecutableFile(python) ? std::optional<std::string>(python) : std::nullopt;
+}
+
 std::string findPython(const std::string& given) {
   if (!given.empty()) return findExecutable(given, "--python");
+  if (auto installed = venvPython()) return *installed;
   if (isExecutableFile(kBuildPython)) return kBuildPython;
   if (auto found = onPath("python3")) return *found;
   throw UsageError(fmt::format("no python3: neither {} nor python3 on PATH; give --python PATH", kBuildPython));

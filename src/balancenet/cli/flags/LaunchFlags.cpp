@@ -58,8 +58,9 @@ void addLaunchCommandFlags(CLI::App& app, JobConfig& c, LaunchRawFlags& f) {
   addResultFlags(app, c, f.raw.result);
   removeTrainOnlyOptions(app);
   app.add_option("--python", f.python,
-                 "The Python that runs PROGRAM (default: the Python balancenet was built for, whose torch it links, "
-                 "when it exists, else python3 on PATH)");
+                 "The Python that runs PROGRAM (default: the virtual environment's where balancenet was installed into "
+                 "one by its wheel, else the Python balancenet was built for, whose torch it links, when it exists, "
+                 "else python3 on PATH)");
   app.add_flag("--no-python", f.noPython, "Run PROGRAM itself (found on PATH like execvp), not a Python script");
 }
 
