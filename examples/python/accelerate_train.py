@@ -14,9 +14,9 @@ import argparse
 import torch
 import torch.nn.functional as F
 from accelerate import Accelerator
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 
-from fashion_mnist import fashion_mnist  # beside this script
+from example_data import datasets  # beside this script
 
 
 def arguments():
@@ -40,14 +40,6 @@ def arguments():
     return p.parse_args()
 
 
-def dataset(args):
-    if args.data == "fashion-mnist":
-        return fashion_mnist("train")
-    g = torch.Generator().manual_seed(1234)
-    x = torch.randn(args.samples, 20, generator=g)
-    return TensorDataset(x, (x @ torch.randn(20, 10, generator=g)).argmax(dim=1))
-
-
 class Progress:
     """Optimizer steps done: saved and restored with the rest by save_state()/load_state()."""
 
@@ -65,7 +57,7 @@ def main():
     args = arguments()
     torch.manual_seed(args.seed)
     accelerator = Accelerator(gradient_accumulation_steps=args.accumulate, cpu=True)
-    data = dataset(args)
+    data = datasets(args.data, args.samples)[0]
     model = torch.nn.Sequential(torch.nn.Linear(data[0][0].numel(), args.hidden), torch.nn.ReLU(),
                                 torch.nn.Linear(args.hidden, 10))
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)

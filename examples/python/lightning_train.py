@@ -15,9 +15,9 @@ import os
 import lightning.pytorch as L
 import torch
 import torch.nn.functional as F
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 
-from fashion_mnist import fashion_mnist  # beside this script
+from example_data import datasets  # beside this script
 
 
 def arguments():
@@ -42,15 +42,6 @@ def arguments():
     p.add_argument("--resume", help="a checkpoint to resume from (Trainer.fit's ckpt_path)")
     p.add_argument("--out", help="write the final state_dict here (rank 0)")
     return p.parse_args()
-
-
-def datasets(args):
-    if args.data == "fashion-mnist":
-        return fashion_mnist("train"), fashion_mnist("t10k")
-    g = torch.Generator().manual_seed(1234)
-    x = torch.randn(args.samples + 512, 20, generator=g)
-    y = (x @ torch.randn(20, 10, generator=g)).argmax(dim=1)
-    return TensorDataset(x[:args.samples], y[:args.samples]), TensorDataset(x[args.samples:], y[args.samples:])
 
 
 class Classifier(L.LightningModule):
@@ -78,7 +69,7 @@ class Data(L.LightningDataModule):
     def __init__(self, args, batch_size, batch_sampler=None):
         super().__init__()
         self.args, self.batch_size, self.batch_sampler = args, batch_size, batch_sampler
-        self.train, self.test = datasets(args)
+        self.train, self.test = datasets(args.data, args.samples)
 
     def train_dataloader(self):
         if self.batch_sampler is not None:  # the reference: the engine's global batches, in order

@@ -15,9 +15,8 @@ import signal
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.utils.data import TensorDataset
 
-from fashion_mnist import fashion_mnist  # beside this script
+from example_data import datasets  # beside this script
 
 import balancenet.torch as bn  # bn: 1 (balancenet launch puts the package on the path; docs/python.md)
 
@@ -49,17 +48,6 @@ def arguments():
     p.add_argument("--kill-rank", type=int, default=-1, help=argparse.SUPPRESS)  # tests: this rank SIGKILLs
     p.add_argument("--kill-at", type=int, default=0, help=argparse.SUPPRESS)  # itself after this many steps
     return p.parse_args()
-
-
-def datasets(args):
-    """(train, test) as TensorDatasets."""
-    if args.data == "fashion-mnist":
-        return fashion_mnist("train"), fashion_mnist("t10k")
-    g = torch.Generator().manual_seed(1234)
-    x = torch.randn(args.samples + 512, 20, generator=g)
-    w = torch.randn(20, 10, generator=g)
-    y = (x @ w).argmax(dim=1)
-    return TensorDataset(x[:args.samples], y[:args.samples]), TensorDataset(x[args.samples:], y[args.samples:])
 
 
 def make_model(inputs, hidden, seed):
@@ -117,7 +105,7 @@ def save_inputs(args, train):
 
 def main():
     args = arguments()
-    train, test = datasets(args)
+    train, test = datasets(args.data, args.samples)
     if args.save_inputs:
         return save_inputs(args, train)
     if args.reference:

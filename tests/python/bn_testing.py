@@ -24,6 +24,11 @@ def exactness_bound(reference, steps):
     return REORDERED_STEP_ULPS * torch.finfo(torch.float32).eps * max(steps, 1) * max(1.0, reference.abs().max().item())
 
 
+def max_difference(a, b):
+    """The largest |difference| between two state_dicts' tensors."""
+    return max((a[k].float() - b[k].float()).abs().max().item() for k in a)
+
+
 def run(argv, env=None, timeout=TIMEOUT):
     merged = dict(os.environ, **(env or {}))
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=merged)
@@ -86,6 +91,20 @@ class TempDirTest(unittest.TestCase):
             TempDirTest._references[key] = torch.load(trace)
         return TempDirTest._references[key]
 
+    def assertOneLine(self, result, words):
+        """Bad input: exit 2 and balancenet's one error line, which says `words`; no traceback."""
+        self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+        lines = error_lines(result)
+        self.assertTrue(lines, result.stderr[-3000:])
+        self.assertIn(words, lines[0])
+        self.assertNotIn("Traceback", result.stderr)
+
+    def assertEqualToOneProcess(self, got, want, steps):
+        """Two state_dicts after `steps` steps, within the float bound of the largest reference value."""
+        largest = torch.cat([v.flatten().float() for v in want.values()])
+        diff, bound = max_difference(got, want), exactness_bound(largest, steps)
+        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
+
     def assertTracesEqual(self, got, want):
         self.assertEqual(len(got), len(want), "a different number of steps")
         for step, (g, w) in enumerate(zip(got, want)):
@@ -95,3 +114,19 @@ class TempDirTest(unittest.TestCase):
 
 def main():
     unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]])
+
+
+def docs_commands(page):
+    """The commands of docs/PAGE's ```sh blocks that start balancenet, in order: the tests run them as written."""
+    with open(os.path.join(SOURCE, "docs", page)) as f:
+        blocks = f.read().split("```sh\n")[1:]
+    lines = [line.split("#")[0].strip() for block in blocks for line in block.split("```", 1)[0].splitlines()]
+    return [line for line in lines if line.startswith("build/apps/balancenet ")]
+
+
+def run_docs_command(test, line):
+    """One of docs_commands(), from the repository root as the docs mean it (a build in build/)."""
+    result = subprocess.run(["bash", "-c", line], cwd=SOURCE, capture_output=True, text=True, timeout=TIMEOUT,
+                            env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    test.assertEqual(result.returncode, 0, f"{line}\n{result.stderr[-3000:]}")
+    test.assertIn("balancenet: done; results in", result.stdout + result.stderr)

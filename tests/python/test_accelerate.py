@@ -7,17 +7,14 @@ import textwrap
 
 import torch
 
-from bn_testing import (PYTHON, SOURCE, TempDirTest, alone, error_lines, exactness_bound, launch, main, read_csv, run,
-                        splits)
+from bn_testing import (PYTHON, SOURCE, TempDirTest, alone, docs_commands, error_lines, launch, main,
+                        max_difference, read_csv, run, run_docs_command, splits)
 
 SCRIPT = os.path.join(SOURCE, "examples", "python", "accelerate_train.py")
 QUIET = {"PYTHONWARNINGS": "ignore"}
 STEPS = 6
 COMMON = ["--global-batch", "16", "--accumulate", "2", "--clip", "0.05"]  # --clip 0.05 clips every step
 
-
-def max_difference(a, b):
-    return max((a[k] - b[k]).abs().max().item() for k in a)
 
 
 class AccelerateTest(TempDirTest):
@@ -32,11 +29,6 @@ class AccelerateTest(TempDirTest):
         out = self.path("reference.pt")
         self.assertSucceeded(alone(SCRIPT, ["--reference", *args, "--out", out], env=QUIET, cwd=self.tmp))
         return torch.load(out)
-
-    def assertEqualToOneProcess(self, got, want, steps):
-        largest = torch.cat([v.flatten() for v in want.values()])
-        diff, bound = max_difference(got, want), exactness_bound(largest, steps)
-        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
 
     def test_fixed_split_with_accumulation_and_clipping_equals_one_process(self):
         args = ["--steps", str(STEPS), *COMMON]
@@ -88,6 +80,11 @@ class AccelerateTest(TempDirTest):
         result = launch(["--workers", "2", "--run-dir", self.path("run")], path, env=QUIET)
         self.assertEqual(result.returncode, 2, result.stderr[-3000:])
         self.assertIn("not the one accelerator.prepare() returned", error_lines(result)[0])
+
+    def test_the_docs_command_runs_as_written(self):
+        lines = [line for line in docs_commands("transformers.md") if "accelerate_train.py" in line]
+        self.assertEqual(len(lines), 1, lines)
+        run_docs_command(self, lines[0])
 
 
 if __name__ == "__main__":

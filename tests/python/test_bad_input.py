@@ -1,7 +1,7 @@
 """Bad input from a Python script gets one line naming the problem and exit 2, as from the command line."""
 import textwrap
 
-from bn_testing import EXAMPLE, TempDirTest, alone, error_lines, launch, main
+from bn_testing import EXAMPLE, TempDirTest, alone, launch, main
 
 
 class BadInput(TempDirTest):
@@ -10,13 +10,6 @@ class BadInput(TempDirTest):
         with open(path, "w") as f:
             f.write(textwrap.dedent(body))
         return path
-
-    def assertOneLine(self, result, words):
-        self.assertEqual(result.returncode, 2, result.stderr[-3000:])
-        lines = error_lines(result)
-        self.assertTrue(lines, result.stderr[-3000:])
-        self.assertIn(words, lines[0])
-        self.assertNotIn("Traceback", result.stderr)
 
     def test_init_with_rank_set_but_no_launcher(self):
         path = self.script("""

@@ -8,19 +8,13 @@ import textwrap
 
 import torch
 
-from bn_testing import (PYTHON, SOURCE, TempDirTest, alone, error_lines, exactness_bound, launch, main, read_csv, run,
-                        splits)
+from bn_testing import (PYTHON, SOURCE, TempDirTest, alone, docs_commands, launch, main, max_difference, read_csv,
+                        run, run_docs_command, splits)
 
 SCRIPT = os.path.join(SOURCE, "examples", "python", "lightning_train.py")
 STEPS = 6
 
 
-def max_difference(a, b):
-    return max((a[k] - b[k]).abs().max().item() for k in a)
-
-
-def largest(state):
-    return torch.cat([v.flatten() for v in state.values()])
 
 
 class LightningTest(TempDirTest):
@@ -34,10 +28,6 @@ class LightningTest(TempDirTest):
     def reference(self, args, out="reference.pt"):
         self.assertSucceeded(alone(SCRIPT, ["--reference", *args, "--out", self.path(out)], cwd=self.tmp))
         return torch.load(self.path(out))
-
-    def assertEqualToOneProcess(self, got, want, steps):
-        diff, bound = max_difference(got, want), exactness_bound(largest(want), steps)
-        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
 
     def test_fixed_split_with_accumulation_and_clipping_equals_one_process(self):
         # --clip 0.05 clips every step: the norm is the whole batch's only if the gradient is.
@@ -86,6 +76,11 @@ class LightningTest(TempDirTest):
                                   SCRIPT, *args, "--out", theirs], env={"OMP_NUM_THREADS": "1"}))
         self.assertEqual(max_difference(torch.load(ours), torch.load(theirs)), 0.0)
 
+    def test_the_docs_command_runs_as_written(self):
+        lines = [line for line in docs_commands("lightning.md") if "lightning_train.py" in line]
+        self.assertEqual(len(lines), 1, lines)
+        run_docs_command(self, lines[0])
+
 
 class LightningBadInput(TempDirTest):
     def script(self, loader):
@@ -94,7 +89,6 @@ class LightningBadInput(TempDirTest):
         with open(path, "w") as f:
             f.write(textwrap.dedent(f"""
                 import sys
-                import types
                 sys.path.insert(0, {os.path.dirname(SCRIPT)!r})
                 import torch
                 from torch.utils.data import DataLoader, DistributedSampler, IterableDataset, WeightedRandomSampler
@@ -108,7 +102,7 @@ class LightningBadInput(TempDirTest):
 
                 class Data(L.LightningDataModule):
                     def train_dataloader(self):
-                        train = example.datasets(types.SimpleNamespace(data="synthetic", samples=256))[0]
+                        train = example.datasets("synthetic", 256)[0]
                         return {loader}
 
                 trainer = L.Trainer(accelerator="cpu", devices=int(sys.argv[1]), max_steps=2, logger=False,
@@ -120,13 +114,6 @@ class LightningBadInput(TempDirTest):
                 trainer.fit(model, Data())
                 """))
         return path
-
-    def assertOneLine(self, result, words):
-        self.assertEqual(result.returncode, 2, result.stderr[-3000:])
-        lines = error_lines(result)
-        self.assertTrue(lines, result.stderr[-3000:])
-        self.assertIn(words, lines[0])
-        self.assertNotIn("Traceback", result.stderr)
 
     def launched(self, loader, global_batch=16):
         path = self.script(loader)

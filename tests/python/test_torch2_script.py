@@ -6,14 +6,10 @@ import unittest
 
 import torch
 
-from bn_testing import PYTHON, SOURCE, TempDirTest, alone, launch, run
+from bn_testing import PYTHON, SOURCE, TempDirTest, alone, launch, max_difference, run
 
 SCRIPT = os.path.join(SOURCE, "examples", "python", "gpt_ddp.py")
 STEPS = 6
-
-
-def max_difference(a, b):
-    return max((a[k] - b[k]).abs().max().item() for k in a)
 
 
 def largest(state):

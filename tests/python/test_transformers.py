@@ -7,7 +7,8 @@ import os
 
 import torch
 
-from bn_testing import PYTHON, SOURCE, TempDirTest, alone, exactness_bound, launch, main, read_csv, run, splits
+from bn_testing import (PYTHON, SOURCE, TempDirTest, alone, docs_commands, launch, main, max_difference, read_csv,
+                        run, run_docs_command, splits)
 
 SCRIPT = os.path.join(SOURCE, "examples", "python", "hf_train.py")
 QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
@@ -15,9 +16,6 @@ STEPS = 6
 # Clips every step (the gradient norms here are 0.6 to 15): the norm is the whole batch's only if the gradient is.
 COMMON = ["--global-batch", "16", "--accumulate", "2", "--max-grad-norm", "0.3"]
 
-
-def max_difference(a, b):
-    return max((a[k] - b[k]).abs().max().item() for k in a)
 
 
 class TransformersTest(TempDirTest):
@@ -33,11 +31,6 @@ class TransformersTest(TempDirTest):
         self.assertSucceeded(alone(SCRIPT, ["--reference", "--output-dir", self.path("hf-ref"), *args, "--out", out],
                                    env=QUIET, cwd=self.tmp))
         return torch.load(out)
-
-    def assertEqualToOneProcess(self, got, want, steps):
-        largest = torch.cat([v.flatten().float() for v in want.values()])
-        diff, bound = max_difference(got, want), exactness_bound(largest, steps)
-        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
 
     def test_causal_lm_on_padded_sequences_with_a_fixed_split_equals_one_process(self):
         args = ["--steps", str(STEPS), *COMMON]
@@ -84,6 +77,11 @@ class TransformersTest(TempDirTest):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("balancenet: error: BalancedTrainer: these 2 processes were not started by `balancenet launch`: "
                       "run `balancenet launch --workers 2", result.stderr)
+
+    def test_the_docs_command_runs_as_written(self):
+        lines = [line for line in docs_commands("transformers.md") if "hf_train.py" in line]
+        self.assertEqual(len(lines), 1, lines)
+        run_docs_command(self, lines[0])
 
 
 if __name__ == "__main__":

@@ -6,18 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "balancenet/session/Session.h"
+#include "testing/JobOfOne.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::session {
 namespace {
-
-job::JobConfig jobOfOneIn(const std::string& runDir) {
-  job::JobConfig c;
-  c.trainer.runDir = runDir;
-  c.trainer.progressSeconds = 0;
-  return c;
-}
 
 TEST(LoopCheckpoint, EveryFieldComesBackAsItWas) {
   const LoopCheckpoint p{41, 83, 16, 2048, 7, 3, R"({"split":[8,4,4]})"};
@@ -40,7 +34,7 @@ TEST(LoopCheckpoint, TextOfAnotherKindIsOneLine) {
 
 TEST(LoopCheckpoint, ASessionGoesOnWhereTheCheckpointWas) {
   testing::TempDir dir;
-  Session first(jobOfOneIn(dir.path() + "/a"));
+  Session first(testing::jobOfOneIn(dir.path() + "/a"));
   first.startData(100, 16, 7);
   for (int b = 0; b < 4; ++b) {  // two steps of two batches each
     first.beginBatch();
@@ -49,7 +43,7 @@ TEST(LoopCheckpoint, ASessionGoesOnWhereTheCheckpointWas) {
   first.beginBatch();  // inside the third step: the checkpoint is still the second's end
   const auto saved = first.loopCheckpoint();
 
-  Session second(jobOfOneIn(dir.path() + "/b"));
+  Session second(testing::jobOfOneIn(dir.path() + "/b"));
   second.startData(100, 16, 7);
   second.restoreLoopCheckpoint(saved);
   EXPECT_EQ(second.stepsDone(), 2);
@@ -61,10 +55,10 @@ TEST(LoopCheckpoint, ASessionGoesOnWhereTheCheckpointWas) {
 
 TEST(LoopCheckpoint, ACheckpointOfOtherDataIsRefused) {
   testing::TempDir dir;
-  Session first(jobOfOneIn(dir.path() + "/a"));
+  Session first(testing::jobOfOneIn(dir.path() + "/a"));
   first.startData(100, 16, 7);
   const auto saved = first.loopCheckpoint();
-  Session other(jobOfOneIn(dir.path() + "/b"));
+  Session other(testing::jobOfOneIn(dir.path() + "/b"));
   other.startData(100, 20, 7);
   EXPECT_EQ(testing::usageErrorOf([&] { other.restoreLoopCheckpoint(saved); }),
             "the checkpoint was trained with global batch 16 over 100 samples (seed 7), this run has 20 over 100 "

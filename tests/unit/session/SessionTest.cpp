@@ -11,22 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Stopwatch.h"
+#include "testing/JobOfOne.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 
 namespace balancenet::session {
 namespace {
 
-job::JobConfig aloneIn(const std::string& runDir) {
-  job::JobConfig c;
-  c.trainer.runDir = runDir;
-  c.trainer.progressSeconds = 0;
-  return c;
-}
-
 TEST(Session, BatchesFollowTheGlobalPermutationAndAStepKeepsItsSplit) {
   testing::TempDir dir;
-  Session s(aloneIn(dir.path()));
+  Session s(testing::jobOfOneIn(dir.path()));
   ASSERT_EQ(s.worldSize(), 1);
   s.startData(100, 16, 7);
   data::GlobalPermutationSampler reference(100, 7);
@@ -45,13 +39,13 @@ TEST(Session, BatchesFollowTheGlobalPermutationAndAStepKeepsItsSplit) {
 
 TEST(Session, RefusesDataItCannotSplit) {
   testing::TempDir dir;
-  Session s(aloneIn(dir.path()));
+  Session s(testing::jobOfOneIn(dir.path()));
   EXPECT_EQ(testing::usageErrorOf([&] { s.startData(10, 16, 0); }),
             "the dataset has 10 samples, fewer than one global batch of 16");
   EXPECT_EQ(testing::usageErrorOf([&] { s.beginBatch(); }), "no data yet: create the balancenet DataLoader first");
   EXPECT_EQ(testing::usageErrorOf([&] { s.endStep(0); }),
             "step_done() without a batch: take the step's batch from the balancenet DataLoader first");
-  auto c = aloneIn(dir.path());
+  auto c = testing::jobOfOneIn(dir.path());
   c.split = Split{{8}};
   Session split(c);
   EXPECT_EQ(testing::usageErrorOf([&] { split.startData(100, 16, 0); }),
@@ -60,7 +54,7 @@ TEST(Session, RefusesDataItCannotSplit) {
 
 TEST(Session, ASlowdownStretchesTheComputeBeforeTheSync) {
   testing::TempDir dir;
-  auto c = aloneIn(dir.path());
+  auto c = testing::jobOfOneIn(dir.path());
   c.emulation.slowdown = emulation::FactorSchedule::parse("--slowdown", "3", "--slowdown-schedule", "", 1);
   Session s(c);
   s.startData(64, 8, 0);
@@ -75,7 +69,7 @@ TEST(Session, ASlowdownStretchesTheComputeBeforeTheSync) {
 
 TEST(Session, FinishWritesTheRunFilesOnce) {
   testing::TempDir dir;
-  Session s(aloneIn(dir.path()));
+  Session s(testing::jobOfOneIn(dir.path()));
   s.startData(64, 8, 0);
   for (int i = 0; i < 3; ++i) {
     s.beginBatch();
