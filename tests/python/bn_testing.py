@@ -1,6 +1,7 @@
 """What the Python package's tests share: starting `balancenet launch` and the example script, reading runs."""
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,13 @@ def splits(run_dir):
 
 
 class TempDirTest(unittest.TestCase):
+    @classmethod
+    def shared_dir(cls, prefix):
+        """A folder for the whole class (its references), removed after its last test."""
+        folder = tempfile.mkdtemp(prefix=f"bn-python-{prefix}-")
+        cls.addClassCleanup(shutil.rmtree, folder, ignore_errors=True)
+        return folder
+
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory(prefix="bn-python-test-")
         self.tmp = self._tmp.name
@@ -105,6 +113,16 @@ class TempDirTest(unittest.TestCase):
         diff, bound = max_difference(got, want), exactness_bound(largest, steps)
         self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
 
+    def assertResumedAt(self, run_dir, resumed_dir, step):
+        """The resumed run went on from `step` (its steps.csv starts there) with the split in force at the checkpoint
+        (the orchestrator's state came back: splits.csv's 'resumed from a checkpoint' rows)."""
+        rows = read_csv(os.path.join(resumed_dir, "steps.csv"))
+        self.assertEqual(min(int(r["step"]) for r in rows), step, f"the resumed run did not go on from step {step}")
+        in_force = [split for s, split in splits(run_dir) if s < step][-1]  # that of the last step done
+        restored = {int(r["rank"]): int(r["batch"]) for r in read_csv(os.path.join(resumed_dir, "splits.csv"))
+                    if r["note"].startswith("resumed from a checkpoint") and int(r["step"]) == step}
+        self.assertEqual([restored.get(rank) for rank in range(len(in_force))], in_force)
+
     def assertTracesEqual(self, got, want):
         self.assertEqual(len(got), len(want), "a different number of steps")
         for step, (g, w) in enumerate(zip(got, want)):
@@ -124,9 +142,42 @@ def docs_commands(page):
     return [line for line in lines if line.startswith("build/apps/balancenet ")]
 
 
-def run_docs_command(test, line):
-    """One of docs_commands(), from the repository root as the docs mean it (a build in build/)."""
-    result = subprocess.run(["bash", "-c", line], cwd=SOURCE, capture_output=True, text=True, timeout=TIMEOUT,
+def run_docs_command(test, line, cwd):
+    """One of docs_commands() as written, in `cwd`, which holds build/ and examples/ as the repository root does
+    (links to this build and the source's examples), so that what the command writes stays in the test's folder."""
+    for name, target in (("build", os.path.dirname(os.path.dirname(BINARY))), ("examples", os.path.join(SOURCE, "examples"))):
+        if not os.path.exists(os.path.join(cwd, name)):
+            os.symlink(target, os.path.join(cwd, name))
+    result = subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT,
                             env=dict(os.environ, PYTHONWARNINGS="ignore"))
     test.assertEqual(result.returncode, 0, f"{line}\n{result.stderr[-3000:]}")
-    test.assertIn("balancenet: done; results in", result.stdout + result.stderr)
+    found = [l for l in (result.stdout + result.stderr).splitlines() if l.startswith("balancenet: done; results in ")]
+    test.assertTrue(found, result.stderr[-3000:])
+    return os.path.join(cwd, found[-1].removeprefix("balancenet: done; results in "))
+
+
+_MANY = """
+import json, os, runpy, sys
+script = sys.argv[1]
+sys.path.insert(0, os.path.dirname(script))
+for argv in json.loads(sys.argv[2]):
+    sys.argv = [script, *argv]
+    runpy.run_path(script, run_name="__main__")
+"""
+
+
+def references(script, runs, cwd):
+    """Several one-process runs of `script` (each argument list, with its own --out) in one Python, so that the
+    framework's import (5 to 7 s of CPU) is paid once; each run is the script's main() as from the command line."""
+    import json
+    result = subprocess.run([PYTHON, "-c", _MANY, script, json.dumps(runs)], capture_output=True, text=True,
+                            timeout=TIMEOUT * 2, cwd=cwd, env={k: v for k, v in os.environ.items() if k not in (
+                                "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT",
+                                "BALANCENET_JOB_CONFIG")} | {"PYTHONWARNINGS": "ignore"})
+    if result.returncode != 0:
+        raise AssertionError(f"the reference runs failed:\n{result.stderr[-3000:]}")
+
+
+def extra_tests_wanted():
+    """The framework tests CI leaves out for its time (BALANCENET_EXTRA_TESTS=1 runs them; otherwise skipped)."""
+    return os.environ.get("BALANCENET_EXTRA_TESTS") == "1"
