@@ -41,8 +41,7 @@ class BalancedStrategy(DDPStrategy):
         super().__init__(**ddp_arguments)
         self._global_batch = global_batch
         self._seed = seed
-        self._loader = None  # the rebuilt training loader, and the user's loader it was built from
-        self._loader_source = None
+        self._loader = None  # the rebuilt training loader
 
     def setup_distributed(self):
         # balancenet's session first: it joins the job `balancenet launch` started and initialises torch's default
@@ -63,7 +62,7 @@ class BalancedStrategy(DDPStrategy):
         if trainer.state.fn != TrainerFn.FITTING or trainer.state.stage != RunningStage.TRAINING:
             return dataloader  # validation, test and prediction keep Lightning's own loaders
         if self._loader is not None:  # reload_dataloaders_every_n_epochs: the same data goes on in the same stream
-            if getattr(dataloader, "dataset", None) is not self._loader_source:
+            if getattr(dataloader, "dataset", None) is not self._loader.dataset:
                 raise bn.UsageError("BalancedStrategy: the reloaded training DataLoader has another dataset; one "
                                     "dataset per fit")
             return self._loader
@@ -73,7 +72,6 @@ class BalancedStrategy(DDPStrategy):
         use_distributed = trainer._accelerator_connector.use_distributed_sampler
         self._loader = _frameworks.share_loader(dataloader, self._global_batch, self._seed, "BalancedStrategy",
                                                 refuse_distributed_sampler=not use_distributed)
-        self._loader_source = dataloader.dataset
         return self._loader
 
     def optimizer_step(self, optimizer, closure, model=None, **kwargs):
