@@ -3,7 +3,12 @@
 
 #include <fstream>
 
+#include <CLI/CLI.hpp>
+
+#include "balancenet/cli/YamlConfig.h"
+#include "balancenet/cli/flags/FlagValues.h"
 #include "balancenet/cli/flags/TrainFlags.h"
+#include "balancenet/job/JobDefaults.h"
 #include "testing/TempDir.h"
 #include "testing/UsageErrors.h"
 
@@ -57,6 +62,31 @@ TEST_F(YamlConfig, KeyGivenTwiceIsRefusedNamingIt) {
   EXPECT_NE(spellings.find("'global-batch'"), std::string::npos) << spellings;
   const auto alias = refusal("workers: 2\nnodes: 3\n");
   EXPECT_NE(alias.find("config key 'nodes' is given twice"), std::string::npos) << alias;
+}
+
+// What --print-config prints for `train` given these words.
+std::string printedConfig(const std::vector<std::string>& words) {
+  CLI::App train{"balancenet train", "train"};
+  JobConfig config = job::defaultJobConfig();
+  RawFlags raw;
+  addTrainFlags(train, config, raw);
+  parseSubcommandWords(train, words);
+  return effectiveConfigYaml(train);
+}
+
+// Issue 56: an unset number (--ps, --staleness) was printed as its mark, 'staleness: -2147483648'.
+TEST(PrintConfig, LeavesOutUnsetNumbersAsItDoesOtherUnsetValues) {
+  const std::string yaml = printedConfig({});
+  EXPECT_EQ(yaml.find(std::to_string(kUnset)), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("\nps:"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("\nstaleness:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("\ncomm: auto\nbucket-mb: 25\n"), std::string::npos) << yaml;
+}
+
+TEST(PrintConfig, PrintsGivenNumbersAsGiven) {
+  const std::string yaml = printedConfig({"--comm", "ps", "--ps", "2", "--staleness", "0", "--workers", "2"});
+  EXPECT_NE(yaml.find("\ncomm: ps\nps: 2\nstaleness: 0\nbucket-mb: 25\n"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.rfind("workers: 2\nnnodes: 1\n", 0), 0u) << yaml;
 }
 
 TEST_F(YamlConfig, UnknownKeyIsStillRefused) {

@@ -29,10 +29,12 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
   app.add_option("--comm", raw.comm, "How gradients travel: " + commModesHelp())->capture_default_str();
   app.add_option("--ps", raw.servers,
                  "With --comm ps: parameter server processes to start beside the workers; each holds an equal share "
-                 "of the parameters and runs the optimiser on it");
+                 "of the parameters and runs the optimiser on it")
+      ->default_str("");  // unset unless given: --print-config leaves it out
   app.add_option("--staleness", raw.staleness,
                  "With --comm ps: 0 (default) is BSP, exactly the all-reduce's training; s > 0 is SSP: a worker may "
-                 "run up to s steps ahead of the slowest (needs a fixed split: --policy equal or static)");
+                 "run up to s steps ahead of the slowest (needs a fixed split: --policy equal or static)")
+      ->default_str("");  // unset unless given (0 with --comm ps): --print-config leaves it out
   app.add_option("--bucket-mb", c.comm.bucketMb, "All-reduce bucket size in MB (the first bucket is 1 MB, as in DDP)")
       ->capture_default_str();
   app.add_flag("--no-overlap", raw.noOverlap, "Send the buckets after backward instead of during it (for comparison)");
