@@ -165,6 +165,8 @@ std::vector<HostileCase> flagCases() {
        {},
        "--stop-at-accuracy needs --eval-every N > 0"},
       {"NegativeTimeBudget", {"--time-budget-s", "-1"}, {}, "--time-budget-s must not be negative, got -1"},
+      {"NegativeEvalSamples", {"--eval-samples", "-5"}, {}, "--eval-samples must not be negative, got -5"},
+      {"NonNumericEvalSamples", {"--eval-samples", "half"}, {}, "--eval-samples"},
       {"UnknownModel", {"--model", "transformer"}, {}, "unknown --model 'transformer'; choose one of: "},
       {"MissingTorchScriptFile", {"--model", "{dir}/missing.pt"}, {}, "missing.pt: not a readable TorchScript file"},
       {"SyncBatchNormWithTorchScript",

@@ -49,6 +49,28 @@ TEST_F(Stopping, AccuracyTargetEndsEveryWorkerAtTheEvaluationThatReachedIt) {
   EXPECT_NE(r.output.find("stopped at step " + std::to_string(steps) + " of 400"), std::string::npos) << r.output;
 }
 
+// Issue 56: --eval-samples N evaluates a fixed subset of N test samples (of the fixture's 128), 0 none at all.
+TEST_F(Stopping, EvalSamplesEvaluatesThatManyTestSamplesOrNone) {
+  const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "4", "--eval-every", "2",
+                        "--eval-samples", "20"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto s = summary();
+  EXPECT_EQ(s.at("eval_samples"), 20) << s.dump(2);
+  ASSERT_EQ(s.at("evaluations").size(), 2u) << s.dump(2);  // after steps 2 and 4
+  for (const auto& e : s.at("evaluations")) EXPECT_EQ(e.at("samples"), 20) << s.dump(2);
+  EXPECT_FALSE(s.at("final_accuracy").is_null());
+  EXPECT_NE(r.output.find("evaluating 20 of 128 test samples"), std::string::npos) << r.output;
+
+  const auto none = train({"--model", "mlp", "--global-batch", "16", "--steps", "2", "--eval-samples", "0"});
+  ASSERT_EQ(none.exitCode, 0) << none.output;
+  const auto n = summary();
+  EXPECT_EQ(n.at("eval_samples"), 0) << n.dump(2);
+  EXPECT_TRUE(n.at("evaluations").empty()) << n.dump(2);
+  EXPECT_TRUE(n.at("final_accuracy").is_null()) << n.dump(2);
+  EXPECT_EQ(none.output.find("eval at step"), std::string::npos) << none.output;
+  EXPECT_NE(none.output.find("no evaluation (--eval-samples 0)"), std::string::npos) << none.output;
+}
+
 TEST_F(Stopping, TimeBudgetEndsEveryWorkerWithinTheBudgetAndAStep) {
   const double budget = 1.5;
   const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "1000000", "--eval-every",

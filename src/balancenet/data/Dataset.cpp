@@ -7,7 +7,14 @@
 #include <numeric>
 #include <utility>
 
+#include "balancenet/core/PortableRandom.h"
+
 namespace balancenet::data {
+namespace {
+
+constexpr uint64_t kEvalSubsetSalt = 0xe7a15;  // apart from the seed's other uses (data order, augmentation)
+
+}  // namespace
 
 Batch Dataset::trainingBatch(const std::vector<Draw>& draws) const {
   std::vector<int64_t> indices;
@@ -60,6 +67,24 @@ class Subset final : public Dataset {
 
 std::shared_ptr<const Dataset> subsetOf(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices) {
   return std::make_shared<Subset>(std::move(base), std::move(indices));
+}
+
+std::vector<int64_t> seededSampleIndices(int64_t size, int64_t count, uint64_t seed) {
+  std::vector<int64_t> all = indexRange(0, size);
+  if (count >= size) return all;
+  auto gen = seededGenerator(seed, kEvalSubsetSalt);
+  for (int64_t i = 0; i < count; ++i)
+    std::swap(all[static_cast<size_t>(i)],
+              all[static_cast<size_t>(i) + boundedDraw(gen, static_cast<uint64_t>(size - i))]);
+  all.resize(static_cast<size_t>(std::max<int64_t>(0, count)));
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+std::shared_ptr<const Dataset> evaluationSet(std::shared_ptr<const Dataset> test, int64_t samples, uint64_t seed) {
+  if (!test || samples == 0) return nullptr;
+  if (samples < 0 || samples >= test->size()) return test;
+  return subsetOf(test, seededSampleIndices(test->size(), samples, seed));
 }
 
 }  // namespace balancenet::data

@@ -62,4 +62,15 @@ std::vector<int64_t> indexRange(int64_t begin, int64_t end);
 // The samples of `base` at `indices`, renumbered 0..n-1 (federated client shards).
 std::shared_ptr<const Dataset> subsetOf(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices);
 
+// --eval-samples's value for the whole test set (its default).
+inline constexpr int64_t kAllSamples = -1;
+
+// `count` distinct indices of [0, size), in increasing order, drawn for `seed` the same on every platform (a
+// partial Fisher-Yates); all of them when count >= size.
+std::vector<int64_t> seededSampleIndices(int64_t size, int64_t count, uint64_t seed);
+
+// The set an evaluation of `samples` test samples reads (--eval-samples): all of `test` when samples is
+// kAllSamples or at least its size, none (null) when 0, else the seededSampleIndices subset. Null `test` stays null.
+std::shared_ptr<const Dataset> evaluationSet(std::shared_ptr<const Dataset> test, int64_t samples, uint64_t seed);
+
 }  // namespace balancenet::data

@@ -88,10 +88,10 @@ static_assert(job::aggregateFields<LrSchedule>() == 7);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptimizerOptions, name, momentum, weightDecay, nesterov, beta1, beta2, eps)
 static_assert(job::aggregateFields<OptimizerOptions>() == 7);
 // Not carried: capacity and metricStyle, which each worker measures and derives from its data (worker/Worker.cpp).
-static_assert(job::aggregateFields<TrainerOptions>() == 18);
+static_assert(job::aggregateFields<TrainerOptions>() == 19);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainerOptions, steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate,
-                                   evalEvery, evalAtEnd, stopAtAccuracy, timeBudgetS, progressSeconds, runDir,
-                                   modelName, timelinePath, broadcastInitialModel)
+                                   evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS, progressSeconds,
+                                   runDir, modelName, timelinePath, broadcastInitialModel)
 }  // namespace balancenet::trainer
 
 namespace balancenet::elastic {

@@ -7,9 +7,11 @@ namespace balancenet::metrics {
 
 nlohmann::json RunSummary::toJson() const {
   nlohmann::json evalJson = nlohmann::json::array();
-  for (const auto& e : evals)
+  for (const auto& e : evals) {
     evalJson.push_back(
         {{"step", e.step}, {"accuracy", e.accuracy}, {"loss", e.loss}, {"train_seconds", e.trainSeconds}});
+    if (e.samples > 0) evalJson.back()["samples"] = e.samples;
+  }
   nlohmann::json j = {
       {"model", model},
       {"nodes", worldSize},

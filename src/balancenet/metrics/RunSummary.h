@@ -12,6 +12,7 @@ struct EvalPoint {
   double accuracy = 0;  // fraction of the test set classified correctly
   double loss = 0;
   double trainSeconds = 0;  // training time (evaluations excluded) elapsed when it was taken
+  int64_t samples = 0;      // test samples it covered (--eval-samples); 0: not counted (a Python-recorded one)
 };
 
 struct RunSummary {

@@ -17,12 +17,12 @@ metrics::EvalPoint EvalTotals::point(comm::Communicator& comm, int64_t step) con
   auto totals = at::tensor({correct_, lossSum_, counted_}, at::kDouble);
   comm.allreduceSum(totals);
   const double count = totals[2].item<double>();
-  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count};
+  return {step, totals[0].item<double>() / count, totals[1].item<double>() / count, 0, static_cast<int64_t>(count)};
 }
 
 metrics::EvalPoint EvalTotals::localPoint(int64_t step) const {
   const double count = std::max(counted_, 1.0);
-  return {step, correct_ / count, lossSum_ / count};
+  return {step, correct_ / count, lossSum_ / count, 0, static_cast<int64_t>(counted_)};
 }
 
 EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, const objective::Objective& objective,

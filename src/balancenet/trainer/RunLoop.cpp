@@ -144,6 +144,7 @@ metrics::RunSummary RunLoop::summarise(const RunState& state, const StopRule& st
   summary.finalLoss = state.records.empty() ? 0 : state.records.back().loss;
   summary.evals = state.evals;
   summary.extra["time_to_accuracy"] = metrics::timeToAccuracy(state.evals, o.stopAtAccuracy);
+  summary.extra["eval_samples"] = state.evals.empty() ? 0 : state.evals.back().samples;  // of each evaluation
   summary.extra["stopped_by"] = toString(stop.reason());
   metrics::addStyleFields(summary, o.metricStyle);
   engine.describe(summary);

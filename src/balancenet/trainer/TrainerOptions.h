@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "balancenet/data/Dataset.h"
 #include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/MetricStyle.h"
 #include "balancenet/trainer/LrSchedule.h"
@@ -24,6 +25,7 @@ struct TrainerOptions {
   int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated
   int64_t evalEvery = 0;    // 0: evaluate only at the end
   bool evalAtEnd = true;
+  int64_t evalSamples = data::kAllSamples;  // --eval-samples: a seeded subset of the test set; 0: none
   double stopAtAccuracy = 0;          // > 0: the run ends at the first evaluation reaching it (needs evalEvery > 0)
   double timeBudgetS = 0;             // > 0: the run ends when rank 0's training time reaches it (StopRule)
   double progressSeconds = 5;         // rank 0 prints a progress line this often; 0: never

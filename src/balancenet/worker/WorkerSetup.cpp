@@ -22,7 +22,16 @@ TrainingData loadTrainingData(const JobConfig& c) {
   if (options.loaderThreads <= 0) options.loaderThreads = c.threads;
   data::DatasetPair sets = data::openDataset(options);
   objective::Objective objective(sets.train->spec(), c.objective);
-  return {std::move(sets.train), std::move(sets.test), std::move(objective)};
+  const int64_t samples = c.trainer.evalSamples;
+  auto test = data::evaluationSet(sets.test, samples, c.trainer.seed);
+  if (sets.test && samples != data::kAllSamples && c.worker && c.worker->rank == 0) {
+    if (!test)
+      spdlog::info("no evaluation (--eval-samples 0)");
+    else
+      spdlog::info("evaluating {} of {} test samples (--eval-samples {}: the same subset, seeded by --seed, each time)",
+                   test->size(), sets.test->size(), samples);
+  }
+  return {std::move(sets.train), std::move(test), std::move(objective)};
 }
 
 models::BuiltModel buildWorkerModel(const JobConfig& c, const data::DatasetSpec& spec, bool announce) {

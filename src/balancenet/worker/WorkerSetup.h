@@ -22,7 +22,8 @@ struct TrainingData {
   objective::Objective objective;  // the loss and metrics the targets call for
 };
 
-// The training and held-out sets of --data, and the objective of their targets.
+// The training and held-out sets of --data (of the held-out set, what --eval-samples evaluates; rank 0 says so),
+// and the objective of their targets.
 TrainingData loadTrainingData(const job::JobConfig& c);
 
 // The model every rank builds from the same seed, sized for the data's samples and targets. `announce`:

@@ -107,6 +107,25 @@ TEST_F(TrainFlags, ParseErrorsAreUsageErrors) {
   expectTrainRefused({"--steps", "ten"}, "--steps");
 }
 
+// Issue 56: every run ended with an evaluation of the whole test set.
+TEST_F(TrainFlags, EvalSamplesChoosesASubsetOrNoEvaluation) {
+  const auto whole = parseTrainCommandLine({});
+  EXPECT_EQ(whole.trainer.evalSamples, data::kAllSamples);
+  EXPECT_TRUE(whole.trainer.evalAtEnd);
+  const auto subset = parseTrainCommandLine({"--eval-samples", "500", "--eval-every", "10"});
+  EXPECT_EQ(subset.trainer.evalSamples, 500);
+  EXPECT_TRUE(subset.trainer.evalAtEnd);
+  const auto none = parseTrainCommandLine({"--eval-samples", "0"});
+  EXPECT_EQ(none.trainer.evalSamples, 0);
+  EXPECT_FALSE(none.trainer.evalAtEnd);
+  expectTrainRefused({"--eval-samples", "-1"}, "--eval-samples must not be negative, got -1");
+  expectTrainRefused({"--eval-samples", "many"}, "--eval-samples");
+  expectTrainRefused({"--eval-samples", "0", "--eval-every", "10"},
+                     "--eval-every 10 evaluates, which --eval-samples 0 turns off");
+  expectTrainRefused({"--eval-samples", "0", "--eval-every", "10", "--stop-at-accuracy", "0.5"},
+                     "--eval-every 10 evaluates, which --eval-samples 0 turns off");
+}
+
 TEST_F(TrainFlags, ScaleFlagsReachTheOrchestrationOptions) {
   const auto c = parseTrainCommandLine({"--workers", "4", "--probe-peers", "2", "--rebalance-budget", "0.01"});
   EXPECT_EQ(c.orchestration.probePeers, 2);

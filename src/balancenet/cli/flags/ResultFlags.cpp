@@ -26,6 +26,11 @@ void addOutputFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
   auto& t = c.trainer;
   app.add_option("--eval-every", t.evalEvery, "Evaluate test accuracy every N steps (0: only at the end)")
       ->capture_default_str();
+  app.add_option("--eval-samples", raw.evalSamples,
+                 "Evaluate on N samples of the test set, the same fixed subset (seeded by --seed) at every "
+                 "evaluation, instead of the whole set (the default); 0: no evaluation at all, not even at the end; "
+                 "summary.json's eval_samples says how many were evaluated")
+      ->default_str("");  // unset unless given: the whole test set
   app.add_option("--stop-at-accuracy", t.stopAtAccuracy,
                  "End the run at the first evaluation (every --eval-every steps, which must be > 0) whose test "
                  "accuracy reaches A, in (0, 1]; checkpoints and outputs as at --steps (0: run all --steps)")
@@ -53,9 +58,16 @@ void addResultFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }
 
-// --eval-every, --stop-at-accuracy, --time-budget-s: when the run evaluates and ends.
-void validateStopping(const trainer::TrainerOptions& t) {
+// --eval-every, --eval-samples, --stop-at-accuracy, --time-budget-s: when the run evaluates, on what, and ends.
+void validateStopping(trainer::TrainerOptions& t, const ResultRaw& raw) {
   require(t.evalEvery >= 0, "--eval-every must not be negative");
+  if (raw.evalSamples != kUnset) {
+    require(raw.evalSamples >= 0, fmt::format("--eval-samples must not be negative, got {}", raw.evalSamples));
+    require(raw.evalSamples > 0 || t.evalEvery == 0,
+            fmt::format("--eval-every {} evaluates, which --eval-samples 0 turns off", t.evalEvery));
+    t.evalSamples = raw.evalSamples;
+    t.evalAtEnd = raw.evalSamples > 0;
+  }
   require(t.stopAtAccuracy >= 0 && t.stopAtAccuracy <= 1,
           fmt::format("--stop-at-accuracy must be in (0, 1], got {}", t.stopAtAccuracy));
   require(t.stopAtAccuracy == 0 || t.evalEvery > 0,

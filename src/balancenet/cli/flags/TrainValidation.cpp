@@ -81,7 +81,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   });
   validateParameterServers(c, raw.comm);
   validateOptimisation(c, raw.optimisation);
-  validateStopping(c.trainer);
+  validateStopping(c.trainer, raw.result);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
   c.trainer.modelName = c.model.name;
