@@ -1,6 +1,7 @@
 // Every data format and model through the binary: short `balancenet train` runs of 2 workers (npy
 // regression with mlp and mse, text with gpt, PNG images with augmentation, CIFAR-10 batches), pipeline
-// stages on gpt, and `balancenet federate` on text and on npy. Each must exit 0 and write summary.json.
+// stages on gpt, and `balancenet federate` on text and on npy. Each must exit 0, write summary.json and show that
+// it did what it was asked (the loss falls, a field of the data or the shape has its value).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 #include "testing/DataFiles.h"
 #include "testing/NumpyScript.h"
 
@@ -36,8 +38,9 @@ class DataFormatsProcess : public BinaryFixture {
     }
     return nlohmann::json::parse(readFile(summary));
   }
-  nlohmann::json train(const std::string& source, const std::string& runName, std::vector<std::string> flags) {
-    flags.insert(flags.end(), {"--workers", "2", "--steps", "3"});
+  nlohmann::json train(const std::string& source, const std::string& runName, std::vector<std::string> flags,
+                       int steps = 3) {
+    flags.insert(flags.end(), {"--workers", "2", "--steps", std::to_string(steps)});
     return runOn("train", source, runName, flags);
   }
   nlohmann::json federate(const std::string& source, const std::string& runName, std::vector<std::string> flags) {
@@ -69,9 +72,18 @@ void expectSteps(const nlohmann::json& summary, int64_t steps) {
   EXPECT_EQ(summary["steps"].get<int64_t>(), steps) << summary.dump();
 }
 
+// A linear target plus noise: 30 steps of 64 take the mse from about 8.6 to about 0.3 (issue 56: the exit code
+// alone passed a run that diverged).
 TEST_F(DataFormatsProcess, NpyRegressionTrainsAnMlpWithMse) {
   REQUIRE_NUMPY();
-  expectSteps(train(npy(), "npy", {"--model", "mlp", "--loss", "mse", "--global-batch", "16"}), 3);
+  const auto summary =
+      train(npy(), "npy", {"--model", "mlp", "--loss", "mse", "--global-batch", "64", "--lr", "0.01"}, 30);
+  expectSteps(summary, 30);
+  expectLossFalls(dir_.file("npy/steps.csv"), 0.25);
+  // The test mse too (a diverged run's is NaN, null in JSON).
+  ASSERT_TRUE(summary.contains("final_mse") && summary["final_mse"].is_number()) << summary.dump();
+  EXPECT_LT(summary["final_mse"].get<double>(), 0.25 * stepLosses(dir_.file("npy/steps.csv")).front())
+      << summary.dump();
 }
 
 TEST_F(DataFormatsProcess, TextTrainsAGptAndReportsTokenMetrics) {
@@ -113,21 +125,32 @@ TEST_F(DataFormatsProcess, ScriptedTokenModelTrainsOnTextAndAnImageModelIsRefuse
 
 TEST_F(DataFormatsProcess, ImageFolderTrainsWithAugmentation) {
   ASSERT_EQ(writeImageFolder(dir_.file("images"), 3, 8), "");
-  expectSteps(train("imagefolder:" + dir_.file("images"), "images",
-                    {"--model", "cnn", "--width", "0.25", "--augment", "crop,flip", "--image-size", "16",
-                     "--global-batch", "8"}),
-              3);
+  const auto summary = train(
+      "imagefolder:" + dir_.file("images"), "images",
+      {"--model", "cnn", "--width", "0.25", "--augment", "crop,flip", "--image-size", "16", "--global-batch", "8"});
+  expectSteps(summary, 3);
+  // Without a val/ folder the held-out set is round(8 x --val-fraction 0.1) = 1 file of each of the 3 classes.
+  EXPECT_EQ(summary.value("eval_samples", -1), 3) << summary.dump();
 }
 
 TEST_F(DataFormatsProcess, Cifar10BatchesTrain) {
   REQUIRE_NUMPY();
   ASSERT_EQ(writeCifar10Batches(dir_.file("cifar"), 10), "");
-  expectSteps(
-      train("cifar10:" + dir_.file("cifar"), "cifar", {"--model", "cnn", "--width", "0.25", "--global-batch", "8"}), 3);
+  const auto summary =
+      train("cifar10:" + dir_.file("cifar"), "cifar", {"--model", "cnn", "--width", "0.25", "--global-batch", "8"});
+  expectSteps(summary, 3);
+  // test_batch.bin's 10 records, every one read: the evaluation covered the whole test batch.
+  EXPECT_EQ(summary.value("eval_samples", -1), 10) << summary.dump();
+  EXPECT_EQ(summary.value("samples_trained", -1.0), 3 * 8) << summary.dump();
 }
 
 TEST_F(DataFormatsProcess, TextGptTrainsInTwoPipelineStages) {
-  expectSteps(train(text(), "pipeline", with(kSmallGpt, {"--global-batch", "8", "--pipeline-stages", "2"})), 3);
+  const auto summary =
+      train(text(), "pipeline", with(kSmallGpt, {"--global-batch", "8", "--pipeline-stages", "2"}), 12);
+  expectSteps(summary, 12);
+  ASSERT_TRUE(summary.contains("pipeline")) << summary.dump();
+  EXPECT_EQ(summary["pipeline"].value("stages", -1), 2) << summary.dump();  // two stages, not data parallelism
+  expectLossFalls(dir_.file("pipeline/steps.csv"), 0.8);
 }
 
 TEST_F(DataFormatsProcess, FederateTextWithGpt) {
@@ -139,6 +162,14 @@ TEST_F(DataFormatsProcess, FederateNpyRegression) {
   REQUIRE_NUMPY();
   const auto summary = federate(npy(), "federate-npy", {"--model", "mlp", "--loss", "mse"});
   EXPECT_EQ(summary.value("rounds", -1), 2) << summary.dump();
+  // The server's test mse after each round (every client's row repeats it): the second round's is lower.
+  std::map<std::string, double> testLoss;
+  for (const auto& row : readCsvRows(dir_.file("federate-npy/rounds.csv")))
+    testLoss[row.at("round")] = std::stod(row.at("test_loss"));
+  ASSERT_EQ(testLoss.size(), 2u);
+  EXPECT_TRUE(std::isfinite(testLoss.at("1")));
+  EXPECT_LT(testLoss.at("1"), 0.85 * testLoss.at("0"))
+      << "round 0: " << testLoss.at("0") << ", round 1: " << testLoss.at("1");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // --pipeline-stages auto chooses a shape and trains it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -117,7 +118,19 @@ TEST_F(PartitionProcess, CappedWorkerRefusesDataParallelismButTrainsAPlannedPipe
   auto planned = job;
   planned.insert(planned.end(), {"--pipeline-stages", "2", "--partition", "auto"});
   const auto r = trainFor(planned);
-  EXPECT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // It trained as planned: two stages that split the model's 15 blocks, the capped worker holding one of them.
+  const auto stages = announcedStages(r.output);
+  ASSERT_EQ(stages.size(), 2u) << r.output;
+  EXPECT_EQ(stages[0].blocks + stages[1].blocks, 15) << r.output;
+  EXPECT_EQ(std::count(stages[0].ranks.begin(), stages[0].ranks.end(), 3) +
+                std::count(stages[1].ranks.begin(), stages[1].ranks.end(), 3),
+            1)
+      << r.output;
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
+  EXPECT_EQ(summary.at("steps"), 1);
+  EXPECT_EQ(summary.at("pipeline").at("stages"), 2) << summary.dump();
+  EXPECT_EQ(summary.at("pipeline").at("partition").get<std::string>().find("auto"), std::string::npos);
 }
 
 // --pipeline-stages auto: the launcher ranks the shapes, says which it chose, and the job trains with it.
