@@ -273,6 +273,30 @@ TEST_F(PipelineProcess, ModelTooBigForDataParallelismTrainsInFourStages) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
 }
 
+// Issue 56: the replicas of a stage summed by the ring whatever --comm said. --comm a2a's exchange is the one
+// they run (--explain-comm says so, steps.csv's comm_phases are its 2 at 3 replicas, where the ring has 4),
+// and --comm allreduce, whose buckets would overlap a backward the micro-batches split, is refused in one line.
+TEST_F(PipelineProcess, StageReplicasSumByTheCommAlgorithm) {
+  const std::vector<std::string> flags{
+      "--model", "mlp", "--global-batch",     "24", "--nodes",        "6", "--pipeline-stages", "2",
+      "--steps", "2",   "--progress-seconds", "0",  "--eval-samples", "0"};
+  ProcessOptions o;
+  o.timeoutSeconds = 120;
+  auto a2a = flags;
+  a2a.insert(a2a.end(), {"--comm", "a2a", "--explain-comm"});
+  const auto r = train(a2a, o);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("replicas of each stage: every parameter: one all-to-all all-reduce"), std::string::npos)
+      << r.output;
+  const auto rows = readCsvRows(dir_.file("run/steps.csv"));
+  ASSERT_EQ(rows.size(), 2u * 6u);
+  for (const auto& row : rows) EXPECT_EQ(row.at("comm_phases"), "2") << "rank " << row.at("rank");
+
+  auto allreduce = flags;
+  allreduce.insert(allreduce.end(), {"--comm", "allreduce"});
+  expectOneLineError(train(allreduce, o), "--comm allreduce (its buckets overlap backward", 2);
+}
+
 // A stage that dies or stalls mid-run: the job ends with one error line naming it, in bounded time, leaving
 // no worker behind. A killed worker is seen by the launcher at once; a stopped one only through its
 // neighbour, whose receive (or all-reduce) must time out after --stall-timeout instead of waiting for ever,

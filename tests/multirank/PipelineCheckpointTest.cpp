@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "testing/ChangingAllocator.h"
 #include "testing/ReferenceTraining.h"
@@ -37,6 +38,7 @@ std::vector<at::Tensor> train(const ResumeCase& c, const testing::ImageSet& data
   std::string trainingBytes;  // what rank 0's checkpoint file would hold
   testing::runRanks(world, [&](comm::Communicator& comm) {
     auto groups = pipeline::formPipelineGroups(comm, pipeline::Topology::of(world, c.stages));
+    comm::FlatAllReduceSync stageSync(*groups.stage);
     auto makeTrainer = [&](models::BuiltModel& built, const std::string& cut,
                            std::unique_ptr<orchestrator::Allocator>& allocator) {
       if (groups.firstStage()) allocator = std::make_unique<testing::ChangingAllocator>(std::vector<Split>{c.split});
@@ -45,8 +47,8 @@ std::vector<at::Tensor> train(const ResumeCase& c, const testing::ImageSet& data
       o.microBatches = 3;
       o.partition = pipeline::Partition::parse(cut, built.net->blocks().size(), c.stages);
       return std::make_unique<pipeline::PipelineTrainer>(
-          o,
-          pipeline::PipelineParts{*built.net, data, nullptr, testing::syntheticObjective(), groups, allocator.get()});
+          o, pipeline::PipelineParts{*built.net, data, nullptr, testing::syntheticObjective(), groups, stageSync,
+                                     allocator.get()});
     };
     auto keepModel = [&](pipeline::PipelineTrainer& trainer, models::BuiltModel& built) {
       trainer.gatherModelToRankZero();

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/models/Gpt.h"
 #include "balancenet/models/ModelForData.h"
@@ -45,6 +46,7 @@ std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::T
   testing::runRanks(c.stages * replicas, [&](comm::Communicator& world) {
     const auto topology = pipeline::Topology::of(world.size(), c.stages);
     auto groups = pipeline::formPipelineGroups(world, topology);
+    comm::FlatAllReduceSync stageSync(*groups.stage);
     auto built = build();
     std::unique_ptr<orchestrator::Allocator> allocator;
     if (groups.firstStage()) allocator = std::make_unique<testing::ChangingAllocator>(c.splits);
@@ -53,7 +55,7 @@ std::vector<at::Tensor> pipelineTraining(const PipelineCase& c, const trainer::T
     o.schedule = c.schedule;
     o.microBatches = c.micros;
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), c.stages);
-    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, objective, groups, allocator.get()});
+    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, objective, groups, stageSync, allocator.get()});
     for (int64_t s = 0; s < options.steps; ++s) {
       const auto record = t.step();
       EXPECT_EQ(record.stage, topology.stageOf(world.rank()));

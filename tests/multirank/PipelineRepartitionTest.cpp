@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "testing/ChangingAllocator.h"
@@ -83,6 +84,7 @@ MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& option
   testing::runRanks(world, [&](comm::Communicator& comm) {
     const auto topology = topologyOf(c, comm.size());
     auto groups = pipeline::formPipelineGroups(comm, topology);
+    comm::FlatAllReduceSync stageSync(*groups.stage);
     auto built = testing::seededComparisonModel(c.model, options.seed);
     const size_t blocks = built.net->blocks().size();
     std::unique_ptr<orchestrator::Allocator> allocator;
@@ -96,8 +98,8 @@ MovedRun trainWithMoves(const MoveCase& c, const trainer::TrainerOptions& option
     o.partition = pipeline::Partition::uniform(blocks, c.stages);
     o.livePartition = c.live;
     o.partitionEvery = c.every;
-    pipeline::PipelineTrainer t(
-        o, {*built.net, train, nullptr, testing::syntheticObjective(), groups, allocator.get(), controller.get()});
+    pipeline::PipelineTrainer t(o, {*built.net, train, nullptr, testing::syntheticObjective(), groups, stageSync,
+                                    allocator.get(), controller.get()});
     auto moveIfScripted = [&](int64_t step) {
       const auto move = c.moves.find(step);
       if (!c.live && move != c.moves.end()) t.repartition(pipeline::Partition::parse(move->second, blocks, c.stages));
@@ -239,6 +241,7 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
   std::string wroteTo;
   testing::runRanks(2, [&](comm::Communicator& comm) {
     auto groups = pipeline::formPipelineGroups(comm, pipeline::Topology::of(2, 2));
+    comm::FlatAllReduceSync stageSync(*groups.stage);
     auto built = testing::seededComparisonModel("cnn", options.seed);
     std::unique_ptr<orchestrator::Allocator> allocator;
     if (groups.firstStage()) allocator = std::make_unique<testing::ChangingAllocator>(std::vector<Split>{Split{{16}}});
@@ -250,8 +253,8 @@ TEST(PipelineRepartition, RunReportsTheMovesAndTheControllerWritesItsOutputs) {
     o.trainer = options;
     o.partition = pipeline::Partition::uniform(built.net->blocks().size(), 2);
     o.livePartition = true;
-    pipeline::PipelineTrainer t(
-        o, {*built.net, train, &test, testing::syntheticObjective(), groups, allocator.get(), controller.get()});
+    pipeline::PipelineTrainer t(o, {*built.net, train, &test, testing::syntheticObjective(), groups, stageSync,
+                                    allocator.get(), controller.get()});
     summaries[comm.rank()] = trainer::RunLoop(o.trainer, {t}).run();
     if (controller) wroteTo = controller->wroteTo;
   });

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "balancenet/comm/FlatAllReduceSync.h"
+#include "balancenet/comm/GradientSync.h"
 #include "balancenet/core/CpuStopwatch.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
@@ -71,7 +71,6 @@ PipelineTrainer::PipelineTrainer(PipelineTrainerOptions options, PipelineParts p
   state.insert(state.end(), buffers_.begin(), buffers_.end());
   if (g.topology.replicas > 1 && !state.empty()) g.stage->broadcast(state, 0);
   optimizer_ = trainer::makeOptimizer(options_.trainer.optimizer, params_, options_.trainer.lr.at(0));
-  stageSync_ = std::make_unique<comm::FlatAllReduceSync>(*g.stage);
   if (!options_.trainer.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(g.world.rank());
   origin_ = sharedOrigin(g.world);
   runner_ = std::make_unique<ScheduleRunner>(g, *stage_, options_.schedule, stageInputShape(), origin_);
@@ -242,7 +241,7 @@ PipelineTrainer::SyncedStep PipelineTrainer::synchronizeStage(double columnLoss,
   CpuStopwatch syncCpu;
   {
     Timeline::Span span(timeline_.get(), "synchronize", "sync");
-    synced.stats = stageSync_->synchronize(synced.grads, synced.scalars, context);
+    synced.stats = parts_.stageSync.synchronize(synced.grads, synced.scalars, context);
   }
   synced.syncCpuMs = syncCpu.elapsedMs();
   return synced;

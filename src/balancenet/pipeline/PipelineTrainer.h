@@ -25,7 +25,7 @@
 #include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::comm {
-class FlatAllReduceSync;
+class GradientSync;
 struct SyncContext;
 }  // namespace balancenet::comm
 
@@ -52,6 +52,9 @@ struct PipelineParts {
   const data::Dataset* test;  // null: no evaluation
   const objective::Objective& objective;
   PipelineGroups& groups;
+  // How the replicas of this rank's stage sum their gradients, over groups.stage (worker/SyncFactory's
+  // makeStageSync, which follows --comm).
+  comm::GradientSync& stageSync;
   // The split over the columns (one share per replica); used on stage 0, whose group it decides over,
   // and null elsewhere. The trainer broadcasts the decision down each column.
   orchestrator::Allocator* allocator;
@@ -156,7 +159,6 @@ class PipelineTrainer : public trainer::StepEngine {
   // The shapes other stages' tensors had before they were freed, by tensor: what gathering refills.
   std::unordered_map<const void*, std::vector<int64_t>> freedShapes_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::unique_ptr<comm::FlatAllReduceSync> stageSync_;
   std::unique_ptr<ScheduleRunner> runner_;
   Timeline::Clock::time_point origin_;  // rank 0's clock at the start: runners after a move keep it
   data::GlobalPermutationSampler sampler_;

@@ -141,7 +141,14 @@ int runPipelineWorker(const JobConfig& config) {
   const auto options = trainerOptions(c, data, placed, planned, world->rank());
   // The checkpoint's identity is the whole model's: taken before the trainer frees the other stages.
   WorkerCheckpoints checkpoints(c, *world, *model.net);
-  pipeline::PipelineParts parts{*model.net, *data.train, data.test.get(), data.objective, groups, allocator.get()};
+  const auto stageSync = makeStageSync(*groups.stage, c);
+  if (world->rank() == 0 && c.comm.explain) {
+    std::string text = stageSync->explain();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    spdlog::info("gradient synchronisation among the replicas of each stage: {}", text);
+  }
+  pipeline::PipelineParts parts{*model.net, *data.train, data.test.get(), data.objective,
+                                groups,     *stageSync,  allocator.get()};
   parts.controller = repartitioner.get();
   pipeline::PipelineTrainer trainer(options, parts);
   checkpoints.resumeIfAsked(trainer);

@@ -1,11 +1,14 @@
 // Strategy choice by name.
 #include "balancenet/worker/SyncFactory.h"
 
+#include <fmt/format.h>
+
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/OffloadSync.h"
 #include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/commchoice/AutoSync.h"
+#include "balancenet/core/Error.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
 #include "balancenet/job/JobRendezvous.h"
@@ -101,6 +104,13 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     sync = std::make_unique<emulation::StragglerSync>(std::move(sync), emulation::StragglerSync::Mode::Paced,
                                                       e.nodeSpeed, rank);
   return sync;
+}
+
+std::unique_ptr<comm::GradientSync> makeStageSync(comm::Communicator& stage, const JobConfig& c) {
+  const comm::CommMode mode = c.comm.mode == comm::CommMode::Auto ? comm::CommMode::Flat : c.comm.mode;
+  if (mode != comm::CommMode::Flat && mode != comm::CommMode::HalvingDoubling && mode != comm::CommMode::AllToAll)
+    throw InternalError(fmt::format("--comm {} reached a pipeline stage", comm::commModeName(c.comm.mode)));
+  return std::make_unique<comm::FlatAllReduceSync>(stage, exchangeOf(mode));
 }
 
 }  // namespace balancenet::worker

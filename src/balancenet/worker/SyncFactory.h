@@ -19,4 +19,11 @@ bool capturesFactors(const job::CommOptions& comm);
 std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, models::Network& net,
                                                      const job::JobConfig& config);
 
+// The exchange among the replicas of a pipeline stage (`stage`: their group): one all-reduce of the stage's
+// gradients after the schedule, by --comm's algorithm: flat the ring, hd halving-doubling, a2a two all-to-alls;
+// auto the ring (one exchange a step: nothing to time). Not the parameter list's: a repartition keeps it. No
+// straggler wrapper: a stage's --slowdown is kept by its schedule. InternalError for a mode the pipeline flags
+// refuse (allreduce's buckets overlap a backward pass the micro-batches do not have; sfb, hybrid, ps).
+std::unique_ptr<comm::GradientSync> makeStageSync(comm::Communicator& stage, const job::JobConfig& config);
+
 }  // namespace balancenet::worker

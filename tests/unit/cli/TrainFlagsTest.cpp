@@ -311,7 +311,7 @@ TEST_F(TrainFlags, PipelinesCheckpointAndRestartTheWholeJobFromACheckpoint) {
 TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
   const std::vector<std::string> pipe{"--nodes", "4", "--pipeline-stages", "2"};
   const std::vector<std::vector<std::string>> refused{
-      {"--comm", "flat"},
+      {"--comm", "allreduce"},
       {"--comm", "sfb"},
       {"--comm", "hybrid"},
       {"--comm", "ps", "--ps", "1"},
@@ -332,9 +332,24 @@ TEST_F(TrainFlags, PipelinesRefuseWhatTheyDoNotSupportYet) {
   }
   expectTrainRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "hybrid"},
                      "--comm hybrid is not supported with --pipeline-stages 2 yet");
+  // Issue 56: allreduce was accepted and ran the flat ring; it is refused, naming what stages take.
+  expectTrainRefused({"--nodes", "4", "--pipeline-stages", "2", "--comm", "allreduce"},
+                     "--comm allreduce (its buckets overlap backward; stages take --comm auto, flat, hd or a2a) is not "
+                     "supported with --pipeline-stages 2 yet");
   // The same flags with --pipeline-stages 1 are data parallelism, as before.
   EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "1", "--comm", "flat"}).comm.mode,
             comm::CommMode::Flat);
+}
+
+// The stage replicas' exchange follows --comm (worker/SyncFactory's makeStageSync).
+TEST_F(TrainFlags, PipelinesTakeTheAllReduceAlgorithmsOfComm) {
+  for (const auto& [name, mode] :
+       std::vector<std::pair<std::string, comm::CommMode>>{{"auto", comm::CommMode::Auto},
+                                                           {"flat", comm::CommMode::Flat},
+                                                           {"hd", comm::CommMode::HalvingDoubling},
+                                                           {"a2a", comm::CommMode::AllToAll}})
+    EXPECT_EQ(parseTrainCommandLine({"--nodes", "4", "--pipeline-stages", "2", "--comm", name}).comm.mode, mode)
+        << name;
 }
 
 TEST_F(TrainFlags, WorkersOfAPipelineJobSeeTheWorldFromTheEnvironment) {

@@ -132,11 +132,18 @@ void validatePipeline(JobConfig& c, const RawFlags& raw, int world) {
     require(!p.explainPartition, "--explain-partition needs --pipeline-stages S > 1 (or auto): one stage is not cut");
     return;
   }
-  // The pipeline engine runs the plain all-reduce among a stage's replicas and has no membership changes
-  // (a re-form would need a new cut) or factor capture yet; its --max-restarts restarts the whole job. (--export,
-  // --save-params and --checkpoint-dir/--resume are allowed: the engine gathers the model.)
+  // A stage's replicas sum their gradients with one all-reduce after the schedule, by --comm's algorithm
+  // (worker/SyncFactory's makeStageSync: auto, flat, hd, a2a); allreduce's buckets would overlap a backward
+  // pass that the micro-batches split, and there are no membership changes (a re-form would need a new cut)
+  // or factor capture yet; its --max-restarts restarts the whole job. (--export, --save-params and
+  // --checkpoint-dir/--resume are allowed: the engine gathers the model.)
+  const auto mode = c.comm.mode;
   const std::pair<bool, std::string> unsupported[] = {
-      {c.comm.mode != comm::CommMode::Auto && c.comm.mode != comm::CommMode::AllReduce, "--comm " + raw.comm.comm},
+      {mode == comm::CommMode::AllReduce,
+       "--comm allreduce (its buckets overlap backward; stages take --comm auto, flat, hd or a2a)"},
+      {mode == comm::CommMode::SufficientFactors || mode == comm::CommMode::Hybrid ||
+           mode == comm::CommMode::ParameterServers,
+       "--comm " + raw.comm.comm},
       {raw.comm.staleness != kUnset, "--staleness"},
       {c.syncBatchNorm, "--sync-bn"},
       {c.resilience.elastic, "--elastic"},
