@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One side of bench/frameworks_vs_ddp.sh: a framework's own training (Lightning's Trainer with strategy "ddp",
-transformers' Trainer, an Accelerate loop) or the same with balancenet's integration (--balanced), on the examples'
+transformers' Trainer, an Accelerate loop, an FSDP2 loop) or the same with balancenet's integration (--balanced), on the examples'
 models and data, every rank paced to its --node-speed as bench/ddp_peer.py paces (the same pacing on both sides, so
 that the split alone differs). Rank 0 writes ddp_peer.py's summary JSON (step_seconds, evaluations) to --out.
 
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 def arguments():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--framework", choices=["lightning", "transformers", "accelerate"], required=True)
+    p.add_argument("--framework", choices=["lightning", "transformers", "accelerate", "fsdp2"], required=True)
     p.add_argument("--balanced", action="store_true")
     p.add_argument("--node-speed", required=True, help="samples/s of each rank, comma separated")
     p.add_argument("--global-batch", type=int, default=128)
@@ -37,11 +37,11 @@ class Pacer:
     for the paced time less the compute it measured per sample at the last step (from the forward's start to the
     last gradient, the sleep left out), as ddp_peer.py does before its backward."""
 
-    def __init__(self, module, speed):
+    def __init__(self, module, speed, mark_on_gradients=True):
         self.speed, self.per_sample, self.slept, self.start, self.batch = speed, 0.0, 0.0, 0.0, 1
         module.register_forward_pre_hook(self.begin, with_kwargs=True)
         module.register_forward_hook(self.pace)
-        for parameter in module.parameters():
+        for parameter in module.parameters() if mark_on_gradients else ():  # else the loop calls mark()
             parameter.register_hook(self.mark)
 
     def begin(self, module, args, kwargs):
@@ -53,7 +53,7 @@ class Pacer:
             self.slept = max(0.0, self.batch / self.speed - self.per_sample * self.batch)
             time.sleep(self.slept)
 
-    def mark(self, grad):
+    def mark(self, grad=None):
         self.per_sample = (time.perf_counter() - self.start - self.slept) / self.batch
 
 
@@ -202,10 +202,53 @@ def accelerate(args, record):
             record.begin()
 
 
+def fsdp2(args, record):
+    """examples/python/fsdp2_train.py's GPT sharded with fully_shard (each block and the root), a larger shape; the
+    pacer marks the backward's end from the loop (FSDP2 sets the sharded gradients itself, no tensor hook fires)."""
+    import torch.distributed as dist
+    import fsdp2_train as example
+    from gpt_ddp import loss_of, token_data
+
+    shape = argparse.Namespace(vocab=64, context=64, embed=128, layers=4, heads=4, seed=0, mixed_precision=None)
+    data = token_data(shape, sequences=4096)
+    dist.init_process_group("gloo")
+    world = dist.get_world_size()
+    if args.balanced:
+        import balancenet.torch as bn
+        bn.init()
+    model = example.sharded_model(shape, torch.device("cpu"))
+    pacer = Pacer(model, speed_of_this_rank(args), mark_on_gradients=False)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    if args.balanced:
+        bn.attach(model)
+        loader = bn.DataLoader(data, global_batch=args.global_batch, seed=0)
+    else:
+        sampler = torch.utils.data.DistributedSampler(data, shuffle=True, seed=0)
+        loader = torch.utils.data.DataLoader(data, batch_size=args.global_batch // world, sampler=sampler)
+    while len(record.steps) < args.steps:
+        record.begin()
+        for x, y in loader:
+            loss = loss_of(model, x, y)
+            loss.backward()
+            pacer.mark()
+            optimizer.step()
+            optimizer.zero_grad()
+            if args.balanced:
+                bn.step_done(loss)
+            record.end()
+            if len(record.steps) >= args.steps:
+                break
+            record.begin()
+    if args.balanced:
+        bn.finish()
+    dist.destroy_process_group()
+
+
 def main():
     args = arguments()
     record = Record(args, ("balancenet." if args.balanced else "") + args.framework)
-    {"lightning": lightning, "transformers": transformers, "accelerate": accelerate}[args.framework](args, record)
+    {"lightning": lightning, "transformers": transformers, "accelerate": accelerate, "fsdp2": fsdp2}[args.framework](
+        args, record)
     record.write()
 
 

@@ -9,7 +9,8 @@
 #   h1: 4 workers paced 100,100,100,25 samples/s; homo: 4 x 100. Global batch 128, STEPS steps (default 60).
 #   EVAL_EVERY=n TARGET=a  Lightning and Accelerate evaluate the test accuracy every n steps and stop at a
 #         (default: no evaluation; the time to a then comes out as n/r)
-#   FRAMEWORKS="lightning transformers accelerate torch"  which ones (torch: bench/ddp_peer.py, the plain package)
+#   FRAMEWORKS="lightning transformers accelerate torch"  which ones (torch: bench/ddp_peer.py, the plain package;
+#         fsdp2: an FSDP2 loop, plain against bn.attach(), also accepted)
 #   QUICK=1  a smoke run: 2 workers paced 400,100, 4 steps
 # Results: docs/results.md#the-frameworks-side-by-side-with-their-own-ddp.
 set -euo pipefail

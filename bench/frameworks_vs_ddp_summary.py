@@ -11,7 +11,7 @@ from vs_ddp_summary import ddp_run, fmt, time_to, write_json  # noqa: E402
 
 TARGETS = {"h1": 2.5, "homo": 0.97}
 NAMES = {"lightning": "Lightning", "transformers": "transformers Trainer", "accelerate": "Accelerate",
-         "torch": "plain package (ddp_peer.py)"}
+         "fsdp2": "FSDP2 (fully_shard)", "torch": "plain package (ddp_peer.py)"}
 
 
 def main():

@@ -28,8 +28,18 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 def arguments():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    model_and_steps(p, "DDP")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (inductor)")
+    p.add_argument("--balanced", action="store_true", help="balancenet's per-worker shares (the five bn: lines)")
+    p.add_argument("--reference", action="store_true", help="one process on --balanced's global batches")
+    p.add_argument("--out", help="rank 0 writes the final state_dict here (torch.save)")
+    return p.parse_args()
+
+
+def model_and_steps(p, plain):
+    """The model's shape, the steps and the optimiser: these flags, also fsdp2_train.py's."""
     p.add_argument("--steps", type=int, default=10, help="optimiser steps")
-    p.add_argument("--batch-size", type=int, default=8, help="plain DDP: sequences per rank and step")
+    p.add_argument("--batch-size", type=int, default=8, help=f"plain {plain}: sequences per rank and step")
     p.add_argument("--global-batch", type=int, default=16, help="--balanced and --reference: sequences per step")
     p.add_argument("--context", type=int, default=32, help="tokens per sequence")
     p.add_argument("--vocab", type=int, default=64)
@@ -39,11 +49,6 @@ def arguments():
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--compile", action="store_true", help="torch.compile the model (inductor)")
-    p.add_argument("--balanced", action="store_true", help="balancenet's per-worker shares (the five bn: lines)")
-    p.add_argument("--reference", action="store_true", help="one process on --balanced's global batches")
-    p.add_argument("--out", help="rank 0 writes the final state_dict here (torch.save)")
-    return p.parse_args()
 
 
 class Block(nn.Module):
@@ -133,13 +138,17 @@ def reference(a, data):
     print(f"reference: {a.steps} steps, last loss {loss_of(model, x, y).item():.4f}")
 
 
-def main():
+def start(arguments, reference, train):
+    """The script's flags, then --reference's one process or the training on this rank's device (also
+    fsdp2_train.py's)."""
     a = arguments()
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    data = token_data(a)
     if a.reference:
-        return reference(a, data)
-    device = the_device()
+        return reference(a, token_data(a))
+    return train(a, token_data(a), the_device())
+
+
+def train(a, data, device):
     if a.balanced:
         import balancenet.torch as bn  # bn: 1
         bn.init()  # bn: 2 (instead of init_process_group)
@@ -184,4 +193,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    start(arguments, reference, train)

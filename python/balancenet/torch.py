@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader as _TorchDataLoader
 from torch.utils.data import default_collate
 
 from ._extension import _engine
+from ._fsdp import attach_fsdp, is_fsdp
 
 UsageError = _engine.UsageError  # bad input: a ValueError; a launched script exits 2 with one line
 JobFailure = _engine.JobFailure  # the job failed (a peer died, a timeout): a RuntimeError; exit 1
@@ -106,12 +107,14 @@ _WEIGHTINGS = ("share", "global")
 
 
 def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
-    """Makes `model` (a DistributedDataParallel) synchronise its gradients with balancenet's weighted
+    """Makes `model` (a DistributedDataParallel, or a model sharded with FSDP2's fully_shard: its root) synchronise its gradients with balancenet's weighted
     all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
     exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
     batch, as DDP assumes). Also with gradient accumulation and no_sync(): the split changes only between
     steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
     taken again from the model and optimizer state after the last completed step.
+    FSDP2: its reduce-scatters sum each rank's gradient weighted by its share (balancenet/_fsdp.py says how), with
+    MixedPrecisionPolicy, clip_grad_norm_ and DCP checkpoints as in plain FSDP2; not under --elastic.
 
     `weighting`: "share" (the default) for a loss that is each rank's mean over its own samples; "global" for a
     loss that is this rank's sum divided by the whole step's count of items over all workers (transformers'
@@ -123,9 +126,14 @@ def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
         raise UsageError(f"bn.attach(): weighting must be one of {', '.join(_WEIGHTINGS)}, got {weighting!r}")
     if isinstance(loss_multiplier, bool) or not isinstance(loss_multiplier, (int, float)) or not loss_multiplier > 0:
         raise UsageError(f"bn.attach(): loss_multiplier must be a positive number, got {loss_multiplier!r}")
+    if is_fsdp(model):
+        attach_fsdp(session, model, lambda: _state.weight, weighting, loss_multiplier, UsageError)
+        session.set_model_name(type(model).__name__.removeprefix("FSDP"))
+        return model
     if not isinstance(model, DistributedDataParallel):
         raise UsageError(f"bn.attach() needs the DistributedDataParallel model (model = "
-                         f"torch.nn.parallel.DistributedDataParallel(model)), got {type(model).__name__}")
+                         f"torch.nn.parallel.DistributedDataParallel(model)) or an FSDP2 one (fully_shard(model)), "
+                         f"got {type(model).__name__}")
     if session.elastic and optimizer is None:
         raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
                          "dead worker is taken again from the last completed step's model and optimizer state")

@@ -1,6 +1,6 @@
 """What the framework tests also check, left out of CI for its time (each test here starts two or four processes that
 import a framework: 5 to 7 s of CPU each): BALANCENET_EXTRA_TESTS=1 runs them, otherwise each is reported skipped.
-A plain script of each framework (no balancenet line) has the same weights under `balancenet launch --workers 2` as
+A plain script of each framework (no balancenet line; FSDP2's too) has the same weights under `balancenet launch --workers 2` as
 under torchrun; BalancedStrategy trains under precision="bf16-mixed" close to one bf16 process; BalancedTrainer
 started by torchrun says in one line what to run instead."""
 import os
@@ -33,6 +33,9 @@ class FrameworksExtra(TempDirTest):
 
     def test_plain_accelerate_script_under_launch_equals_torchrun(self):
         self.assertLaunchEqualsTorchrun(os.path.join(EXAMPLES, "accelerate_train.py"), ["--steps", "4", "--global-batch", "16"])
+
+    def test_plain_fsdp2_script_under_launch_equals_torchrun(self):
+        self.assertLaunchEqualsTorchrun(os.path.join(EXAMPLES, "fsdp2_train.py"), ["--steps", "4"])
 
     def test_bf16_mixed_trains_close_to_one_process(self):
         script = os.path.join(EXAMPLES, "lightning_train.py")

@@ -1,0 +1,99 @@
+"""FSDP2 (fully_shard) with balancenet's lines: unequal and changing shares reduce-scatter exactly the whole batch's
+gradient (the parameters equal one unsharded process on the whole batches), with clipping, bf16 mixed precision and
+a DCP checkpoint resumed (docs/fsdp2.md's commands); the plain FSDP2 script runs unmodified under `balancenet launch` as under torchrun."""
+import argparse
+import os
+import sys
+
+import torch
+
+from bn_testing import (SOURCE, TempDirTest, docs_commands, exactness_bound, launch, main, max_difference, read_csv,
+                        references, run_docs_command, splits)
+
+EXAMPLES = os.path.join(SOURCE, "examples", "python")
+SCRIPT = os.path.join(EXAMPLES, "fsdp2_train.py")
+SGD = ["--optimizer", "sgd", "--lr", "0.1"]  # the example's global batch: 16
+FIXED = ["--steps", "6", *SGD]  # docs/fsdp2.md's
+LIVE = ["--steps", "10", *SGD, "--clip", "0.5"]
+BF16 = [*FIXED, "--mixed-precision", "bf16"]
+
+
+def initial_state():
+    sys.path.insert(0, EXAMPLES)
+    from gpt_ddp import make_model
+    shape = argparse.Namespace(vocab=64, embed=64, context=32, layers=2, heads=2, seed=0)  # the example's defaults
+    return make_model(shape, "cpu").state_dict()
+
+
+class Fsdp2Test(TempDirTest):
+    @classmethod
+    def setUpClass(cls):
+        # The one-process references, in one Python (each start costs torch's import).
+        cls.refs = cls.shared_dir("fsdp2-refs-")
+        references(SCRIPT, [["--reference", *FIXED, "--out", "reference.pt"], ["--reference", *LIVE, "--out", "live.pt"],
+                            ["--reference", *BF16, "--out", "bf16.pt"]], cwd=cls.refs)
+
+    def reference(self, name):
+        return torch.load(os.path.join(self.refs, name))
+
+    def launched(self, flags, args, name):
+        out, run_dir = self.path(name), self.path(name + ".run")
+        result = launch([*flags, "--run-dir", run_dir], SCRIPT, ["--balanced", *args, "--out", out])
+        self.assertSucceeded(result)
+        return torch.load(out), run_dir
+
+    def assertNear(self, got, want, steps):
+        largest = torch.cat([v.flatten() for v in want.values()])
+        diff, bound = max_difference(got, want), exactness_bound(largest, steps)
+        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
+
+    def test_the_docs_commands_train_unequal_shares_and_resume_exactly(self):
+        # docs/fsdp2.md: 3 steps with a DCP checkpoint, the second worker paced 4 times slower; a new job resumes.
+        first, second = docs_commands("fsdp2.md")
+        first_dir = run_docs_command(self, first, self.tmp)
+        resumed_dir = run_docs_command(self, second, self.tmp)
+        self.assertResumedAt(first_dir, resumed_dir, 3)
+        self.assertNear(torch.load(self.path("model.pt")), self.reference("reference.pt"), 6)
+        # The shares were unequal, and followed the speeds: the slow worker took fewer samples in every step.
+        rows = read_csv(os.path.join(first_dir, "steps.csv")) + read_csv(os.path.join(resumed_dir, "steps.csv"))
+        self.assertEqual(sorted({int(r["step"]) for r in rows}), list(range(6)))
+        batches = {(int(r["step"]), int(r["rank"])): int(r["batch"]) for r in rows}
+        self.assertTrue(all(batches[s, 1] < batches[s, 0] for s in range(2, 6)), batches)
+
+    def test_changing_shares_with_clipping_equal_one_process(self):
+        # Rank 1 at a third of the speed: the balanced policy moves samples away from it every 2 steps.
+        flags = ["--workers", "2", "--policy", "balanced", "--rebalance-every", "2", "--slowdown", "1,3"]
+        got, run_dir = self.launched(flags, LIVE, "live.pt")
+        chosen = {tuple(batches) for _, batches in splits(run_dir)}
+        self.assertGreater(len(chosen), 1, f"the split never changed: {chosen}")
+        self.assertNear(got, self.reference("live.pt"), 10)
+
+    def test_bf16_mixed_precision_within_bf16_rounding(self):
+        got, _ = self.launched(["--workers", "2", "--split", "12,4", "--policy", "static"], BF16, "bf16.pt")
+        want, start = self.reference("bf16.pt"), initial_state()
+        # The forward and backward in bf16 on both sides (FSDP2's MixedPrecisionPolicy here, autocast there), the
+        # weights and the reduction in fp32: each step's update differs by bf16 roundings of the gradient, so the
+        # whole difference stays within a few bf16 units of the largest update (weighting the two shares equally
+        # instead of 12:4 moves the weights by tens of them).
+        moved = max_difference(want, start)
+        diff, bound = max_difference(got, want), 4 * torch.finfo(torch.bfloat16).eps * moved
+        self.assertLess(diff, bound, f"the parameters differ by {diff} (bf16 bound {bound}, largest update {moved})")
+
+    def test_plain_script_trains_under_launch(self):
+        # Unmodified, without balancenet's lines (test_frameworks_extra.py: bit for bit as under torchrun).
+        out = self.path("plain.pt")
+        result = launch(["--workers", "2"], SCRIPT, ["--steps", "4", "--out", out])
+        self.assertSucceeded(result)
+        self.assertIn("step 4 loss", result.stdout + result.stderr)
+        self.assertIn("(world 2, cpu, FSDP2)", result.stdout + result.stderr)
+        got, start = torch.load(out), initial_state()
+        self.assertTrue(all(torch.isfinite(v).all() for v in got.values()))
+        self.assertGreater(max_difference(got, start), 1e-4, "the plain run did not move the weights")
+
+    def test_elastic_is_refused_in_one_line(self):
+        result = launch(["--workers", "1", "--elastic"], SCRIPT, ["--balanced", "--steps", "2"])
+        self.assertOneLine(result, "an FSDP2 model cannot run under --elastic")
+
+
+if __name__ == "__main__":
+    main()
