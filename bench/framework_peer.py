@@ -37,11 +37,12 @@ class Pacer:
     for the paced time less the compute it measured per sample at the last step (from the forward's start to the
     last gradient, the sleep left out), as ddp_peer.py does before its backward."""
 
-    def __init__(self, module, speed, mark_on_gradients=True):
+    def __init__(self, module, speed, whole=False):
         self.speed, self.per_sample, self.slept, self.start, self.batch = speed, 0.0, 0.0, 0.0, 1
+        self.whole = whole  # sleep the whole batch / speed, the compute not deducted
         module.register_forward_pre_hook(self.begin, with_kwargs=True)
         module.register_forward_hook(self.pace)
-        for parameter in module.parameters() if mark_on_gradients else ():  # else the loop calls mark()
+        for parameter in () if whole else module.parameters():
             parameter.register_hook(self.mark)
 
     def begin(self, module, args, kwargs):
@@ -49,11 +50,11 @@ class Pacer:
         self.start, self.batch, self.slept = time.perf_counter(), max(1, len(first)), 0.0
 
     def pace(self, module, args, output):
-        if torch.is_grad_enabled() and self.per_sample > 0:  # not in evaluation; after a first measured step
+        if torch.is_grad_enabled() and (self.per_sample > 0 or self.whole):  # not in evaluation; after a first step
             self.slept = max(0.0, self.batch / self.speed - self.per_sample * self.batch)
             time.sleep(self.slept)
 
-    def mark(self, grad=None):
+    def mark(self, grad):
         self.per_sample = (time.perf_counter() - self.start - self.slept) / self.batch
 
 
@@ -203,13 +204,16 @@ def accelerate(args, record):
 
 
 def fsdp2(args, record):
-    """examples/python/fsdp2_train.py's GPT sharded with fully_shard (each block and the root), a larger shape; the
-    pacer marks the backward's end from the loop (FSDP2 sets the sharded gradients itself, no tensor hook fires)."""
+    """examples/python/fsdp2_train.py's GPT sharded with fully_shard (each block and the root), its default shape.
+    The pacer sleeps the whole batch / speed after the forward pass: FSDP2's collectives run inside the backward (an
+    all-gather and a reduce-scatter per module), so a rank cannot tell its own compute from its wait for the others
+    there, and deducting it would pace the fast ranks by the slow one. The real compute then comes on top of the
+    pace, on both sides alike."""
     import torch.distributed as dist
     import fsdp2_train as example
     from gpt_ddp import loss_of, token_data
 
-    shape = argparse.Namespace(vocab=64, context=64, embed=128, layers=4, heads=4, seed=0, mixed_precision=None)
+    shape = argparse.Namespace(vocab=64, context=32, embed=64, layers=2, heads=2, seed=0, mixed_precision=None)
     data = token_data(shape, sequences=4096)
     dist.init_process_group("gloo")
     world = dist.get_world_size()
@@ -217,7 +221,7 @@ def fsdp2(args, record):
         import balancenet.torch as bn
         bn.init()
     model = example.sharded_model(shape, torch.device("cpu"))
-    pacer = Pacer(model, speed_of_this_rank(args), mark_on_gradients=False)
+    Pacer(model, speed_of_this_rank(args), whole=True)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     if args.balanced:
         bn.attach(model)
@@ -230,7 +234,6 @@ def fsdp2(args, record):
         for x, y in loader:
             loss = loss_of(model, x, y)
             loss.backward()
-            pacer.mark()
             optimizer.step()
             optimizer.zero_grad()
             if args.balanced:
