@@ -29,6 +29,22 @@ class ScriptedPolicy : public orchestrator::Policy {
   std::vector<orchestrator::PolicyInput>* seen_;
 };
 
+// Steps [from, to) of one rank: each takes the split in force and reports its share at `computeMs`.
+std::vector<Split> runSteps(orchestrator::Orchestrator& orch, int rank, int64_t from, int64_t to, double computeMs) {
+  std::vector<Split> splits;
+  for (int64_t step = from; step < to; ++step) {
+    Split s = orch.splitFor(step);
+    metrics::StepRecord r;
+    r.step = step;
+    r.rank = rank;
+    r.batch = s.batches[rank];
+    r.computeMs = computeMs;
+    orch.observe(r);
+    splits.push_back(s);
+  }
+  return splits;
+}
+
 TEST(Orchestrator, GathersEveryRankAndAppliesTheSameSplitEverywhere) {
   testing::TempDir dir;
   std::vector<orchestrator::PolicyInput> seen;  // only rank 0's policy decides
@@ -106,19 +122,43 @@ TEST(Orchestrator, ABudgetWidensThePeriodOnEveryRank) {
       options.rebalanceBudget = budget;
       orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10, 10}}, comm, nullptr,
                                       options);
-      for (int64_t step = 0; step < 9; ++step) {
-        Split s = orch.splitFor(step);
-        metrics::StepRecord r;
-        r.step = step;
-        r.batch = s.batches[comm.rank()];
-        r.computeMs = 5;
-        orch.observe(r);
-        std::lock_guard<std::mutex> lock(mutex);
-        splitsByRank[comm.rank()].push_back(s);
-      }
+      auto splits = runSteps(orch, comm.rank(), 0, 9, 5);
+      std::lock_guard<std::mutex> lock(mutex);
+      splitsByRank[comm.rank()] = std::move(splits);
     });
     ASSERT_EQ(seen.size(), budget > 0 ? 2u : 4u) << budget;  // steps 2, 4 (, 6, 8)
     for (int r = 1; r < 3; ++r) EXPECT_EQ(splitsByRank[r], splitsByRank[0]) << budget;
+  }
+}
+
+// A run resumed at a step where a decision falls has measured nothing yet: the split of the checkpoint stays
+// until the next decision, which sees the resumed steps (before, the policy decided on an empty window and
+// fell back to its prior, the equal split).
+TEST(Orchestrator, AResumeOnADecisionStepKeepsTheSplitUntilStepsAreMeasured) {
+  std::vector<orchestrator::PolicyInput> seen;
+  std::vector<std::string> saved(2);
+  std::vector<std::vector<Split>> resumedSplits(2);
+  orchestrator::OrchestratorOptions options;
+  options.rebalanceEvery = 2;
+  options.globalBatch = 20;
+  testing::runRanks(2, [&](comm::Communicator& comm) {
+    orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10}}, comm, nullptr, options);
+    runSteps(orch, comm.rank(), 0, 4,
+             5);  // decides at 2: {10, 11}; the checkpoint after step 3, whose next step decides
+    saved[comm.rank()] = orch.saveState();
+  });
+  ASSERT_EQ(seen.size(), 1u);
+  testing::runRanks(2, [&](comm::Communicator& comm) {
+    orchestrator::Orchestrator orch(std::make_unique<ScriptedPolicy>(&seen), Split{{10, 10}}, comm, nullptr, options);
+    orch.loadState(saved[comm.rank()]);
+    resumedSplits[comm.rank()] = runSteps(orch, comm.rank(), 4, 7, 5);
+  });
+  ASSERT_EQ(seen.size(), 2u);  // not at step 4, with nothing measured; at step 6
+  EXPECT_EQ(seen[1].step, 6);
+  EXPECT_EQ(seen[1].nodes[0].recent.size(), 2u);  // steps 4 and 5
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(resumedSplits[r][0].batches, (std::vector<int64_t>{10, 11})) << r;  // step 4: the checkpoint's
+    EXPECT_EQ(resumedSplits[r][2].batches, (std::vector<int64_t>{10, 12})) << r;  // step 6: decided anew
   }
 }
 

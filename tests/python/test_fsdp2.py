@@ -1,6 +1,7 @@
 """FSDP2 (fully_shard) with balancenet's lines: unequal and changing shares reduce-scatter exactly the whole batch's
-gradient (the parameters equal one unsharded process on the whole batches), with clipping, bf16 mixed precision and
-a DCP checkpoint resumed (docs/fsdp2.md's commands); the plain FSDP2 script runs unmodified under `balancenet launch` as under torchrun."""
+gradient (the parameters equal one unsharded process on the whole batches), with clipping and a DCP checkpoint
+resumed (docs/fsdp2.md's commands). test_frameworks_extra.py has the rest (bf16 mixed precision, the plain script
+under `balancenet launch` against torchrun), which CI leaves out for its time."""
 import argparse
 import os
 import sys
@@ -30,8 +31,8 @@ class Fsdp2Test(TempDirTest):
     def setUpClass(cls):
         # The one-process references, in one Python (each start costs torch's import).
         cls.refs = cls.shared_dir("fsdp2-refs-")
-        references(SCRIPT, [["--reference", *FIXED, "--out", "reference.pt"], ["--reference", *LIVE, "--out", "live.pt"],
-                            ["--reference", *BF16, "--out", "bf16.pt"]], cwd=cls.refs)
+        references(SCRIPT, [["--reference", *FIXED, "--out", "reference.pt"], ["--reference", *LIVE, "--out", "live.pt"]],
+                   cwd=cls.refs)
 
     def reference(self, name):
         return torch.load(os.path.join(self.refs, name))
@@ -67,28 +68,6 @@ class Fsdp2Test(TempDirTest):
         chosen = {tuple(batches) for _, batches in splits(run_dir)}
         self.assertGreater(len(chosen), 1, f"the split never changed: {chosen}")
         self.assertNear(got, self.reference("live.pt"), 10)
-
-    def test_bf16_mixed_precision_within_bf16_rounding(self):
-        got, _ = self.launched(["--workers", "2", "--split", "12,4", "--policy", "static"], BF16, "bf16.pt")
-        want, start = self.reference("bf16.pt"), initial_state()
-        # The forward and backward in bf16 on both sides (FSDP2's MixedPrecisionPolicy here, autocast there), the
-        # weights and the reduction in fp32: each step's update differs by bf16 roundings of the gradient, so the
-        # whole difference stays within a few bf16 units of the largest update (weighting the two shares equally
-        # instead of 12:4 moves the weights by tens of them).
-        moved = max_difference(want, start)
-        diff, bound = max_difference(got, want), 4 * torch.finfo(torch.bfloat16).eps * moved
-        self.assertLess(diff, bound, f"the parameters differ by {diff} (bf16 bound {bound}, largest update {moved})")
-
-    def test_plain_script_trains_under_launch(self):
-        # Unmodified, without balancenet's lines (test_frameworks_extra.py: bit for bit as under torchrun).
-        out = self.path("plain.pt")
-        result = launch(["--workers", "2"], SCRIPT, ["--steps", "4", "--out", out])
-        self.assertSucceeded(result)
-        self.assertIn("step 4 loss", result.stdout + result.stderr)
-        self.assertIn("(world 2, cpu, FSDP2)", result.stdout + result.stderr)
-        got, start = torch.load(out), initial_state()
-        self.assertTrue(all(torch.isfinite(v).all() for v in got.values()))
-        self.assertGreater(max_difference(got, start), 1e-4, "the plain run did not move the weights")
 
     def test_elastic_is_refused_in_one_line(self):
         result = launch(["--workers", "1", "--elastic"], SCRIPT, ["--balanced", "--steps", "2"])

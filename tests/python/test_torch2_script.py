@@ -1,6 +1,7 @@
 """A PyTorch 2.x DDP script (examples/python/gpt_ddp.py: torch.accelerator, get_default_backend_for_device, SDPA)
 runs unmodified under `balancenet launch` as under torch's own torchrun, and with balancenet's five lines its
-unequal shares train exactly as one process on the whole batches."""
+unequal shares train exactly as one process on the whole batches. Its torch.compile run is in
+test_frameworks_extra.py (inductor compiles C++ kernels in every worker: CI leaves it out for its time)."""
 import os
 import unittest
 
@@ -43,12 +44,6 @@ class Torch2ScriptTest(TempDirTest):
         # the weights by lr x gradient; bounded by a few float32 roundings of the largest weight per step.
         bound = 64 * torch.finfo(torch.float32).eps * STEPS * max(1.0, largest(b))
         self.assertLess(max_difference(a, b), bound)
-
-    def test_compiled_script_trains_under_launch(self):
-        out = self.path("compiled.pt")
-        result = launch(["--workers", "2"], SCRIPT, ["--steps", "2", "--compile", "--out", out])
-        self.assertSucceeded(result)
-        self.assertTrue(all(torch.isfinite(v).all() for v in torch.load(out).values()))
 
 
 if __name__ == "__main__":

@@ -106,6 +106,9 @@ void Orchestrator::loadState(const std::string& state) {
     throw RuntimeFailure(fmt::format("orchestrator state unreadable: {}", e.what()));
   }
   observed_.clear();
+  // A decision due at the first resumed step would have nothing measured: the checkpoint's split stays until the
+  // next one (the same on every rank: they all resume from the same step).
+  if (decidesAt(nextStep_)) lastDecision_ = nextStep_;
   if (comm_.rank() == 0) log(nextStep_, {}, {current_, "resumed from a checkpoint"});
 }
 
