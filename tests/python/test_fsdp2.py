@@ -5,11 +5,12 @@ under `balancenet launch` against torchrun), which CI leaves out for its time.""
 import argparse
 import os
 import sys
+import textwrap
 
 import torch
 
-from bn_testing import (SOURCE, TempDirTest, docs_commands, exactness_bound, launch, main, max_difference, read_csv,
-                        references, run_docs_command, splits)
+from bn_testing import (SOURCE, TempDirTest, alone, docs_commands, exactness_bound, launch, main, max_difference,
+                        read_csv, references, run_docs_command, splits)
 
 EXAMPLES = os.path.join(SOURCE, "examples", "python")
 SCRIPT = os.path.join(EXAMPLES, "fsdp2_train.py")
@@ -68,6 +69,24 @@ class Fsdp2Test(TempDirTest):
         chosen = {tuple(batches) for _, batches in splits(run_dir)}
         self.assertGreater(len(chosen), 1, f"the split never changed: {chosen}")
         self.assertNear(got, self.reference("live.pt"), 10)
+
+    def test_a_block_instead_of_the_root_is_refused_in_one_line(self):
+        script = self.path("block.py")
+        with open(script, "w") as f:
+            f.write(textwrap.dedent("""
+                import torch
+                from torch.distributed.fsdp import fully_shard
+                import balancenet.torch as bn
+                bn.init()
+                model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
+                fully_shard(model[0])
+                fully_shard(model)
+                bn.attach(model[0])
+                loader = bn.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 4)), global_batch=4)
+                for (x,) in loader:
+                    model(x).sum().backward()
+            """))
+        self.assertOneLine(alone(script, cwd=self.tmp), "give the root FSDP2 module")
 
     def test_elastic_is_refused_in_one_line(self):
         result = launch(["--workers", "1", "--elastic"], SCRIPT, ["--balanced", "--steps", "2"])
