@@ -107,8 +107,8 @@ _WEIGHTINGS = ("share", "global")
 
 
 def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
-    """Makes `model` (a DistributedDataParallel, or a model sharded with FSDP2's fully_shard: its root) synchronise its gradients with balancenet's weighted
-    all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
+    """Makes `model` (a DistributedDataParallel, or the root of a model sharded with FSDP2's fully_shard)
+    synchronise its gradients with balancenet's weighted all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
     exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
     batch, as DDP assumes). Also with gradient accumulation and no_sync(): the split changes only between
     steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
