@@ -4,9 +4,11 @@ A plain script of each framework (no balancenet line; FSDP2's too) has the same 
 under torchrun; BalancedStrategy trains under precision="bf16-mixed" close to one bf16 process; BalancedTrainer
 started by torchrun says in one line what to run instead. MoreExactness: FSDP2 in bf16, Lightning's fixed split over
 two hosts, the torch.compile'd GPT script."""
+import argparse
 import os
 import socket
 import subprocess
+import sys
 import unittest
 
 import torch
@@ -19,6 +21,15 @@ from bn_testing import (BINARY, PYTHON, SOURCE, TIMEOUT, TempDirTest, alone, ext
 EXAMPLES = os.path.join(SOURCE, "examples", "python")
 QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
 TORCHRUN = [PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
+
+FSDP2_BF16 = [*fsdp2.FIXED, "--mixed-precision", "bf16"]
+
+
+def fsdp2_initial_state():
+    sys.path.insert(0, EXAMPLES)  # gpt_ddp.py, fsdp2_train.py's model
+    from gpt_ddp import make_model
+    shape = argparse.Namespace(vocab=64, embed=64, context=32, layers=2, heads=2, seed=0)  # the example's defaults
+    return make_model(shape, "cpu").state_dict()
 
 
 def free_port():
@@ -75,11 +86,11 @@ class MoreExactness(TempDirTest):
     own reference and jobs."""
 
     def test_fsdp2_bf16_mixed_precision_within_bf16_rounding(self):
-        references(fsdp2.SCRIPT, [["--reference", *fsdp2.BF16, "--out", "bf16.pt"]], cwd=self.tmp)
+        references(fsdp2.SCRIPT, [["--reference", *FSDP2_BF16, "--out", "bf16.pt"]], cwd=self.tmp)
         out = self.path("balanced-bf16.pt")
         self.assertSucceeded(launch(["--workers", "2", "--split", "12,4", "--policy", "static"], fsdp2.SCRIPT,
-                                    ["--balanced", *fsdp2.BF16, "--out", out]))
-        got, want, start = torch.load(out), torch.load(self.path("bf16.pt")), fsdp2.initial_state()
+                                    ["--balanced", *FSDP2_BF16, "--out", out]))
+        got, want, start = torch.load(out), torch.load(self.path("bf16.pt")), fsdp2_initial_state()
         # The forward and backward in bf16 on both sides (FSDP2's MixedPrecisionPolicy there, autocast here), the
         # weights and the reduction in fp32: each step's update differs by bf16 roundings of the gradient, so the
         # whole difference stays within a few bf16 units of the largest update (weighting the two shares equally
@@ -108,7 +119,8 @@ class MoreExactness(TempDirTest):
 
     def test_compiled_gpt_script_trains_under_launch(self):
         out = self.path("compiled.pt")
-        result = launch(["--workers", "2"], os.path.join(EXAMPLES, "gpt_ddp.py"), ["--steps", "2", "--compile", "--out", out])
+        result = launch(["--workers", "2"], os.path.join(EXAMPLES, "gpt_ddp.py"),
+                        ["--steps", "2", "--compile", "--out", out])
         self.assertSucceeded(result)
         self.assertTrue(all(torch.isfinite(v).all() for v in torch.load(out).values()))
 

@@ -2,29 +2,19 @@
 gradient (the parameters equal one unsharded process on the whole batches), with clipping and a DCP checkpoint
 resumed (docs/fsdp2.md's commands). test_frameworks_extra.py has the rest (bf16 mixed precision, the plain script
 under `balancenet launch` against torchrun), which CI leaves out for its time."""
-import argparse
 import os
-import sys
 import textwrap
 
 import torch
 
-from bn_testing import (SOURCE, TempDirTest, alone, docs_commands, exactness_bound, launch, main, max_difference,
-                        read_csv, references, run_docs_command, splits)
+from bn_testing import (SOURCE, TempDirTest, alone, docs_commands, launch, main, read_csv, references, run_docs_command,
+                        splits)
 
 EXAMPLES = os.path.join(SOURCE, "examples", "python")
 SCRIPT = os.path.join(EXAMPLES, "fsdp2_train.py")
 SGD = ["--optimizer", "sgd", "--lr", "0.1"]  # the example's global batch: 16
 FIXED = ["--steps", "6", *SGD]  # docs/fsdp2.md's
 LIVE = ["--steps", "10", *SGD, "--clip", "0.5"]
-BF16 = [*FIXED, "--mixed-precision", "bf16"]
-
-
-def initial_state():
-    sys.path.insert(0, EXAMPLES)
-    from gpt_ddp import make_model
-    shape = argparse.Namespace(vocab=64, embed=64, context=32, layers=2, heads=2, seed=0)  # the example's defaults
-    return make_model(shape, "cpu").state_dict()
 
 
 class Fsdp2Test(TempDirTest):
@@ -32,8 +22,8 @@ class Fsdp2Test(TempDirTest):
     def setUpClass(cls):
         # The one-process references, in one Python (each start costs torch's import).
         cls.refs = cls.shared_dir("fsdp2-refs-")
-        references(SCRIPT, [["--reference", *FIXED, "--out", "reference.pt"], ["--reference", *LIVE, "--out", "live.pt"]],
-                   cwd=cls.refs)
+        references(SCRIPT, [["--reference", *FIXED, "--out", "reference.pt"],
+                            ["--reference", *LIVE, "--out", "live.pt"]], cwd=cls.refs)
 
     def reference(self, name):
         return torch.load(os.path.join(self.refs, name))
@@ -44,18 +34,13 @@ class Fsdp2Test(TempDirTest):
         self.assertSucceeded(result)
         return torch.load(out), run_dir
 
-    def assertNear(self, got, want, steps):
-        largest = torch.cat([v.flatten() for v in want.values()])
-        diff, bound = max_difference(got, want), exactness_bound(largest, steps)
-        self.assertLess(diff, bound, f"the parameters differ by {diff} (float bound {bound})")
-
     def test_the_docs_commands_train_unequal_shares_and_resume_exactly(self):
         # docs/fsdp2.md: 3 steps with a DCP checkpoint, the second worker paced 4 times slower; a new job resumes.
         first, second = docs_commands("fsdp2.md")
         first_dir = run_docs_command(self, first, self.tmp)
         resumed_dir = run_docs_command(self, second, self.tmp)
         self.assertResumedAt(first_dir, resumed_dir, 3)
-        self.assertNear(torch.load(self.path("model.pt")), self.reference("reference.pt"), 6)
+        self.assertEqualToOneProcess(torch.load(self.path("model.pt")), self.reference("reference.pt"), 6)
         # The shares were unequal, and followed the speeds: the slow worker took fewer samples in every step.
         rows = read_csv(os.path.join(first_dir, "steps.csv")) + read_csv(os.path.join(resumed_dir, "steps.csv"))
         self.assertEqual(sorted({int(r["step"]) for r in rows}), list(range(6)))
@@ -68,7 +53,7 @@ class Fsdp2Test(TempDirTest):
         got, run_dir = self.launched(flags, LIVE, "live.pt")
         chosen = {tuple(batches) for _, batches in splits(run_dir)}
         self.assertGreater(len(chosen), 1, f"the split never changed: {chosen}")
-        self.assertNear(got, self.reference("live.pt"), 10)
+        self.assertEqualToOneProcess(got, self.reference("live.pt"), 10)
 
     def test_a_block_instead_of_the_root_is_refused_in_one_line(self):
         script = self.path("block.py")
