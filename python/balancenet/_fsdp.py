@@ -11,12 +11,22 @@ the sum. Two settings and one autograd node do it, on every backend (Gloo has no
 _Weighted's backward is also where this rank's backward starts: the session's clock opens the step's exchange
 window there, because FSDP2's collectives run inside backward (an all-gather per module, then its reduce-scatter),
 so the time the others wait for a straggler falls in the exchange, not in this rank's compute."""
+import sys
+
 import torch
-from torch.distributed.fsdp import FSDPModule
+
+
+def _fsdp_module_class():
+    """FSDPModule if the script imported FSDP2, else None. Importing it here would cost every balancenet process
+    about 2 s of CPU (it pulls in torch._dynamo and sympy), and a model cannot be an FSDPModule unless its script
+    imported torch.distributed.fsdp."""
+    fsdp = sys.modules.get("torch.distributed.fsdp")
+    return getattr(fsdp, "FSDPModule", None)
 
 
 def is_fsdp(model):
-    return isinstance(model, FSDPModule)
+    fsdp_module = _fsdp_module_class()
+    return fsdp_module is not None and isinstance(model, fsdp_module)
 
 
 class _Weighted(torch.autograd.Function):
@@ -94,8 +104,9 @@ def attach_fsdp(session, model, weight, weighting, loss_multiplier, usage_error)
     if dist.get_world_size() != session.world_size:
         raise usage_error(f"bn.attach(): the FSDP2 model's group has {dist.get_world_size()} ranks, the job "
                           f"{session.world_size}: shard it over the group `balancenet launch` started")
+    fsdp_module = _fsdp_module_class()  # not None: is_fsdp(model) held
     for module in model.modules():
-        if isinstance(module, FSDPModule):
+        if isinstance(module, fsdp_module):
             module.set_gradient_divide_factor(1.0)
             module.set_force_sum_reduction_for_comms(True)
     model.register_forward_hook(_Hook(session, model, weight, weighting, loss_multiplier, usage_error))

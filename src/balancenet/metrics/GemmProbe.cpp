@@ -77,6 +77,10 @@ GemmPeak measureGemmPeak(double secondsEach) {
   return peak;
 }
 
+double rateWithThreads(const GemmPeak& peak, int threads) {
+  return std::min(peak.oneThread * std::max(threads, 1), std::max(peak.allThreads, peak.oneThread));
+}
+
 GemmPeak measureGpuGemmPeak(const c10::Device& device, double seconds) {
   constexpr int64_t n = 2048;
   const double rate = 2.0 * n * n * n / timeProducts(seconds, n, device).bestSeconds;

@@ -25,6 +25,11 @@ struct GemmPeak {
 // on one machine share its cores: their allThreads figures are then each a fraction of the machine's.
 GemmPeak measureGemmPeak(double secondsEach = 0.05);
 
+// The rate with `threads` intra-op threads, from the two measured points: one thread's rate times the threads, up
+// to the all-threads rate; exact at both points. A worker's prior ops/s, so that one probe per process serves both
+// the prior and the efficiency report.
+double rateWithThreads(const GemmPeak& peak, int threads);
+
 // A GPU's: the best rate of 2048x2048 float32 products on `device` (a 256 product measures a GPU's launch
 // latency, not its arithmetic), each timed to its end on the GPU, for about `seconds`. Both GemmPeak rates are it,
 // with one thread: what a GPU worker's prior and achieved FLOP/s are measured against.

@@ -42,12 +42,10 @@ namespace {
 // nothing outside keeps a pointer to a group that a re-form drops.
 class WorkerGroup : public elastic::GroupParts {
  public:
-  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model, c10::Device device)
-      : config_(c),
-        rv_(rv),
-        model_(model),
-        device_(device),
-        gemmFlops_(device.is_cuda() ? metrics::measureGpuGemmPeak(device).allThreads : metrics::measureGemmFlops()) {}
+  // gemmFlops: the allocator's prior ops/s, from the one GEMM probe this process ran.
+  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model, c10::Device device,
+              double gemmFlops)
+      : config_(c), rv_(rv), model_(model), device_(device), gemmFlops_(gemmFlops) {}
   ~WorkerGroup() override { release(); }
 
   void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
@@ -219,7 +217,7 @@ int runWorker(const JobConfig& c) {
     model.net->to(device);
     spdlog::info("rank {} trains on {}", entry.comm->rank(), device::describeDevice(device));
   }
-  WorkerGroup group(c, rv, model, device);
+  WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()));
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
 

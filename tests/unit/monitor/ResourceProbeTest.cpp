@@ -87,5 +87,15 @@ TEST(GemmProbe, PeakMeasuresOneThreadAndAllAndRestoresTheThreads) {
   EXPECT_LT(peak.allThreads, 1e13);
 }
 
+TEST(GemmProbe, RateWithThreadsIsExactAtTheMeasuredPointsAndScalesBetween) {
+  const GemmPeak peak{10e9, 30e9, 4};
+  EXPECT_DOUBLE_EQ(rateWithThreads(peak, 1), 10e9);
+  EXPECT_DOUBLE_EQ(rateWithThreads(peak, 2), 20e9);
+  EXPECT_DOUBLE_EQ(rateWithThreads(peak, 4), 30e9);  // the measured all-threads rate, not 4 x 10e9
+  EXPECT_DOUBLE_EQ(rateWithThreads(peak, 0), 10e9);  // an unknown count is one thread
+  // A busy machine can measure all threads below one (see the test above): never under the one-thread rate.
+  EXPECT_DOUBLE_EQ(rateWithThreads({10e9, 5e9, 2}, 2), 10e9);
+}
+
 }  // namespace
 }  // namespace balancenet::metrics
