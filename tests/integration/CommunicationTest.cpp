@@ -9,11 +9,30 @@
 #include <nlohmann/json.hpp>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 
 namespace balancenet::testing {
 namespace {
 
 class Communication : public BinaryFixture {};
+
+// --probe-peers k: each worker probes its k peers, and the latencies reach splits.csv (the Python session's side is
+// tests/python/test_outputs.py). The last decision's, so that the first link round has surely ended.
+TEST_F(Communication, ProbePeersReportsEveryWorkersLatencyInSplitsCsv) {
+  auto r = train({"--nodes", "3", "--model", "mlp", "--global-batch", "48", "--steps", "40", "--policy", "bno",
+                  "--rebalance-every", "5", "--probe-peers", "1", "--eval-samples", "0"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto rows = readCsvRows(dir_.file("run/splits.csv"));
+  ASSERT_FALSE(rows.empty());
+  const std::string last = rows.back().at("step");
+  int ranks = 0;
+  for (const auto& row : rows) {
+    if (row.at("step") != last) continue;
+    ++ranks;
+    EXPECT_GT(std::stod(row.at("mean_latency_ms")), 0) << "rank " << row.at("rank") << " at step " << last;
+  }
+  EXPECT_EQ(ranks, 3);
+}
 
 TEST_F(Communication, TimelineLayersAndExplanation) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",

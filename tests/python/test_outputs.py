@@ -41,8 +41,8 @@ class Outputs(TempDirTest):
 
     def test_run_directory_and_report(self):
         run_dir = self.path("run")
-        result = launch(["--workers", "2", "--node-speed", "4000,1000", "--rebalance-every", "3", "--run-dir",
-                         run_dir], EXAMPLE, ["--steps", "9", "--global-batch", "40", "--eval-every", "3"])
+        result = launch(["--workers", "2", "--node-speed", "4000,1000", "--rebalance-every", "3", "--probe-peers", "1",
+                         "--run-dir", run_dir], EXAMPLE, ["--steps", "9", "--global-batch", "40", "--eval-every", "3"])
         self.assertSucceeded(result)
         steps = read_csv(os.path.join(run_dir, "steps.csv"))
         self.assertEqual(len(steps), 9 * 2)
@@ -59,6 +59,12 @@ class Outputs(TempDirTest):
         # The paced rank 1 (a quarter of rank 0's speed) ends with the smaller share.
         final = splits(run_dir)[-1][1]
         self.assertLess(final[1], final[0])
+        # --probe-peers 1: each worker probed its peer, as under `balancenet train` (BalancingTest.cpp), and the last
+        # decision carries both latencies (the session once probed all pairs and reported none under the flag).
+        decisions = read_csv(os.path.join(run_dir, "splits.csv"))
+        last = [row for row in decisions if row["step"] == decisions[-1]["step"]]
+        self.assertEqual(len(last), 2)
+        self.assertTrue(all(float(row["mean_latency_ms"]) > 0 for row in last), last)
         page = self.path("report.html")
         self.assertSucceeded(run([BINARY, "report", run_dir, "--out", page]))
         self.assertGreater(os.path.getsize(page), 1000)

@@ -125,13 +125,7 @@ void Session::close() {
   jobStore_.reset();
 }
 
-void Session::startMonitor() {
-  // Link probes on their own group and thread, as a train worker's: the loop never waits for them.
-  if (comm_->size() > 1)
-    monitor_ = std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_));
-  else
-    monitor_ = std::make_unique<monitor::NodeMonitor>(nullptr);
-}
+void Session::startMonitor() { monitor_ = worker::makeNodeMonitor(config_, *comm_, rv_); }
 
 void Session::makeAllocator(const elastic::Generation& generation, int workersBefore) {
   // The model is the user's: no FLOP count or memory estimate, so the policies go by measured speed alone.

@@ -22,7 +22,6 @@
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Orchestrator.h"
-#include "balancenet/orchestrator/ProbePeers.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/trainer/RunLoop.h"
@@ -53,12 +52,7 @@ class WorkerGroup : public elastic::GroupParts {
     comm_ = std::move(comm);
     comm::attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
-    // Live node metrics on their own thread and their own group, so training never waits for them.
-    monitor::NodeMonitor::Options monitorOptions;
-    monitorOptions.probeSelection =
-        orchestrator::probeSelection(comm_->rank(), comm_->size(), c.orchestration.probePeers, c.trainer.seed);
-    monitor_ =
-        std::make_unique<monitor::NodeMonitor>(comm::sideGroup(*comm_, comm::kProbeGroupPrefix, rv_), monitorOptions);
+    monitor_ = makeNodeMonitor(c, *comm_, rv_);
     allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_, device_),
                                splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);

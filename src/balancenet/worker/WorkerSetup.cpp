@@ -5,11 +5,13 @@
 
 #include "balancenet/adaptive/GlobalBatchSizer.h"
 #include "balancenet/comm/FactorLinear.h"
+#include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/data/OpenDataset.h"
 #include "balancenet/device/DeviceWork.h"
 #include "balancenet/models/ModelForData.h"
 #include "balancenet/models/StateDictExport.h"
+#include "balancenet/orchestrator/ProbePeers.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/worker/SyncFactory.h"
@@ -48,6 +50,15 @@ models::BuiltModel buildWorkerModel(const JobConfig& c, const data::DatasetSpec&
                  c.model.width, model.info.parameters, model.info.flopsPerSample / 1e6, c.worker->worldSize,
                  c.split.str());
   return model;
+}
+
+std::unique_ptr<monitor::NodeMonitor> makeNodeMonitor(const job::JobConfig& c, comm::Communicator& comm,
+                                                      const comm::RendezvousOptions& rv) {
+  if (comm.size() == 1) return std::make_unique<monitor::NodeMonitor>(nullptr);
+  monitor::NodeMonitor::Options options;
+  options.probeSelection =
+      orchestrator::probeSelection(comm.rank(), comm.size(), c.orchestration.probePeers, c.trainer.seed);
+  return std::make_unique<monitor::NodeMonitor>(comm::sideGroup(comm, comm::kProbeGroupPrefix, rv), options);
 }
 
 orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device) {

@@ -30,6 +30,12 @@ TrainingData loadTrainingData(const job::JobConfig& c);
 // the first launched worker says what it built.
 models::BuiltModel buildWorkerModel(const job::JobConfig& c, const data::DatasetSpec& spec, bool announce);
 
+// A worker's node monitor: link probes on their own side group and thread (training never waits for them), over
+// the pairs --probe-peers selects; memory alone for a job of one. The C++ worker and the Python session share it,
+// so a launched script probes what `balancenet train` does.
+std::unique_ptr<monitor::NodeMonitor> makeNodeMonitor(const job::JobConfig& c, comm::Communicator& comm,
+                                                      const comm::RendezvousOptions& rv);
+
 // What the orchestrator reads of the node between its steps: the monitor thread's latest figures, and the
 // GEMM rate measured at start (a speed prior before any step is timed). A GPU worker's memory is its GPU's (free,
 // total, the caching allocator's peak), which is what caps its share. `monitor` must outlive the sampler.
