@@ -33,7 +33,8 @@ std::vector<std::string> TestbedFixture::hostCommand(const Testbed& bed, int hos
   all.insert(all.end(),
              {"--nnodes", std::to_string(jobHosts > 0 ? jobHosts : bed.hosts()), "--node-rank", std::to_string(host),
               "--nproc-per-node", std::to_string(workers), "--master-addr", bed.address(0), "--master-port",
-              std::to_string(kTestbedStorePort), "--iface", "eth0", "--job-token-file", jobTokenFile()});
+              std::to_string(kTestbedStorePort), "--job-token-file", jobTokenFile()});
+  if (namesIface_) all.insert(all.end(), {"--iface", "eth0"});
   auto argv = trainCommand(dataDir_, runDir(host), all);
   if (defaultThreads_) {  // trainCommand's "--threads 1" out
     const auto threads = std::find(argv.begin(), argv.end(), "--threads");

@@ -26,6 +26,9 @@ class TestbedFixture : public BinaryFixture {
   // its default threads (its host's quota shared by its host's workers) instead of --threads 1.
   std::vector<int> workersOnHost_;
   bool defaultThreads_ = false;
+  // Whether every host's command names --iface eth0 (as docs/usage.md shows); false: the default, the interface
+  // that routes to the master.
+  bool namesIface_ = true;
 
   // Host `host`'s run directory (its workers write there; rank 0's holds steps.csv, splits.csv, summary.json).
   std::string runDir(int host) const { return dir_.file("run-h" + std::to_string(host)); }

@@ -70,6 +70,23 @@ std::string primaryInterface() {
       .first;
 }
 
+std::string interfaceTowardMaster(const RendezvousOptions& o) {
+  if (!o.storeFile.empty() || isLoopback(o.masterAddr)) return "";
+  return interfaceWithAddress(sourceAddressToward(o.masterAddr, o.masterPort));
+}
+
+std::string loopbackAddressOfHostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name, nullptr, &hints, &found) != 0) return "";
+  const std::string address = text(*reinterpret_cast<const sockaddr_in*>(found->ai_addr));
+  freeaddrinfo(found);
+  return isLoopback(address) ? address : "";
+}
+
 std::string hostAddress(const RendezvousOptions& o) {
   if (!o.storeFile.empty() || isLoopback(o.masterAddr)) return "";
   return o.iface.empty() ? sourceAddressToward(o.masterAddr, o.masterPort) : interfaceAddress(o.iface);

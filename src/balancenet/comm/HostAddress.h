@@ -18,4 +18,13 @@ std::string hostAddress(const RendezvousOptions& options);
 std::string interfaceWithAddress(const std::string& address);
 std::string primaryInterface();
 
+// The interface Gloo listens on when no --iface is given: the one holding the address the kernel sends from toward
+// the master, as torchrun users expect ("" for a job on one machine, or when no route to the master is found).
+std::string interfaceTowardMaster(const RendezvousOptions& options);
+
+// The loopback address this host's name resolves to ("" when it resolves elsewhere or not at all). Containers and
+// network namespaces share one hostname, and Debian maps it to 127.0.x.1: Gloo's default device then advertises an
+// address that no other host can reach, and the job failed only at the rendezvous timeout.
+std::string loopbackAddressOfHostName();
+
 }  // namespace balancenet::comm

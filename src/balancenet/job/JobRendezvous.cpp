@@ -3,7 +3,32 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "balancenet/comm/HostAddress.h"
+#include "balancenet/comm/group/GlooGroup.h"
+#include "balancenet/core/Error.h"
+
 namespace balancenet::job {
+namespace {
+
+// Without --iface: the interface that routes to the master; where none does, a host whose name is loopback stops at
+// once with one line, instead of advertising 127.0.0.1 and timing out at the rendezvous.
+std::string glooInterface(const comm::RendezvousOptions& rv) {
+  if (!rv.iface.empty()) return rv.iface;
+  const std::string routed = comm::interfaceTowardMaster(rv);
+  if (!routed.empty() || !rv.storeFile.empty() || comm::isLoopback(rv.masterAddr)) return routed;
+  const std::string loopback = comm::loopbackAddressOfHostName();
+  if (!loopback.empty())
+    throw UsageError(
+        fmt::format("no interface of this host routes to the master at {}, and the host's name resolves "
+                    "to {}, which other hosts cannot reach: give --iface with the interface the master "
+                    "reaches this host on",
+                    rv.masterAddr, loopback));
+  return routed;
+}
+
+}  // namespace
 
 comm::RendezvousOptions rendezvousOptions(const JobConfig& c) {
   comm::RendezvousOptions rv;
@@ -22,6 +47,7 @@ comm::RendezvousOptions rendezvousOptions(const JobConfig& c) {
     rv.hostStore = c.worker->rank == 0 && !c.worker->storeHostedByLauncher && !c.worker->joining;
     rv.attempt = c.worker->attempt;
   }
+  rv.iface = glooInterface(rv);
   return rv;
 }
 

@@ -43,7 +43,9 @@ void addHostFlags(CLI::App& app, JobConfig& c, HostRaw& raw) {
                  "Seconds to wait for all workers to arrive, and for any collective, before failing")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--iface", c.launch.iface, "Network interface for Gloo (default: loopback for a local job)");
+  app.add_option(
+      "--iface", c.launch.iface,
+      "Network interface for Gloo (default: loopback for a local job, else the one that routes to --master-addr)");
   app.add_flag("--force", c.launch.force,
                "Start this host's processes even when their estimated memory exceeds what the host has available");
   addJobTokenFlags(app, c, raw.jobTokenFile);
