@@ -17,7 +17,7 @@ namespace {
 
 constexpr double kInfeasible = std::numeric_limits<double>::infinity();
 
-// The input's lines in the form minimiseMaxTime takes, built once per decision (not once per candidate).
+// The input's lines in the form minimizeMaxTime takes, built once per decision (not once per candidate).
 struct Lines {
   std::vector<double> a, c;
   std::vector<int64_t> caps;
@@ -58,7 +58,7 @@ double stepMs(const GoodputInput& in, const Lines& lines, int64_t batch) {
   const auto n = static_cast<int64_t>(in.nodes.size());
   if (batch < n || batch > lines.capSum) return kInfeasible;
   const std::vector<int64_t> split =
-      in.shares.empty() ? orchestrator::BalancedPolicy::minimiseMaxTime(lines.a, lines.c, batch, lines.caps)
+      in.shares.empty() ? orchestrator::BalancedPolicy::minimizeMaxTime(lines.a, lines.c, batch, lines.caps)
                         : orchestrator::apportion(in.shares, batch).sizes;
   double slowest = 0;
   for (size_t i = 0; i < split.size(); ++i) {
@@ -139,7 +139,7 @@ double predictedStepMs(const GoodputInput& in, int64_t batch) {
 // falls once the efficiency loss outweighs that, but the integer split makes step(B) a staircase, so no
 // derivative is trusted: a geometric grid of kGridPoints over [lo, hi] (both included), then kRefinePoints
 // evenly between the best grid point's neighbours (every integer there when they are close); the B in force
-// competes with the winner under the hysteresis. About 50 evaluations of minimiseMaxTime in all.
+// competes with the winner under the hysteresis. About 50 evaluations of minimizeMaxTime in all.
 GoodputChoice chooseGlobalBatch(const GoodputInput& in) {
   validate(in);
   const Lines lines = linesOf(in);

@@ -28,7 +28,7 @@ struct GoodputInput {
   int64_t minBatch = 0, maxBatch = 0;      // --global-batch auto:MIN:MAX, 0 < MIN <= MAX
   int64_t baseBatch = 0;                   // M0: the batch the lr is tuned for (efficiency 1 there)
   double noiseScale = -1;                  // smoothed B_noise; < 0: not known yet
-  std::vector<double> shares;              // empty: each B split by the balanced optimum (minimiseMaxTime);
+  std::vector<double> shares;              // empty: each B split by the balanced optimum (minimizeMaxTime);
                                            // else fixed proportions per rank (the policy's split, e.g. equal)
   int64_t currentBatch = 0;                // B in force
   double hysteresis = kDefaultHysteresis;  // keep currentBatch unless the best predicts more goodput by this

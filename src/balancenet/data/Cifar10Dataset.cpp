@@ -76,7 +76,7 @@ DatasetPair openCifar10(const std::string& dir, const DataOptions& options) {
   // Training first, so that its defects are reported first (argument order is unspecified).
   const LabelledImages train = splitRecords(readRecords(trainPaths));
   const LabelledImages test = splitRecords(readRecords({testPath}));
-  return normalisedImagePair(spec, train, test, options, sourceKey("cifar10", trainPaths));
+  return normalizedImagePair(spec, train, test, options, sourceKey("cifar10", trainPaths));
 }
 
 }  // namespace balancenet::data

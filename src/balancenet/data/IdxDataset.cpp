@@ -49,7 +49,7 @@ DatasetPair openIdx(const std::string& dir, const DataOptions& options) {
   spec.classes = classes;
   spec.source = options.source;
   // The statistics are a function of the training images alone, so their file is the key.
-  return normalisedImagePair(spec, idxTensors(train), idxTensors(test), options, sourceKey("idx", {train.imagePath}));
+  return normalizedImagePair(spec, idxTensors(train), idxTensors(test), options, sourceKey("idx", {train.imagePath}));
 }
 
 }  // namespace balancenet::data

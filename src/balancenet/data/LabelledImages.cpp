@@ -10,7 +10,7 @@
 
 namespace balancenet::data {
 
-DatasetPair normalisedImagePair(const DatasetSpec& spec, const LabelledImages& train, const LabelledImages& test,
+DatasetPair normalizedImagePair(const DatasetSpec& spec, const LabelledImages& train, const LabelledImages& test,
                                 const DataOptions& options, const std::string& cacheKey) {
   const ChannelStats stats =
       resolveNormalization(options, train.images.size(1), cacheKey, [&] { return channelStats(train.images); });

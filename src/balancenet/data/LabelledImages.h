@@ -17,7 +17,7 @@ struct LabelledImages {
 // Both splits normalised with the training images' per-channel statistics (resolveNormalization under
 // `cacheKey`: --normalize, the cache, or computed), as TensorDatasets with `spec` (inputShape {C,H,W},
 // classes and source filled by the caller).
-DatasetPair normalisedImagePair(const DatasetSpec& spec, const LabelledImages& train, const LabelledImages& test,
+DatasetPair normalizedImagePair(const DatasetSpec& spec, const LabelledImages& train, const LabelledImages& test,
                                 const DataOptions& options, const std::string& cacheKey);
 
 }  // namespace balancenet::data

@@ -41,8 +41,8 @@ double percentile(std::vector<double> values, double q) {
   return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
 }
 
-FederatedEvaluation summariseClientEvaluations(int64_t round, const std::vector<ClientEvaluationRecord>& rows) {
-  if (rows.empty()) throw InternalError("summariseClientEvaluations: no rows");
+FederatedEvaluation summarizeClientEvaluations(int64_t round, const std::vector<ClientEvaluationRecord>& rows) {
+  if (rows.empty()) throw InternalError("summarizeClientEvaluations: no rows");
   FederatedEvaluation e;
   e.round = round;
   e.clients = rows;

@@ -42,7 +42,7 @@ struct FederatedEvaluation {
 bool clientsEvaluate(const FederatedOptions& options, int64_t round, bool asynchronous);
 
 // `rows` must not be empty (InternalError); rows with 0 samples weigh nothing but still count as clients.
-FederatedEvaluation summariseClientEvaluations(int64_t round, const std::vector<ClientEvaluationRecord>& rows);
+FederatedEvaluation summarizeClientEvaluations(int64_t round, const std::vector<ClientEvaluationRecord>& rows);
 
 // "client accuracy 81.20% (worst 64.00%, p10 70.10%, round 9)" for the server's final line.
 std::string describe(const FederatedEvaluation& e);

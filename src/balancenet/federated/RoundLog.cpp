@@ -62,7 +62,7 @@ FederatedSummary summarise(const std::string& strategy, int clients, const std::
       s.uploadBytes += c.uploadBytes;
       computeSeconds += c.computeSeconds;
     }
-    if (!r.clientEvaluations.empty()) s.federatedEvaluation = summariseClientEvaluations(r.round, r.clientEvaluations);
+    if (!r.clientEvaluations.empty()) s.federatedEvaluation = summarizeClientEvaluations(r.round, r.clientEvaluations);
     if (!r.testAccuracy) continue;
     s.finalAccuracy = *r.testAccuracy;
     for (double target : metrics::kAccuracyTargets)

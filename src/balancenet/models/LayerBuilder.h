@@ -51,7 +51,6 @@ class LayerBuilder {
   LayerBuilder& nameBlock(std::string name);
 
   ShapeTracker& tracker() { return tracker_; }
-  const BatchNormFactory& batchNormFactory() const { return batchNorm_; }
   torch::nn::Sequential layers() const { return layers_; }
   // The blocks so far, each with its parameter count, FLOPs, memory and output shape.
   std::vector<LayerBlock> blocks() const;

@@ -27,7 +27,7 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
   return period;
 }
 
-NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
+NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes) {
   double compute = 0, sync = 0, samples = 0;
   for (const auto& r : window) {

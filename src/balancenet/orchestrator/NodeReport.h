@@ -41,7 +41,7 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
 
 // One rank's report: the window's mean compute and sync times, measured ops/s (or the GEMM prior), the
 // memory cap (the batch in force plus what 80% of the available memory holds), the latest latencies.
-NodeMetrics summariseWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
+NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes);
 
 // The least of the nodes' mean sync times (0 without nodes): the slowest node waits least, so this is the

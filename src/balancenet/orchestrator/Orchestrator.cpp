@@ -185,7 +185,7 @@ Split Orchestrator::splitFor(int64_t step) {
   double stepMs = 0;  // the window's mean step (compute + sync), what the rebalance is weighed against
   for (const auto& r : observed_) stepMs += (r.computeMs + r.syncMs) / static_cast<double>(observed_.size());
   const NodeSample sample = sampler_ ? sampler_() : NodeSample{};
-  const NodeMetrics mine = summariseWindow(comm_.rank(), current_.batches[comm_.rank()], observed_, sample,
+  const NodeMetrics mine = summarizeWindow(comm_.rank(), current_.batches[comm_.rank()], observed_, sample,
                                            options_.flopsPerSample, options_.memoryPerSampleBytes);
   auto rows = comm_.allgather(at::tensor(encode(mine), at::kDouble));
 

@@ -89,8 +89,6 @@ class PipelineTrainer : public trainer::StepEngine {
   std::string finalNote(const metrics::RunSummary& summary) const override;
 
   int stage() const { return parts_.groups.stageIndex(); }
-  // This rank's stage: its parameters (optimiser order) and its module.
-  std::vector<at::Tensor> stageParameters() const { return params_; }
   // Collective over the world, between steps: every stage runs `next`'s blocks from now on. A block changing
   // stage brings its parameters, buffers and optimiser state from its old stage's replica j to its new
   // stage's replica j (the replicas of a stage hold the same values), so training stays exact.

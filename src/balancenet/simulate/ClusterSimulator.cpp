@@ -108,7 +108,7 @@ orchestrator::PolicyInput policyInput(const SimulationOptions& o, int64_t step, 
   input.current = loop.split;
   for (int i = 0; i < n; ++i)
     input.nodes.push_back(
-        orchestrator::summariseWindow(i, loop.split.batches[i], loop.windows[i], nodeSample[i], o.flopsPerSample, 0));
+        orchestrator::summarizeWindow(i, loop.split.batches[i], loop.windows[i], nodeSample[i], o.flopsPerSample, 0));
   return input;
 }
 

@@ -58,7 +58,8 @@ std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Com
 }
 
 // --comm auto's candidates, in order of preference (a tie goes to the earlier: the overlapped buckets, then the
-// ring, as before auto existed). Alone, every exchange is none: the flat one, which skips its all-reduce.
+// ring, as before auto existed). A job of one worker has nothing to exchange: it gets the flat sync, which skips
+// its all-reduce when the group has one rank.
 std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, models::Network& net,
                                                  const job::CommOptions& options) {
   if (comm.size() == 1) return std::make_unique<comm::FlatAllReduceSync>(comm);

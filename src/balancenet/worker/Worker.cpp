@@ -129,7 +129,7 @@ JobEntry connectToJob(const JobConfig& c, const comm::RendezvousOptions& rv) {
 }
 
 // Generation 0 for a launched worker; a joiner waits for its admission. False: the job finished first.
-bool takeOurPlace(const JobConfig& c, elastic::ElasticAgent& agent, JobEntry& entry) {
+bool enterFirstGeneration(const JobConfig& c, elastic::ElasticAgent& agent, JobEntry& entry) {
   if (!c.worker->joining) {
     agent.startLaunched(c.worker->worldSize);
     return true;
@@ -203,7 +203,7 @@ int runWorker(const JobConfig& c) {
                                 return comm::joinGroup(scoped, rank, size, rv.opTimeout(), rv.glooHost(), rv.iface,
                                                        rv.glooThreads);
                               });
-  if (!takeOurPlace(c, agent, entry)) return 0;
+  if (!enterFirstGeneration(c, agent, entry)) return 0;
 
   const TrainingData data = loadTrainingData(c);
   auto model = buildWorkerModel(c, data.train->spec(), /*announce=*/entry.comm->rank() == 0 && !c.worker->joining);

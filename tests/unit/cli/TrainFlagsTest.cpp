@@ -64,7 +64,7 @@ TEST_F(TrainFlags, SlowdownBelowOneIsRefused) {
   EXPECT_FALSE(parseTrainCommandLine({"--workers", "2", "--slowdown", "1,4"}).emulation.slowdown.empty());
 }
 
-TEST_F(TrainFlags, OptimiserAndScheduleValuesOutOfRangeAreRefused) {
+TEST_F(TrainFlags, OptimizerAndScheduleValuesOutOfRangeAreRefused) {
   expectTrainRefused({"--lr-min", "-0.1"}, "--lr-min must be in [0, --lr 0.05], got -0.1");
   expectTrainRefused({"--lr", "0.1", "--lr-min", "0.2"}, "--lr-min must be in [0, --lr 0.1], got 0.2");
   expectTrainRefused({"--lr-gamma", "0"}, "--lr-gamma must be in (0, 1], got 0");

@@ -53,7 +53,7 @@ TEST(FactorLinear, ListenerHearsEveryBackwardAndEvaluationCapturesNothing) {
   EXPECT_EQ(calls, 1);
 }
 
-TEST(FactorLinear, ZooModelsKeepNamesAndInitialisationThroughTheFactory) {
+TEST(FactorLinear, ZooModelsKeepNamesAndInitializationThroughTheFactory) {
   for (const std::string name : {"mlp", "alexnet", "vgg16"}) {
     models::ModelOptions options;
     options.name = name;

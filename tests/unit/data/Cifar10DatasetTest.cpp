@@ -27,7 +27,7 @@ std::string writeBatches(const TempDir& dir, int perBatch, const std::string& fo
   return balancenet::testing::writeCifar10Batches(dir.path(), perBatch, folder);
 }
 
-DataOptions unitNormalisation() {
+DataOptions unitNormalization() {
   DataOptions o;
   o.normalizeMean = {0.0};
   o.normalizeStd = {1.0};
@@ -38,7 +38,7 @@ TEST(Cifar10Dataset, PlanesBecomeChannels) {
   REQUIRE_NUMPY();
   TempDir dir;
   ASSERT_EQ(writeBatches(dir, 3, "."), "");
-  DataOptions o = unitNormalisation();
+  DataOptions o = unitNormalization();
   o.source = "cifar10:" + dir.path();
   const DatasetPair pair = openCifar10(dir.path(), o);
   EXPECT_EQ(pair.train->spec().inputShape, (std::vector<int64_t>{3, 32, 32}));
@@ -80,7 +80,7 @@ TEST(Cifar10Dataset, ArchiveFolderAndPerChannelStatistics) {
 TEST(Cifar10Dataset, DefectsNameTheFile) {
   REQUIRE_NUMPY();
   TempDir dir;
-  const DataOptions o = unitNormalisation();
+  const DataOptions o = unitNormalization();
   EXPECT_EQ(usageErrorOf([&] { openCifar10(dir.path(), o); }),
             "cifar10:" + dir.path() +
                 ": no data_batch_1.bin here or in cifar-10-batches-bin/ (the binary version of CIFAR-10)");

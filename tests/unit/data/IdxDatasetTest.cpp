@@ -31,7 +31,7 @@ void writeSplit(const TempDir& dir, const std::string& prefix, int64_t h, int64_
   writeIdx(dir.file(prefix + "-labels-idx1-ubyte"), IdxArray{{n}, labels}, false);
 }
 
-DataOptions unitNormalisation(const std::string& dir) {
+DataOptions unitNormalization(const std::string& dir) {
   DataOptions o;
   o.source = "idx:" + dir;
   o.normalizeMean = {0.0};
@@ -43,7 +43,7 @@ TEST(IdxDataset, AnyImageSizeAndClassCountFromTheTrainingLabels) {
   TempDir dir;
   writeSplit(dir, "train", 3, 5, {0, 1, 6, 4, 1, 0});
   writeSplit(dir, "t10k", 3, 5, {6, 2});
-  const DatasetPair pair = openIdx(dir.path(), unitNormalisation(dir.path()));
+  const DatasetPair pair = openIdx(dir.path(), unitNormalization(dir.path()));
   const DatasetSpec& spec = pair.train->spec();
   EXPECT_EQ(spec.inputShape, (std::vector<int64_t>{1, 3, 5}));
   EXPECT_EQ(spec.target, TargetKind::Class);
@@ -88,7 +88,7 @@ TEST(IdxDataset, ComputedStatisticsNormaliseTheTrainingSetAndAreCached) {
 TEST(IdxDataset, DefectsNameTheFile) {
   TempDir dir;
   const std::string d = dir.path();
-  const DataOptions o = unitNormalisation(d);
+  const DataOptions o = unitNormalization(d);
   EXPECT_EQ(usageErrorOf([&] { openIdx(dir.file("none"), o); }), "idx:" + dir.file("none") + ": no such directory");
   writeSplit(dir, "train", 2, 2, {0, 1, 2});
   EXPECT_EQ(usageErrorOf([&] { openIdx(d, o); }), "idx:" + d + ": no t10k-images-idx3-ubyte(.gz) found");

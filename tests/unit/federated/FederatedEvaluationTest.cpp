@@ -16,7 +16,7 @@ TEST(FederatedEvaluation, WeightedMeansWorstAndTenthPercentileFromHandMadeRows) 
   // Accuracies 0.9 (90 samples), 0.5 (10), 0.7 (50), 0.8 (50): weighted (81 + 5 + 35 + 40) / 200 = 0.805.
   const std::vector<ClientEvaluationRecord> rows{
       {0, 90, 0.9, 0.2}, {1, 10, 0.5, 1.0}, {2, 50, 0.7, 0.6}, {3, 50, 0.8, 0.4}};
-  const auto e = summariseClientEvaluations(4, rows);
+  const auto e = summarizeClientEvaluations(4, rows);
   EXPECT_EQ(e.round, 4);
   EXPECT_EQ(e.samples, 200);
   EXPECT_DOUBLE_EQ(e.accuracy, 0.805);
@@ -28,7 +28,7 @@ TEST(FederatedEvaluation, WeightedMeansWorstAndTenthPercentileFromHandMadeRows) 
   EXPECT_DOUBLE_EQ(percentile({4}, 10), 4);
   EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 10), 2);
   EXPECT_THROW(percentile({}, 10), InternalError);
-  EXPECT_THROW(summariseClientEvaluations(0, {}), InternalError);
+  EXPECT_THROW(summarizeClientEvaluations(0, {}), InternalError);
 }
 
 TEST(FederatedEvaluation, CsvRowsAndTheSummaryOfTheLastRoundThatHadThem) {

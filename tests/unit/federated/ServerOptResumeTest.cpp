@@ -45,7 +45,7 @@ TEST(ServerOptResume, StateThroughTheCheckpointContinuesBitForBit) {
   EXPECT_EQ(encodeServerState(none).find("moments"), std::string::npos);
 }
 
-TEST(ServerOptResume, IdentityNamesTheServerOptimiserButAvgStaysAsBefore) {
+TEST(ServerOptResume, IdentityNamesTheServerOptimizerButAvgStaysAsBefore) {
   FederatedOptions o;
   o.strategy = "fedavg";
   EXPECT_EQ(federatedIdentityOptimizer(o), "federated fedavg");

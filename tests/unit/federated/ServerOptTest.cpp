@@ -48,7 +48,7 @@ TEST(ServerOptimizer, FedAvgMIsServerMomentum) {
 // The points after each of two steps, from the formulas in ServerOptimizer.h. Coordinate 0, step 1 (m = 0.1 x
 // 0.1 = 0.01 for all three): adam: v = 0.99 x 1e-4 + 0.01 x 0.01 = 1.99e-4, x = 1 + 0.001 / (sqrt(1.99e-4) + 0.01);
 // yogi: v = 1e-4 - 0.01 x 0.01 x sign(1e-4 - 0.01) = 2e-4; adagrad: v = 1e-4 + 0.01.
-TEST(ServerOptimizer, AdaptiveOptimisersTwoSteps) {
+TEST(ServerOptimizer, AdaptiveOptimizersTwoSteps) {
   struct Expected {
     std::string name;
     std::vector<double> x1, x2;

@@ -44,12 +44,12 @@ TimeFn noisy(TimeFn exact, double amplitude, uint64_t seed) {
 TEST(BalancedPolicy, GreedyIsTheExactMinMax) {
   // t = b, b, b, 4b over 128: T = 39 holds only 39*3 + 9 = 126 samples; T = 40 holds 130, so the optimum is 40.
   // The last two samples at t = 40 go to the lowest ranks among the tied (0, 1, 2 at b = 40, 3 at b = 10).
-  EXPECT_EQ(BalancedPolicy::minimiseMaxTime({0, 0, 0, 0}, {1, 1, 1, 4}, 128, {}), (V{40, 40, 39, 9}));
-  EXPECT_EQ(BalancedPolicy::minimiseMaxTime({0, 0}, {1, 1}, 2, {}), (V{1, 1}));
-  EXPECT_EQ(BalancedPolicy::minimiseMaxTime({0, 0, 0, 0}, {1, 1, 1, 4}, 128, {20, 0, 0, 0}), (V{20, 48, 48, 12}));
+  EXPECT_EQ(BalancedPolicy::minimizeMaxTime({0, 0, 0, 0}, {1, 1, 1, 4}, 128, {}), (V{40, 40, 39, 9}));
+  EXPECT_EQ(BalancedPolicy::minimizeMaxTime({0, 0}, {1, 1}, 2, {}), (V{1, 1}));
+  EXPECT_EQ(BalancedPolicy::minimizeMaxTime({0, 0, 0, 0}, {1, 1, 1, 4}, 128, {20, 0, 0, 0}), (V{20, 48, 48, 12}));
 }
 
-// The definition minimiseMaxTime must match: from b = 1, one sample at a time to the node whose time after
+// The definition minimizeMaxTime must match: from b = 1, one sample at a time to the node whose time after
 // taking it is the least (ties to the lower rank). O(B log N): the implementation starts further on.
 V oneSampleAtATime(const std::vector<double>& a, const std::vector<double>& c, int64_t total, const V& caps) {
   V b(a.size(), 1);
@@ -83,7 +83,7 @@ TEST(BalancedPolicy, FastGreedyHandsOutTheSameSamplesAsOneAtATime) {
       caps.assign(n, 0);
       for (int i = 0; i < n; ++i) caps[i] = small(gen) == 0 ? 0 : 1 + static_cast<int64_t>(gen() % 200);
     }
-    ASSERT_EQ(BalancedPolicy::minimiseMaxTime(a, c, total, caps), oneSampleAtATime(a, c, total, caps))
+    ASSERT_EQ(BalancedPolicy::minimizeMaxTime(a, c, total, caps), oneSampleAtATime(a, c, total, caps))
         << "trial " << trial << " n " << n << " total " << total;
   }
 }

@@ -24,7 +24,7 @@ TEST(NodeReport, SummarisesTheWindow) {
   sample.memoryAvailableBytes = 1e9;
   sample.latencyMs = {0.1, 0.2};
   sample.latencyPeers = {3, 9};
-  const NodeMetrics m = summariseWindow(2, 40, {record(1, 40, 10, 4), record(2, 40, 30, 2)}, sample, 1e6, 1e7);
+  const NodeMetrics m = summarizeWindow(2, 40, {record(1, 40, 10, 4), record(2, 40, 30, 2)}, sample, 1e6, 1e7);
   EXPECT_EQ(m.rank, 2);
   EXPECT_EQ(m.batch, 40);
   EXPECT_DOUBLE_EQ(m.computeMs, 20);
@@ -35,8 +35,8 @@ TEST(NodeReport, SummarisesTheWindow) {
   EXPECT_EQ(m.recent[1], (std::pair<int64_t, double>{40, 30}));
   EXPECT_EQ(m.latencyPeers, (std::vector<int>{3, 9}));
   sample.gemmFlops = 7e9;
-  EXPECT_DOUBLE_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).opsPerSecond, 7e9);  // nothing timed yet: the prior
-  EXPECT_EQ(summariseWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
+  EXPECT_DOUBLE_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).opsPerSecond, 7e9);  // nothing timed yet: the prior
+  EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
 }
 
 TEST(NodeReport, MasterTurnsSyncIntoWaitingAndChecksTheSplit) {

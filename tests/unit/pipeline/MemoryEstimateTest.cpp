@@ -27,7 +27,7 @@ std::vector<models::BlockInfo> tenBlocks() {
   return blocks;
 }
 
-TEST(MemoryEstimate, StateBytesPerParameterFollowsTheOptimiser) {
+TEST(MemoryEstimate, StateBytesPerParameterFollowsTheOptimizer) {
   EXPECT_EQ(stateBytesPerParameter("sgd"), 12);   // parameter, gradient, momentum
   EXPECT_EQ(stateBytesPerParameter("adam"), 16);  // parameter, gradient, two moments
   EXPECT_EQ(stateBytesPerParameter("adamw"), 16);

@@ -114,7 +114,7 @@ TEST_P(OptimizerStateTest, EmptyStateBeforeTheFirstStep) {
 INSTANTIATE_TEST_SUITE_P(SgdAndAdam, OptimizerStateTest, ::testing::Values("sgd", "adam", "adamw"),
                          [](const auto& info) { return info.param; });
 
-TEST(OptimizerState, RefusesAParameterTheOptimiserDoesNotHoldAndAnUnknownOptimiser) {
+TEST(OptimizerState, RefusesAParameterTheOptimizerDoesNotHoldAndAnUnknownOptimizer) {
   auto params = freshParameters();
   auto optimizer = makeOptimizer(named("sgd"), params, 0.05);
   EXPECT_THROW(setParameterState(*optimizer, at::zeros({3}), {}), InternalError);

@@ -48,7 +48,7 @@ TEST(TrainingState, ResumingFromBytesContinuesExactly) {
   EXPECT_EQ(testing::maxAbsDifference(straight.parameters, resumed.parameters), 0.0);
 }
 
-TEST(TrainingState, WithoutTheOptimiserStateTheRunWouldDiffer) {
+TEST(TrainingState, WithoutTheOptimizerStateTheRunWouldDiffer) {
   // Guards the test above: momentum matters, so restoring only the weights must be detectable.
   const auto straight = train(6, 1, nullptr);
   auto half = train(3, 1, nullptr);

@@ -14,7 +14,7 @@
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/ModelFlags.h"
-#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/OptimizationFlags.h"
 #include "balancenet/cli/flags/PipelineFlags.h"
 #include "balancenet/cli/flags/ResilienceFlags.h"
 #include "balancenet/cli/flags/ResultFlags.h"
@@ -52,7 +52,7 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   addCommFlags(app, c, raw.comm);
   addBatchSizingFlags(app, c, raw.allocation);
   addRunFlags(app, c);
-  addOptimisationFlags(app, c, raw.optimisation);
+  addOptimizationFlags(app, c, raw.optimization);
   addOutputFlags(app, c, raw.result);
   addCheckpointFlags(app, c.checkpoint);
   app.add_flag("--print-config", raw.printConfig,

@@ -14,7 +14,7 @@
 #include "balancenet/cli/flags/EmulationFlags.h"
 #include "balancenet/cli/flags/FlagValues.h"
 #include "balancenet/cli/flags/HostFlags.h"
-#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/OptimizationFlags.h"
 #include "balancenet/cli/flags/PipelineFlags.h"
 #include "balancenet/cli/flags/ResilienceFlags.h"
 #include "balancenet/cli/flags/ResultFlags.h"
@@ -36,7 +36,7 @@ struct RawFlags {
   PipelineRaw pipeline;
   EmulationRaw emulation;
   CommRaw comm;
-  OptimisationRaw optimisation;
+  OptimizationRaw optimization;
   ResultRaw result;
   bool printConfig = false;  // --print-config
   std::string configPath;    // --config: read by expandConfigFile before parsing; declared for --help

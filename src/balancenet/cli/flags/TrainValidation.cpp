@@ -11,7 +11,7 @@
 #include "balancenet/cli/flags/HostFlags.h"
 #include "balancenet/cli/flags/JobTokenFlags.h"
 #include "balancenet/cli/flags/ModelFlags.h"
-#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/OptimizationFlags.h"
 #include "balancenet/cli/flags/PipelineFlags.h"
 #include "balancenet/cli/flags/ResilienceFlags.h"
 #include "balancenet/cli/flags/ResultFlags.h"
@@ -46,7 +46,7 @@ void validateGradientShaping(const JobConfig& c) {
 // Runs the checks of `check` that count workers; where this launcher only assumes the world (one --nproc-per-node
 // on several hosts, see HostFlags.cpp), a refusal says so and names the list form.
 template <typename Check>
-void againstTheWorld(const JobConfig& c, Check check) {
+void withAssumedWorldNamed(const JobConfig& c, Check check) {
   try {
     check();
   } catch (const UsageError& e) {
@@ -67,20 +67,20 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateHosts(c, raw);
   validateComm(c, raw.comm);
   const int world = c.worker ? c.worker->worldSize : c.launch.worldSize();
-  againstTheWorld(c, [&] {
+  withAssumedWorldNamed(c, [&] {
     validatePipeline(c, raw, world);
     validateResilience(c, raw);
   });
   settleJobToken(c, raw.host.jobTokenFile);  // after --join, which makes this process a worker
   validateModel(c);
   validateGradientShaping(c);
-  againstTheWorld(c, [&] {
+  withAssumedWorldNamed(c, [&] {
     validateBatchSizing(c, raw.allocation, world);
     validateAllocation(c, raw, world);
     validateEmulation(c, raw.emulation, world);
   });
   validateParameterServers(c, raw.comm);
-  validateOptimisation(c, raw.optimisation);
+  validateOptimization(c, raw.optimization);
   validateStopping(c.trainer, raw.result);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);

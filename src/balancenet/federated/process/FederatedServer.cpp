@@ -264,7 +264,7 @@ class Server : public RoundServer {
     if (checkpoints_ && round_ % s_.checkpoint.every == 0) writeCheckpoint();
     for (const auto& c : records_.back().clients) samples_ += c.samples;
     const auto& evaluations = records_.back().clientEvaluations;
-    if (!evaluations.empty()) lastClientAccuracy_ = summariseClientEvaluations(round_, evaluations).accuracy;
+    if (!evaluations.empty()) lastClientAccuracy_ = summarizeClientEvaluations(round_, evaluations).accuracy;
     if (s_.progressSeconds > 0 && secondsSince(lastProgress_) >= s_.progressSeconds) {
       lastProgress_ = Clock::now();
       metrics::Progress p{round_, o_.rounds, wall(), samples_};

@@ -193,7 +193,7 @@ std::vector<int64_t> greedyFrom(const TimeLines& lines, int64_t total, const Str
 
 }  // namespace
 
-std::vector<int64_t> BalancedPolicy::minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c,
+std::vector<int64_t> BalancedPolicy::minimizeMaxTime(const std::vector<double>& a, const std::vector<double>& c,
                                                      int64_t total, const std::vector<int64_t>& caps) {
   // The greedy hands out the samples one at a time in increasing order of the time they bring (ties to
   // the lower rank); since each node's times increase with k, what it ends with is the `total - n`
@@ -377,7 +377,7 @@ BalancedPolicy::Candidate BalancedPolicy::optimise(const CostLines& lines, const
     best.capNote =
         fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total);
   } else {
-    best.split.batches = minimiseMaxTime(lines.a, lines.c, total, caps);
+    best.split.batches = minimizeMaxTime(lines.a, lines.c, total, caps);
   }
   best.ms = lines.predictedMs(best.split);
   return best;

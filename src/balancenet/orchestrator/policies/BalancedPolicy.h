@@ -40,7 +40,7 @@ class BalancedPolicy : public Policy {
   // no cap; requires c_i > 0 and the caps to hold `total`): starting from b_i = 1, each further sample goes
   // to the node whose time after taking it is the smallest (ties to the lower rank). Since every t_i
   // increases with b, the largest time reached is the least possible.
-  static std::vector<int64_t> minimiseMaxTime(const std::vector<double>& a, const std::vector<double>& c, int64_t total,
+  static std::vector<int64_t> minimizeMaxTime(const std::vector<double>& a, const std::vector<double>& c, int64_t total,
                                               const std::vector<int64_t>& caps);
 
   // Relative standard error of a node's mean compute time over its window (steps at the batch in force),

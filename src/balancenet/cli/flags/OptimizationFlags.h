@@ -1,4 +1,4 @@
-// OptimisationFlags: the optimiser and the learning-rate schedule: --optimizer, --lr, --momentum,
+// OptimizationFlags: the optimiser and the learning-rate schedule: --optimizer, --lr, --momentum,
 // --weight-decay, --nesterov, --clip-grad-norm, --accumulate, --warmup-steps, --lr-decay and its parameters.
 #pragma once
 #include <string>
@@ -7,15 +7,15 @@
 
 namespace balancenet::cli {
 
-// The group's values as given, before validateOptimisation converts them into config.trainer.
-struct OptimisationRaw {
+// The group's values as given, before validateOptimization converts them into config.trainer.
+struct OptimizationRaw {
   std::string lrDecay = "constant";
 };
 
 // Declares the group on `app`: --lr-decay into `raw`, the rest into config.trainer.
-void addOptimisationFlags(CLI::App& app, job::JobConfig& config, OptimisationRaw& raw);
+void addOptimizationFlags(CLI::App& app, job::JobConfig& config, OptimizationRaw& raw);
 
 // Each value checked (UsageError naming the flag), the decay parsed, the schedule's length set from --steps.
-void validateOptimisation(job::JobConfig& config, const OptimisationRaw& raw);
+void validateOptimization(job::JobConfig& config, const OptimizationRaw& raw);
 
 }  // namespace balancenet::cli

@@ -1,5 +1,5 @@
 // The optimisation flags: declared for train, validated into config.trainer's optimiser and schedule.
-#include "balancenet/cli/flags/OptimisationFlags.h"
+#include "balancenet/cli/flags/OptimizationFlags.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -12,7 +12,7 @@ namespace balancenet::cli {
 using job::JobConfig;
 
 // The optimiser and the learning-rate schedule.
-void addOptimisationFlags(CLI::App& app, JobConfig& c, OptimisationRaw& raw) {
+void addOptimizationFlags(CLI::App& app, JobConfig& c, OptimizationRaw& raw) {
   auto& t = c.trainer;
   app.add_option("--optimizer", t.optimizer.name, "sgd, adam or adamw (Adam with decoupled --weight-decay)")
       ->capture_default_str();
@@ -40,7 +40,7 @@ void addOptimisationFlags(CLI::App& app, JobConfig& c, OptimisationRaw& raw) {
 }
 
 // Each value, then the decay and the schedule's length (--steps).
-void validateOptimisation(JobConfig& c, const OptimisationRaw& raw) {
+void validateOptimization(JobConfig& c, const OptimizationRaw& raw) {
   auto& t = c.trainer;
   require(t.lr.baseLr > 0, fmt::format("--lr must be positive, got {}", t.lr.baseLr));
   require(t.lr.warmupSteps >= 0, "--warmup-steps must not be negative");
