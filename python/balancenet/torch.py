@@ -108,11 +108,12 @@ _WEIGHTINGS = ("share", "global")
 
 def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
     """Makes `model` (a DistributedDataParallel, or the root of a model sharded with FSDP2's fully_shard)
-    synchronise its gradients with balancenet's weighted all-reduce: each rank's bucket is multiplied by its share of the global batch and summed, so the result is
-    exactly the gradient of the whole batch's mean loss whatever the split (the loss must be a mean over the
-    batch, as DDP assumes). Also with gradient accumulation and no_sync(): the split changes only between
-    steps. Under `balancenet launch --elastic`, give the optimizer too: a step a dead worker interrupted is
-    taken again from the model and optimizer state after the last completed step.
+    synchronise its gradients with balancenet's weighted all-reduce: each rank's bucket is multiplied by its share
+    of the global batch and summed, so the result is exactly the gradient of the whole batch's mean loss whatever
+    the split (the loss must be a mean over the batch, as DDP assumes). Also with gradient accumulation and
+    no_sync(): the split changes only between steps. Under `balancenet launch --elastic`, give the optimizer too:
+    a step a dead worker interrupted is taken again from the model and optimizer state after the last completed
+    step.
     FSDP2: its reduce-scatters sum each rank's gradient weighted by its share (balancenet/_fsdp.py says how), with
     MixedPrecisionPolicy, clip_grad_norm_ and DCP checkpoints as in plain FSDP2; not under --elastic.
 

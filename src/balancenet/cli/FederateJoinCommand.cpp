@@ -117,7 +117,7 @@ int runJoin(JoinFlags& f) {
   s.channel.host = rv.glooHost();
   // Gloo listens where the server can reach this host: on the interface the kernel sends from toward the server
   // (--iface names another).
-  s.channel.iface = rv.iface.empty() ? comm::interfaceWithAddress(comm::hostAddress(rv)) : rv.iface;
+  s.channel.iface = rv.iface.empty() ? comm::interfaceTowardMaster(rv) : rv.iface;
   return federated::runJoinClient(s, comm::connectJobStore(rv));
 }
 

@@ -71,7 +71,7 @@ std::string primaryInterface() {
 }
 
 std::string interfaceTowardMaster(const RendezvousOptions& o) {
-  if (!o.storeFile.empty() || isLoopback(o.masterAddr)) return "";
+  if (o.onOneMachine()) return "";
   return interfaceWithAddress(sourceAddressToward(o.masterAddr, o.masterPort));
 }
 
@@ -88,7 +88,7 @@ std::string loopbackAddressOfHostName() {
 }
 
 std::string hostAddress(const RendezvousOptions& o) {
-  if (!o.storeFile.empty() || isLoopback(o.masterAddr)) return "";
+  if (o.onOneMachine()) return "";
   return o.iface.empty() ? sourceAddressToward(o.masterAddr, o.masterPort) : interfaceAddress(o.iface);
 }
 

@@ -38,6 +38,8 @@ struct RendezvousOptions {
   // Where Gloo listens unless iface names an interface: loopback for a file store, whose peers are all
   // on this machine, else the master's address decides (see joinGroup).
   std::string glooHost() const { return storeFile.empty() ? masterAddr : "127.0.0.1"; }
+  // A job whose processes all run on this machine: a file store, or a store on a loopback address.
+  bool onOneMachine() const { return !storeFile.empty() || isLoopback(masterAddr); }
 };
 
 // Connects to (or hosts) the store, checks the job token, the world size and that this rank is not

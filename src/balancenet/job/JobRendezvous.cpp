@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "balancenet/comm/HostAddress.h"
-#include "balancenet/comm/group/GlooGroup.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::job {
@@ -17,7 +16,7 @@ namespace {
 std::string glooInterface(const comm::RendezvousOptions& rv) {
   if (!rv.iface.empty()) return rv.iface;
   const std::string routed = comm::interfaceTowardMaster(rv);
-  if (!routed.empty() || !rv.storeFile.empty() || comm::isLoopback(rv.masterAddr)) return routed;
+  if (!routed.empty() || rv.onOneMachine()) return routed;
   const std::string loopback = comm::loopbackAddressOfHostName();
   if (!loopback.empty())
     throw UsageError(

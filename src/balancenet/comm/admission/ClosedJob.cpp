@@ -9,7 +9,7 @@
 namespace balancenet::comm {
 
 std::optional<std::string> openJobRefusal(const RendezvousOptions& o) {
-  if (!o.storeFile.empty() || isLoopback(o.masterAddr) || !o.jobToken.empty() || o.insecureOpen) return std::nullopt;
+  if (o.onOneMachine() || !o.jobToken.empty() || o.insecureOpen) return std::nullopt;
   return fmt::format(
       "the job's store at {}:{} is reachable from other hosts and this process has no job token: give every "
       "process the job's token with --job-token-file FILE, BALANCENET_JOB_TOKEN or --job-token TOKEN "
