@@ -352,6 +352,9 @@ def main():
     p.add_argument("--preload", action="store_true",
                    help="imagefolder: decode every image once before training (not timed; no --augment)")
     p.add_argument("--threads", type=int, default=1, help="torch's intra-op threads")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"],
+                   help="torch.autocast around the forward pass and loss in that type; fp16 with torch.amp.GradScaler "
+                        "(what balancenet train --precision does; bench/precision_vs_torch.sh)")
     p.add_argument("--width", type=float, default=1.0, help="resnet18's channels times this (balancenet's --width)")
     p.add_argument("--balancenet", action="store_true",
                    help="balancenet.torch's five lines: live per-rank shares, the weighted comm hook (run under "
@@ -405,6 +408,8 @@ def main():
     else:
         batches = equal_shares(x_train, y_train, a.global_batch, a.seed, rank, world)
 
+    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.precision)
+    scaler = torch.amp.GradScaler(device.type) if a.precision == "fp16" else None
     evaluations, train_seconds, step_seconds = [], 0.0, []
     paced = cuda and bool(slow or pace)  # pacing needs the GPU's real compute: synchronised clocks
     gradients = GradientClock(model, device if paced else None)
@@ -417,9 +422,10 @@ def main():
         if paced:
             torch.cuda.synchronize(device)
         forward_start = time.perf_counter()
-        out = model(x)
-        loss = nn.functional.cross_entropy(out.view(-1, out.size(-1)) if a.model == "gpt" else out,
-                                           y.view(-1) if a.model == "gpt" else y)
+        with torch.autocast(device.type, dtype=low, enabled=low is not None):
+            out = model(x)
+            loss = nn.functional.cross_entropy(out.view(-1, out.size(-1)) if a.model == "gpt" else out,
+                                               y.view(-1) if a.model == "gpt" else y)
         if paced:
             torch.cuda.synchronize(device)
         forward = time.perf_counter() - forward_start
@@ -429,9 +435,14 @@ def main():
         elif pace and last_compute > 0:
             time.sleep(max(0.0, share / pace(step)[rank] - compute))
         backward_start = time.perf_counter()
-        loss.backward()  # DDP all-reduces from its hooks (a mean, or balancenet's weighted sum), waits at the end
+        # DDP all-reduces from its hooks (a mean, or balancenet's weighted sum), waits at the end
+        (scaler.scale(loss) if scaler else loss).backward()
         last_compute, last_share = forward + gradients.last - backward_start, share
-        opt.step()
+        if scaler:
+            scaler.step(opt)
+            scaler.update()
+        else:
+            opt.step()
         if bn:
             bn.step_done(loss)  # bn: 5
         if cuda:
@@ -452,7 +463,7 @@ def main():
     if rank == 0:
         summary = {"framework": "balancenet.torch" if bn else "pytorch-ddp", "nodes": world, "steps": steps,
                    "device": str(device), "backend": backend, "model": a.model,
-                   "global_batch": a.global_batch, "train_seconds": train_seconds,
+                   "global_batch": a.global_batch, "precision": a.precision, "train_seconds": train_seconds,
                    "samples_per_second": steps * a.global_batch / train_seconds,
                    "step_seconds": step_seconds,  # rank 0's wall time of each step (warm-up can be left out)
                    "evaluations": evaluations,

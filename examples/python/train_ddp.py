@@ -36,6 +36,8 @@ def arguments():
     p.add_argument("--device", default="cpu", help="where the model and the batches live: cpu, cuda or cuda:N "
                    "(DDP's buckets are then GPU tensors: balancenet's comm hook sums them through Gloo)")
     p.add_argument("--num-workers", type=int, default=0, help="loader processes per rank")
+    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
+                   help="torch.autocast around the forward pass and loss; fp16 with torch.amp.GradScaler")
     p.add_argument("--eval-every", type=int, default=0, help="steps between test evaluations (0: at the end)")
     p.add_argument("--target-accuracy", type=float, default=0, help="stop once the test accuracy reaches it")
     p.add_argument("--trace", help="write the parameters after every step here (rank 0; torch.save)")
@@ -53,6 +55,28 @@ def arguments():
 def make_model(inputs, hidden, seed):
     torch.manual_seed(seed)
     return torch.nn.Sequential(torch.nn.Linear(inputs, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 10))
+
+
+class Precision:
+    """torch.autocast and, for fp16, torch.amp.GradScaler, as a PyTorch user adds them: balancenet's lines stay as
+    they are (its comm hook sums the scaled fp32 gradients; the scaler unscales the sum)."""
+
+    def __init__(self, name, device):
+        self.device, self.low = device.type, {"bf16": torch.bfloat16, "fp16": torch.float16}.get(name)
+        self.scaler = torch.amp.GradScaler(self.device) if name == "fp16" else None
+
+    def autocast(self):
+        return torch.autocast(self.device, dtype=self.low, enabled=self.low is not None)
+
+    def backward(self, loss):
+        (self.scaler.scale(loss) if self.scaler else loss).backward()
+
+    def step(self, opt):
+        if self.scaler:
+            self.scaler.step(opt)  # skipped where the summed gradient overflowed
+            self.scaler.update()
+        else:
+            opt.step()
 
 
 def accuracy(model, test):
@@ -76,14 +100,17 @@ def reference(args, train, test):
     """The same steps in one process: global batch s is the engine's positions [s*B, (s+1)*B)."""
     model = make_model(train.tensors[0].shape[1], args.hidden, args.seed).to(args.device)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    precision = Precision(args.precision, torch.device(args.device))
     trace, B = [], args.global_batch
     steps = args.steps or args.epochs * (len(train) // B) // args.accumulate
     for step in range(steps):
         for k in range(args.accumulate):
             idx = bn.global_indices(len(train), args.seed, (step * args.accumulate + k) * B, B)
             x, y = train[idx]
-            (F.cross_entropy(model(x.to(args.device)), y.to(args.device)) / args.accumulate).backward()
-        opt.step()
+            with precision.autocast():
+                loss = F.cross_entropy(model(x.to(args.device)), y.to(args.device)) / args.accumulate
+            precision.backward(loss)
+        precision.step(opt)
         opt.zero_grad()
         trace.append(snapshot(model))
     if args.trace:
@@ -116,6 +143,7 @@ def main():
     ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None)
     opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
     bn.attach(ddp, opt)  # bn: 3 (the optimizer: under --elastic an interrupted step is taken again)
+    precision = Precision(args.precision, device)
     loader = bn.DataLoader(train, global_batch=args.global_batch, num_workers=args.num_workers,
                            seed=args.seed)  # bn: 4
     steps = args.steps or args.epochs * len(loader) // args.accumulate
@@ -127,15 +155,17 @@ def main():
             pending += 1
             last = pending == args.accumulate
             if last:
-                loss = F.cross_entropy(ddp(x), y) / args.accumulate
-                loss.backward()
+                with precision.autocast():
+                    loss = F.cross_entropy(ddp(x), y) / args.accumulate
+                precision.backward(loss)
             else:
                 with ddp.no_sync():  # the gradient stays local until the step's last batch
-                    loss = F.cross_entropy(ddp(x), y) / args.accumulate
-                    loss.backward()
+                    with precision.autocast():
+                        loss = F.cross_entropy(ddp(x), y) / args.accumulate
+                    precision.backward(loss)
             if not last:
                 continue
-            opt.step()
+            precision.step(opt)
             opt.zero_grad()
             pending = 0
             if not bn.step_done(loss * args.accumulate):  # bn: 5 (False: a worker died, the step is taken again)

@@ -658,10 +658,27 @@ std::vector<HostileCase> dataFormatCases() {
   };
 }
 
+// --precision: names, the modes that cannot take fp16, and an fp16 run whose gradient overflows every step (the
+// weights blown up by --lr 1e5 in the first): it stops at the 50th skipped step in a row with exit 1, not NaN weights.
+std::vector<HostileCase> precisionCases() {
+  return {
+      {"PrecisionUnknown", {"--precision", "fp8"}, {}, "--precision must be fp32, bf16 or fp16, got 'fp8'"},
+      {"Fp16WithParameterServers",
+       {"--nodes", "2", "--comm", "ps", "--ps", "1", "--precision", "fp16"},
+       {},
+       "--precision fp16 needs the summed gradient on the workers to unscale it: not with --comm ps"},
+      {"Fp16OverflowingEveryStep",
+       {"--nodes", "2", "--steps", "80", "--precision", "fp16", "--lr", "1e5", "--eval-samples", "0"},
+       {},
+       "--precision fp16: the gradient was not finite in 50 steps in a row",
+       1},
+  };
+}
+
 std::vector<HostileCase> allCases() {
   std::vector<HostileCase> all;
   for (auto part : {flagCases(), configCases(), datasetCases(), environmentCases(), rendezvousCases(), jobTokenCases(),
-                    checkpointAndJoinCases(), pipelineCases(), dataFormatCases()})
+                    checkpointAndJoinCases(), pipelineCases(), dataFormatCases(), precisionCases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

@@ -98,6 +98,36 @@ TEST_F(ProcessEquivalence, HybridSufficientFactorsMatchOneProcessAndExplainTheir
   EXPECT_NE(layers.find(",layers.5,allreduce,"), std::string::npos) << layers;
 }
 
+// --precision fp16 in real processes: the weights of one fp16 process, within fp16's bound (testing/FloatBound.cpp:
+// 8 fp16 eps of the largest movement from the start, which a run at a learning rate of 1e-30 gives); steps.csv says
+// each step's loss scale and that none was skipped, summary.json the precision.
+TEST_F(ProcessEquivalence, Fp16WorkersWithUnequalSharesMatchOneFp16Process) {
+  const std::vector<std::string> common{"--model",     "mlp",  "--width",        "0.25", "--global-batch", "32",
+                                        "--steps",     "4",    "--lr",           "0.05", "--momentum",     "0.9",
+                                        "--precision", "fp16", "--eval-samples", "0"};
+  const auto c = compareWithOneProcess(common, {"--nodes", "2", "--split", "24,8", "--comm", "allreduce"});
+  ASSERT_EQ(c.multi.exitCode, 0) << c.multi.output;
+  auto still = common;
+  std::replace(still.begin(), still.end(), std::string("0.05"), std::string("1e-30"));
+  still.insert(still.end(), {"--save-params", dir_.file("start.pt"), "--run-dir", dir_.file("run0")});
+  const auto r0 = train(still);
+  ASSERT_EQ(r0.exitCode, 0) << r0.output;
+  const auto one = loadSavedParameters(dir_.file("single.pt"));
+  const double bound = mixedPrecisionBound(one, loadSavedParameters(dir_.file("start.pt")), 0x1p-10);
+  std::printf("2 processes, fp16 (split 24,8) vs 1 fp16 process: max |param difference| = %.3g (fp16 bound %.3g)\n",
+              c.maxDifference, bound);
+  EXPECT_LT(c.maxDifference, bound);
+  const auto rows = readCsvRows(dir_.file("run/steps.csv"));
+  ASSERT_EQ(rows.size(), 4u * 2);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("loss_scale"), "65536");
+    EXPECT_EQ(row.at("skipped"), "0");
+  }
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
+  EXPECT_EQ(summary["precision"], "fp16");
+  EXPECT_EQ(summary["skipped_steps"], 0);
+}
+
 TEST_F(ProcessEquivalence, TorchScriptModelMatchesOneProcess) {
   // tests/fixtures/tiny_cnn.pt: examples/script_model.py (torch.jit.script of a conv + linear model).
   const std::string model = std::string(BALANCENET_SOURCE_DIR) + "/tests/fixtures/tiny_cnn.pt";

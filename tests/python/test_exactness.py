@@ -1,10 +1,11 @@
 """The synchronised gradient of a Python DDP loop with balancenet's lines is the whole global batch's: the
 parameters after every step equal one process training on the whole batches (the example's --reference)."""
 import os
+import sys
 
 import torch
 
-from bn_testing import EXAMPLE, TempDirTest, alone, launch, main, read_csv, splits
+from bn_testing import EXAMPLE, TempDirTest, alone, exactness_bound, launch, main, read_csv, splits
 
 STEPS = ["--steps", "12", "--global-batch", "32"]
 
@@ -39,6 +40,26 @@ class Exactness(TempDirTest):
         args = [*STEPS, "--accumulate", "3"]
         got, _ = self.launched_trace(["--workers", "2", "--split", "10,22", "--policy", "static"], args)
         self.assertTracesEqual(got, self.reference_trace(args))
+
+    def test_fp16_autocast_and_grad_scaler_with_unequal_shares_equal_one_fp16_process(self):
+        """The script's own torch.autocast and GradScaler, balancenet's lines unchanged: within fp16's bound
+        (testing/FloatBound.cpp: 8 fp16 eps of the largest movement of a weight from its start)."""
+        args = [*STEPS, "--precision", "fp16"]
+        got, _ = self.launched_trace(["--workers", "2", "--split", "24,8", "--policy", "static"], args)
+        want = self.reference_trace(args)
+        sys.path.insert(0, os.path.dirname(EXAMPLE))
+        from example_data import datasets
+        from train_ddp import make_model
+        train, _ = datasets("synthetic", 2048)  # the example's defaults: its input width, hidden 64, seed 0
+        start = torch.cat([p.detach().reshape(-1) for p in make_model(train.tensors[0].shape[1], 64, 0).parameters()])
+        moved = (want[-1] - start).abs().max().item()
+        diff, bound = (got[-1] - want[-1]).abs().max().item(), 8 * torch.finfo(torch.float16).eps * moved
+        self.assertEqual(len(got), len(want))
+        print(f"fp16: launched vs one process {diff:.3g} (bound {bound:.3g}, largest movement {moved:.3g})")
+        self.assertLess(diff, bound, f"the parameters differ by {diff} (fp16 bound {bound}, largest movement {moved})")
+        # Both sides did compute in fp16: farther from the fp32 process than float32's order explains.
+        fp32 = self.reference_trace(STEPS)[-1]
+        self.assertGreater((want[-1] - fp32).abs().max().item(), exactness_bound(fp32, len(want)))
 
     def test_running_alone_is_a_job_of_one(self):
         trace = self.path("trace.pt")

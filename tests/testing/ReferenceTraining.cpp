@@ -5,6 +5,7 @@
 #include <torch/nn/utils/clip_grad.h>
 
 #include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
 
 #include <algorithm>
 #include <mutex>
@@ -52,6 +53,24 @@ models::BuiltModel seededModel(const models::ModelOptions& model, uint64_t seed)
 
 namespace {
 
+// The forward pass and loss under options.precision as a PyTorch user writes it: torch.autocast around them, and
+// for fp16 GradScaler's rule spelled out (the scale's growth interval is never reached in these short runs).
+at::Tensor referenceLoss(models::Network& net, const objective::Objective& objective, const data::Batch& batch,
+                         const trainer::TrainerOptions& options, c10::Device device) {
+  const bool autocast = options.precision != precision::Precision::Fp32;
+  if (autocast) {
+    at::autocast::set_autocast_dtype(device.type(), precision::lowType(options.precision));
+    at::autocast::set_autocast_enabled(device.type(), true);
+  }
+  auto mean = objective.trainingLossSum(net.forward(batch.inputs.to(device)), batch.targets.to(device)) /
+              static_cast<double>(options.globalBatch);
+  if (autocast) {
+    at::autocast::set_autocast_enabled(device.type(), false);
+    at::autocast::clear_cache();
+  }
+  return mean.to(at::kFloat);
+}
+
 std::vector<at::Tensor> trainLoop(models::Network& net, const trainer::TrainerOptions& options,
                                   const data::Dataset& train, const objective::ObjectiveOptions& loss,
                                   bool reversedBatches) {
@@ -61,6 +80,7 @@ std::vector<at::Tensor> trainLoop(models::Network& net, const trainer::TrainerOp
   for (auto& p : net.parameters()) params.push_back(p);
   auto optimizer = trainer::makeOptimizer(options.optimizer, params, options.lr.at(0));
   data::GlobalPermutationSampler sampler(train.size(), options.seed);
+  double scale = precision::scalesLoss(options.precision) ? 65536.0 : 1.0;
   for (int64_t step = 0; step < options.steps; ++step) {
     trainer::setLearningRate(*optimizer, options.lr.at(step));
     auto draws = sampler.drawsAt(step * options.globalBatch, options.globalBatch);
@@ -68,9 +88,20 @@ std::vector<at::Tensor> trainLoop(models::Network& net, const trainer::TrainerOp
     const data::Batch batch = train.trainingBatch(draws);
     const auto device = params.front().device();  // the caller's network may be on a GPU: the batch follows it
     optimizer->zero_grad();
-    const auto mean = objective.trainingLossSum(net.forward(batch.inputs.to(device)), batch.targets.to(device)) /
-                      static_cast<double>(options.globalBatch);
-    mean.backward();
+    const auto mean = referenceLoss(net, objective, batch, options, device);
+    (mean * scale).backward();
+    if (scale != 1.0) {
+      bool finite = true;
+      for (auto& p : params)
+        if (p.grad().defined()) {
+          p.mutable_grad().div_(scale);
+          finite = finite && at::isfinite(p.grad()).all().item<bool>();
+        }
+      if (!finite) {  // skipped, and the scale halved
+        scale /= 2;
+        continue;
+      }
+    }
     // libtorch's own clipping is the reference for --clip-grad-norm.
     if (options.clipGradNorm > 0) torch::nn::utils::clip_grad_norm_(params, options.clipGradNorm);
     optimizer->step();

@@ -11,6 +11,7 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/job/AggregateFields.h"
+#include "balancenet/precision/Precision.h"
 
 // nlohmann/json finds to_json and from_json by argument-dependent lookup: each type's pair sits in its namespace.
 namespace nlohmann {
@@ -79,6 +80,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommOptions, mode, servers, staleness, bucket
 static_assert(job::aggregateFields<CommOptions>() == 7);
 }  // namespace balancenet::comm
 
+namespace balancenet::precision {
+NLOHMANN_JSON_SERIALIZE_ENUM(Precision,
+                             {{Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}})
+}  // namespace balancenet::precision
+
 namespace balancenet::trainer {
 NLOHMANN_JSON_SERIALIZE_ENUM(LrSchedule::Decay, {{LrSchedule::Decay::Constant, "constant"},
                                                  {LrSchedule::Decay::Cosine, "cosine"},
@@ -88,10 +94,10 @@ static_assert(job::aggregateFields<LrSchedule>() == 7);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptimizerOptions, name, momentum, weightDecay, nesterov, beta1, beta2, eps)
 static_assert(job::aggregateFields<OptimizerOptions>() == 7);
 // Not carried: capacity and metricStyle, which each worker measures and derives from its data (worker/Worker.cpp).
-static_assert(job::aggregateFields<TrainerOptions>() == 19);
+static_assert(job::aggregateFields<TrainerOptions>() == 20);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainerOptions, steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate,
-                                   evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS, progressSeconds,
-                                   runDir, modelName, timelinePath, broadcastInitialModel)
+                                   precision, evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS,
+                                   progressSeconds, runDir, modelName, timelinePath, broadcastInitialModel)
 }  // namespace balancenet::trainer
 
 namespace balancenet::elastic {

@@ -37,9 +37,13 @@ struct StepRecord {
   double gradSqLocal = 0;
   double gradSq = -1;
   double noiseScale = -1;
+  // --precision fp16: the loss scale the step's gradient was computed at (0: no scaling), and whether the step was
+  // skipped because that gradient overflowed (the weights did not change).
+  double lossScale = 0;
+  int64_t skipped = 0;
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 23;
+  static constexpr int kFields = 25;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -63,12 +67,15 @@ struct StepRecord {
             double(commPhases),
             gradSqLocal,
             gradSq,
-            noiseScale};
+            noiseScale,
+            lossScale,
+            double(skipped)};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]),  int(v[1]),     int64_t(v[2]), v[3],           v[4],  v[5],  v[6],  v[7],
-            int64_t(v[8]),  int64_t(v[9]), int(v[10]),    int64_t(v[11]), v[12], v[13], v[14], v[15],
-            int64_t(v[16]), v[17],         v[18],         int64_t(v[19]), v[20], v[21], v[22]};
+    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],          v[4],           v[5],           v[6],
+            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]),    int64_t(v[11]), v[12],          v[13],
+            v[14],         v[15],         int64_t(v[16]), v[17],         v[18],          int64_t(v[19]), v[20],
+            v[21],         v[22],         v[23],          int64_t(v[24])};
   }
 };
 

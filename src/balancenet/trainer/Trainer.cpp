@@ -17,6 +17,7 @@
 #include "balancenet/device/DeviceChoice.h"
 #include "balancenet/device/DeviceRandom.h"
 #include "balancenet/device/DeviceWork.h"
+#include "balancenet/precision/AutocastScope.h"
 #include "balancenet/trainer/BatchPrefetcher.h"
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/GradientClipping.h"
@@ -35,6 +36,12 @@ Trainer::Trainer(TrainerOptions options, TrainerParts parts)
   for (auto& b : parts_->net.buffers()) state.push_back(b);
   if (options_.broadcastInitialModel) parts_->comm.broadcast(state, 0);
   optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
+  if (precision::scalesLoss(options_.precision)) scaler_.emplace();
+  // Measured (docs/benchmarks.md): the cnn 80x slower in fp16 than in fp32 on an AVX-512 Xeon, the mlp faster.
+  if (options_.precision == precision::Precision::Fp16 && !device_.is_cuda() && parts_->comm.rank() == 0)
+    spdlog::warn(
+        "--precision fp16 on a CPU: torch's CPU convolutions in fp16 are very slow (80x fp32's here); "
+        "bf16 is the CPU's low precision, fp16 the GPU's");
   parts_->net.train();
   if (!options_.timelinePath.empty()) timeline_ = std::make_unique<Timeline>(parts_->comm.rank());
 }
@@ -66,6 +73,12 @@ TrainingState Trainer::captureState() const {
   s.rng = device::generatorState(c10::Device(c10::DeviceType::CPU));
   // Dropout on a GPU draws from that GPU's generator, not the CPU's.
   if (device_.is_cuda()) s.gpuRng = device::generatorState(device_);
+  if (scaler_) {
+    const auto& l = scaler_->state();
+    s.lossScaler = at::tensor({l.scale, static_cast<double>(l.goodSteps), static_cast<double>(l.skipsInARow),
+                               static_cast<double>(l.skippedSteps)},
+                              at::kDouble);
+  }
   return s;
 }
 
@@ -90,6 +103,12 @@ void Trainer::restoreState(const TrainingState& s) {
   optimizer_->load(archive);
   applyRandomState(s.rng);
   if (device_.is_cuda()) device::restoreGeneratorState(device_, s.gpuRng);  // a CPU worker's state has none
+  // A state saved in another precision has no scaler: this run's starts afresh.
+  if (scaler_ && s.lossScaler.defined() && s.lossScaler.numel() == 4) {
+    const auto l = s.lossScaler.to(at::kDouble);
+    const auto* v = l.data_ptr<double>();
+    scaler_->restore({v[0], static_cast<int64_t>(v[1]), static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3])});
+  }
   step_ = s.step;
   position_ = s.position;
   samples_ = s.samples;
@@ -129,9 +148,12 @@ metrics::StepRecord Trainer::step() {
   context.computeMs = computeWatch.elapsedMs();
 
   const SyncedStep synced = synchronizeGradients(localLoss, context, globalBatch, measuring);
-  updateParameters(synced.grads);
+  const double lossScale = scaler_ ? scaler_->scale() : 0;  // before the step may change it
+  const bool applied = updateParameters(synced.grads);
   logLayerTraffic(synced.stats.layers);
   metrics::StepRecord record = recordOf(rank, share.dataMs, context, synced, measuring, stepWatch);
+  if (scaler_) record.lossScale = lossScale;
+  record.skipped = applied ? 0 : 1;
   parts_->allocator.observe(record);
   record.noiseScale = parts_->allocator.noiseScale();
 
@@ -176,15 +198,16 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
     at::Tensor loss;
     {
       Timeline::Span span(timeline_.get(), "forward", "compute");
+      const precision::AutocastScope autocast(options_.precision, device_.type());
       auto outputs = parts_->net.forward(batch.inputs.narrow(0, m.begin, m.size));
       loss = parts_->objective.trainingLossSum(outputs, batch.targets.narrow(0, m.begin, m.size)) /
              static_cast<double>(globalBatch);
     }
     {
       Timeline::Span span(timeline_.get(), "backward", "compute");
-      loss.backward();
+      (scaler_ ? loss * scaler_->scale() : loss).backward();
     }
-    localLoss += loss.detach();
+    localLoss += loss.detach().to(at::kFloat);
   }
   if (armAfterBackward) parts_->sync.beginStep(context);
   // A GPU's kernels return before they run: the step's compute is timed once they are done (not the collectives
@@ -203,9 +226,11 @@ Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, c
   synced.scalars = localLoss.detach().reshape({1}).to(at::kFloat).clone();
   // This rank's gradient is (b_i/B) g_i (its loss sum over B), so (b_i/B)|g_i|^2 = |grad|^2 B/b_i: summed
   // with the loss, every rank gets sum_i (b_i/B)|g_i|^2 with no message of its own.
+  // fp16's gradients are the scaled loss's: its square comes off the norms.
+  const double unscaleSq = scaler_ ? 1.0 / (scaler_->scale() * scaler_->scale()) : 1.0;
   if (measuring) {
-    const double localSq =
-        squaredNorm(synced.grads) * static_cast<double>(globalBatch) / static_cast<double>(context.localBatch);
+    const double localSq = squaredNorm(synced.grads) * unscaleSq * static_cast<double>(globalBatch) /
+                           static_cast<double>(context.localBatch);
     synced.scalars = at::cat({synced.scalars, at::full({1}, localSq, synced.scalars.options())});
   }
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.
@@ -215,16 +240,27 @@ Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, c
     synced.stats = parts_->sync.synchronize(synced.grads, synced.scalars, context);
   }
   synced.syncCpuMs = syncCpu.elapsedMs();
-  if (measuring) synced.gradSq = squaredNorm(synced.grads);
+  if (measuring) synced.gradSq = squaredNorm(synced.grads) * unscaleSq;
   return synced;
 }
 
-void Trainer::updateParameters(const std::vector<at::Tensor>& grads) {
-  if (parts_->sync.updatesParameters()) return;
+bool Trainer::updateParameters(const std::vector<at::Tensor>& grads) {
+  if (parts_->sync.updatesParameters()) return true;
   Timeline::Span span(timeline_.get(), "optimizer", "compute");
+  if (scaler_ && !unscaleGradients(grads)) return false;
   // Every rank holds the same global gradient here, so every rank clips it alike.
   if (options_.clipGradNorm > 0) clipGradients(grads, options_.clipGradNorm);
   optimizer_->step();
+  return true;
+}
+
+bool Trainer::unscaleGradients(const std::vector<at::Tensor>& grads) {
+  // One pass that divides by the scale and notes any inf or NaN (GradScaler's kernel). The summed gradient is the
+  // same on every rank, so every rank finds the same and skips the same steps.
+  auto foundInf = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(device_));
+  const auto inverse = at::full({1}, 1.0 / scaler_->scale(), foundInf.options());
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, foundInf, inverse);
+  return scaler_->update(foundInf.item<float>() == 0);
 }
 
 metrics::StepRecord Trainer::recordOf(int rank, double dataMs, const comm::SyncContext& context,
@@ -270,6 +306,11 @@ void Trainer::describe(metrics::RunSummary& summary) {
   summary.extra["final_global_batch"] = static_cast<double>(lastSplit_.total());
   if (parts_->allocator.noiseScale() >= 0) summary.extra["gradient_noise_scale"] = parts_->allocator.noiseScale();
   summary.extra["devices"] = parts_->comm.allgatherText(device::deviceName(device_));  // by rank: "cpu", "cuda:0"
+  summary.extra["precision"] = precision::precisionName(options_.precision);
+  if (scaler_) {
+    summary.extra["skipped_steps"] = static_cast<double>(scaler_->skippedSteps());
+    summary.extra["final_loss_scale"] = scaler_->scale();
+  }
 }
 
 metrics::EvalPoint Trainer::evaluate() {

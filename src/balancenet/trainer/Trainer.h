@@ -17,6 +17,7 @@
 #include "balancenet/models/Network.h"
 #include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/precision/LossScaler.h"
 #include "balancenet/trainer/StepEngine.h"
 #include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/trainer/TrainingState.h"
@@ -85,8 +86,11 @@ class Trainer : public StepEngine {
   // Sums every rank's gradient, and the scalars travelling with it (the loss; with `measuring`, the norms).
   SyncedStep synchronizeGradients(const at::Tensor& localLoss, const comm::SyncContext& context, int64_t globalBatch,
                                   bool measuring);
-  // The optimiser step on the summed gradient, unless the sync already updated the parameters.
-  void updateParameters(const std::vector<at::Tensor>& grads);
+  // The optimiser step on the summed gradient, unless the sync already updated the parameters. False: fp16's
+  // gradient overflowed and the step was skipped (the parameters are as they were).
+  bool updateParameters(const std::vector<at::Tensor>& grads);
+  // fp16: the summed gradient divided by the loss scale in place; false when it holds an inf or a NaN.
+  bool unscaleGradients(const std::vector<at::Tensor>& grads);
   void logLayerTraffic(const std::vector<comm::LayerTraffic>& layers);
   // The step's row; its update time is the step's wall time so far.
   metrics::StepRecord recordOf(int rank, double dataMs, const comm::SyncContext& context, const SyncedStep& synced,
@@ -97,6 +101,7 @@ class Trainer : public StepEngine {
   std::vector<at::Tensor> params_;
   c10::Device device_{c10::DeviceType::CPU};  // the model's, where this rank computes
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::optional<precision::LossScaler> scaler_;  // --precision fp16 only
   data::GlobalPermutationSampler sampler_;
   std::unique_ptr<BatchPrefetcher> prefetcher_;  // reads the next step's share ahead
   int64_t step_ = 0;

@@ -7,6 +7,7 @@
 #include "balancenet/data/Dataset.h"
 #include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/MetricStyle.h"
+#include "balancenet/precision/Precision.h"
 #include "balancenet/trainer/LrSchedule.h"
 #include "balancenet/trainer/OptimizerFactory.h"
 
@@ -23,7 +24,8 @@ struct TrainerOptions {
   OptimizerOptions optimizer;
   double clipGradNorm = 0;  // > 0: the synchronised gradient scaled down to this global L2 norm
   int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated
-  int64_t evalEvery = 0;    // 0: evaluate only at the end
+  precision::Precision precision = precision::Precision::Fp32;  // of the forward pass (autocast); weights stay fp32
+  int64_t evalEvery = 0;                                        // 0: evaluate only at the end
   bool evalAtEnd = true;
   int64_t evalSamples = data::kAllSamples;  // --eval-samples: a seeded subset of the test set; 0: none
   double stopAtAccuracy = 0;          // > 0: the run ends at the first evaluation reaching it (needs evalEvery > 0)

@@ -50,6 +50,7 @@ std::string toBytes(const TrainingState& s) {
   archive.write("has_rng", c10::IValue(s.rng.defined()));
   if (s.rng.defined()) archive.write("rng", s.rng);
   if (s.gpuRng.defined()) archive.write("gpu_rng", s.gpuRng);  // a CPU worker's bytes stay as they were
+  if (s.lossScaler.defined()) archive.write("loss_scaler", s.lossScaler);
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -71,7 +72,8 @@ TrainingState fromBytes(const std::string& bytes) {
     s.optimizer = optimizer.toStringRef();
     archive.read("has_rng", hasRng);
     if (hasRng.toBool()) archive.read("rng", s.rng);
-    archive.try_read("gpu_rng", s.gpuRng);  // absent: a CPU worker's state, or an older one
+    archive.try_read("gpu_rng", s.gpuRng);          // absent: a CPU worker's state, or an older one
+    archive.try_read("loss_scaler", s.lossScaler);  // absent: not fp16
     return s;
   } catch (const std::exception& e) {
     throw RuntimeFailure(fmt::format("not a training state: {}", firstLine(e.what())));

@@ -20,6 +20,9 @@ struct TrainingState {
   // A GPU worker's generator (dropout masks on its GPU); undefined: a CPU worker's state, or one from before GPU
   // generators were kept: a GPU worker's stays as it is. Absent from the bytes when undefined.
   at::Tensor gpuRng;
+  // --precision fp16's loss scaler: [scale, good steps, skips in a row, skipped steps] as doubles; undefined in
+  // the other precisions, and then absent from the bytes.
+  at::Tensor lossScaler;
 };
 
 // Bytes in torch's archive format; fromBytes throws RuntimeFailure on anything else.

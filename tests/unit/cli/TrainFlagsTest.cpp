@@ -78,6 +78,27 @@ TEST_F(TrainFlags, OptimizerAndScheduleValuesOutOfRangeAreRefused) {
   EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
 }
 
+// --precision: fp32 by default; bf16 and fp16 reach the trainer; fp16 with the parameter servers (they update, so
+// the workers cannot unscale) and either low type with factor layers or pipeline stages are refused in one line.
+TEST_F(TrainFlags, PrecisionReachesTheTrainerOrIsRefusedWhereItCannotWork) {
+  EXPECT_EQ(parseTrainCommandLine({}).trainer.precision, precision::Precision::Fp32);
+  EXPECT_EQ(parseTrainCommandLine({"--precision", "bf16"}).trainer.precision, precision::Precision::Bf16);
+  EXPECT_EQ(parseTrainCommandLine({"--precision", "fp16", "--workers", "2"}).trainer.precision,
+            precision::Precision::Fp16);
+  expectTrainRefused({"--precision", "fp8"}, "--precision must be fp32, bf16 or fp16, got 'fp8'");
+  expectTrainRefused({"--precision", "fp16", "--workers", "2", "--comm", "ps", "--ps", "1"},
+                     "--precision fp16 needs the summed gradient on the workers");
+  expectTrainRefused({"--precision", "fp16", "--workers", "2", "--comm", "ps", "--ps", "1", "--staleness", "2"},
+                     "--precision fp16 needs the summed gradient on the workers");
+  expectTrainRefused({"--precision", "bf16", "--workers", "2", "--comm", "sfb"},
+                     "--precision bf16 and fp16 are not yet with --comm sfb or hybrid");
+  expectTrainRefused({"--precision", "bf16", "--workers", "2", "--pipeline-stages", "2"},
+                     "--precision bf16 and fp16 are not yet in the pipeline engine");
+  EXPECT_EQ(
+      parseTrainCommandLine({"--precision", "bf16", "--workers", "2", "--comm", "ps", "--ps", "1"}).trainer.precision,
+      precision::Precision::Bf16);
+}
+
 // 0 is what --help documents as the default (the rendezvous timeout); only a negative value is refused,
 // with a message that says so (it used to say "must be positive" while accepting 0).
 TEST_F(TrainFlags, StallTimeoutZeroMeansTheRendezvousTimeout) {

@@ -21,7 +21,8 @@ const testing::ImageSet& dataset() {
 
 // Trains `steps` steps of a model seeded with `modelSeed`, optionally from `start`; returns the trainer's
 // final state.
-TrainingState train(int64_t steps, uint64_t modelSeed, const TrainingState* start, const std::string& model = "mlp") {
+TrainingState train(int64_t steps, uint64_t modelSeed, const TrainingState* start, const std::string& model = "mlp",
+                    precision::Precision precision = precision::Precision::Fp32) {
   TrainingState out;
   testing::runRanks(1, [&](comm::Communicator& comm) {
     at::manual_seed(modelSeed);
@@ -29,6 +30,7 @@ TrainingState train(int64_t steps, uint64_t modelSeed, const TrainingState* star
     orchestrator::StaticAllocator allocator(Split::equal(32, 1));
     comm::FlatAllReduceSync sync(comm);
     auto options = testing::sgdRun(steps, 32, 5);
+    options.precision = precision;
     Trainer trainer(options, {*built.net, dataset(), nullptr, testing::syntheticObjective(), comm, sync, allocator});
     if (start) trainer.restoreState(*start);
     while (trainer.stepsDone() < steps) trainer.step();
@@ -46,6 +48,20 @@ TEST(TrainingState, ResumingFromBytesContinuesExactly) {
   EXPECT_EQ(resumed.step, 6);
   EXPECT_EQ(resumed.samples, straight.samples);
   EXPECT_EQ(testing::maxAbsDifference(straight.parameters, resumed.parameters), 0.0);
+}
+
+// fp16's loss scaler goes with the state, so a resumed run scales (and would skip) as the straight one does.
+TEST(TrainingState, AnFp16RunResumesWithItsLossScale) {
+  const auto fp16 = precision::Precision::Fp16;
+  const auto straight = train(6, 1, nullptr, "mlp", fp16);
+  const auto half = fromBytes(toBytes(train(3, 1, nullptr, "mlp", fp16)));
+  ASSERT_TRUE(half.lossScaler.defined());
+  EXPECT_EQ(half.lossScaler[0].item<double>(), 65536.0);
+  EXPECT_EQ(half.lossScaler[1].item<double>(), 3.0);  // three good steps toward the next growth
+  const auto resumed = train(6, 99, &half, "mlp", fp16);
+  EXPECT_EQ(testing::maxAbsDifference(straight.parameters, resumed.parameters), 0.0);
+  EXPECT_TRUE(at::equal(straight.lossScaler, resumed.lossScaler));
+  EXPECT_FALSE(train(1, 1, nullptr).lossScaler.defined());  // fp32's state carries none
 }
 
 TEST(TrainingState, WithoutTheOptimizerStateTheRunWouldDiffer) {

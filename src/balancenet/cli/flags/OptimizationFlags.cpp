@@ -6,6 +6,7 @@
 
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/precision/Precision.h"
 #include "balancenet/trainer/LrSchedule.h"
 
 namespace balancenet::cli {
@@ -29,6 +30,11 @@ void addOptimizationFlags(CLI::App& app, JobConfig& c, OptimizationRaw& raw) {
   app.add_option("--accumulate", t.accumulate,
                  "Split each worker's share of a step into K micro-steps whose gradients add up (less memory, "
                  "the same gradient; BatchNorm sees the smaller batches)")
+      ->capture_default_str();
+  app.add_option("--precision", raw.precision,
+                 "fp32, bf16 or fp16: the forward pass under autocast in that type (matrix products and convolutions; "
+                 "weights, optimiser state and the exchanged gradient stay fp32); fp16 scales the loss dynamically and "
+                 "skips steps whose gradient overflows (steps.csv's loss_scale and skipped)")
       ->capture_default_str();
   app.add_option("--warmup-steps", t.lr.warmupSteps, "Linear learning-rate warm-up")->capture_default_str();
   app.add_option("--lr-decay", raw.lrDecay, "constant, cosine (to --lr-min at the last step) or step")
@@ -56,6 +62,7 @@ void validateOptimization(JobConfig& c, const OptimizationRaw& raw) {
           fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", t.optimizer.name));
   require(t.clipGradNorm >= 0, fmt::format("--clip-grad-norm must not be negative, got {}", t.clipGradNorm));
   require(t.accumulate >= 1, fmt::format("--accumulate must be at least 1, got {}", t.accumulate));
+  t.precision = precision::parsePrecision(raw.precision);
   t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
   t.lr.totalSteps = t.steps;
 }

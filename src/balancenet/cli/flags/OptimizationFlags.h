@@ -1,5 +1,6 @@
 // OptimizationFlags: the optimiser and the learning-rate schedule: --optimizer, --lr, --momentum,
-// --weight-decay, --nesterov, --clip-grad-norm, --accumulate, --warmup-steps, --lr-decay and its parameters.
+// --weight-decay, --nesterov, --clip-grad-norm, --accumulate, --precision, --warmup-steps, --lr-decay and its
+// parameters.
 #pragma once
 #include <string>
 
@@ -10,9 +11,10 @@ namespace balancenet::cli {
 // The group's values as given, before validateOptimization converts them into config.trainer.
 struct OptimizationRaw {
   std::string lrDecay = "constant";
+  std::string precision = "fp32";
 };
 
-// Declares the group on `app`: --lr-decay into `raw`, the rest into config.trainer.
+// Declares the group on `app`: --lr-decay and --precision into `raw`, the rest into config.trainer.
 void addOptimizationFlags(CLI::App& app, job::JobConfig& config, OptimizationRaw& raw);
 
 // Each value checked (UsageError naming the flag), the decay parsed, the schedule's length set from --steps.

@@ -18,6 +18,7 @@
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/precision/Precision.h"
 #include "balancenet/worker/WorkerThreads.h"
 
 namespace balancenet::cli {
@@ -41,6 +42,20 @@ void validateGradientShaping(const JobConfig& c) {
           "--accumulate needs whole gradients: not with --comm sfb or hybrid (factors of one micro-step each)");
   require(t.accumulate == 1 || !c.pipeline.enabled(),
           "--accumulate with --pipeline-stages: the stages already split each share into --micro-batches");
+}
+
+// --precision (after validateOptimization parsed it) with the ways of training that cannot take it.
+void validatePrecision(const JobConfig& c) {
+  const auto p = c.trainer.precision;
+  require(p == precision::Precision::Fp32 || !c.pipeline.enabled(),
+          "--precision bf16 and fp16 are not yet in the pipeline engine: without --pipeline-stages, or fp32");
+  // The factor layers compute their own products outside autocast: not the low-type run one process makes.
+  require(p == precision::Precision::Fp32 || !comm::capturesFactors(c.comm.mode),
+          "--precision bf16 and fp16 are not yet with --comm sfb or hybrid (the factor layers compute in fp32)");
+  // fp16 unscales and checks the summed gradient on the workers before the update; the servers update instead.
+  require(!precision::scalesLoss(p) || c.comm.mode != comm::CommMode::ParameterServers,
+          "--precision fp16 needs the summed gradient on the workers to unscale it: not with --comm ps (bf16 needs no "
+          "scaling and works there)");
 }
 
 // Runs the checks of `check` that count workers; where this launcher only assumes the world (one --nproc-per-node
@@ -81,6 +96,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   });
   validateParameterServers(c, raw.comm);
   validateOptimization(c, raw.optimization);
+  validatePrecision(c);
   validateStopping(c.trainer, raw.result);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
