@@ -34,6 +34,35 @@ TEST_F(Communication, ProbePeersReportsEveryWorkersLatencyInSplitsCsv) {
   EXPECT_EQ(ranks, 3);
 }
 
+// --grad-compress bf16 end to end: the same steps cross the wire in half the bytes, each layer's too, the explanation
+// says so, and the loss stays within bf16's reach of the exact run's. (--offload-below 0: the small share would be
+// handed over to its peer, and a hand-over travels float32.)
+TEST_F(Communication, Bf16OnTheWireHalvesEveryStepsBytes) {
+  const std::vector<std::string> common{"--nodes",        "2", "--split",         "12,4", "--model", "mlp",
+                                        "--steps",        "3", "--global-batch",  "16",   "--comm",  "allreduce",
+                                        "--eval-samples", "0", "--offload-below", "0"};
+  auto exact = common;
+  exact.insert(exact.end(), {"--run-dir", dir_.file("exact")});
+  ASSERT_EQ(train(exact).exitCode, 0);
+  auto compressed = common;
+  compressed.insert(compressed.end(), {"--grad-compress", "bf16", "--explain-comm"});
+  const auto r = train(compressed);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("sent as bf16 with error feedback"), std::string::npos) << r.output;
+  const auto steps = readCsvRows(dir_.file("run/steps.csv")), exactSteps = readCsvRows(dir_.file("exact/steps.csv"));
+  ASSERT_EQ(steps.size(), exactSteps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const double ratio = std::stod(steps[i].at("bytes_sent")) / std::stod(exactSteps[i].at("bytes_sent"));
+    EXPECT_NEAR(ratio, 0.5, 1e-3) << "row " << i << ": " << steps[i].at("bytes_sent") << " against "
+                                  << exactSteps[i].at("bytes_sent");  // the loss beside them stays float32
+    EXPECT_NEAR(std::stod(steps[i].at("loss")), std::stod(exactSteps[i].at("loss")), 0.01) << "row " << i;
+  }
+  const auto layers = readCsvRows(dir_.file("run/layers.csv")),
+             exactLayers = readCsvRows(dir_.file("exact/layers.csv"));
+  ASSERT_EQ(layers.size(), exactLayers.size());
+  EXPECT_EQ(std::stoll(layers[0].at("bytes_sent")) * 2, std::stoll(exactLayers[0].at("bytes_sent")));
+}
+
 TEST_F(Communication, TimelineLayersAndExplanation) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",
                   "--bucket-mb", "0.1", "--explain-comm", "--timeline", dir_.file("trace.json")});

@@ -658,8 +658,9 @@ std::vector<HostileCase> dataFormatCases() {
   };
 }
 
-// --precision: names, the modes that cannot take fp16, and an fp16 run whose gradient overflows every step (the
-// weights blown up by --lr 1e5 in the first): it stops at the 50th skipped step in a row with exit 1, not NaN weights.
+// --precision and --grad-compress: names, the modes that cannot take them, and an fp16 run whose gradient overflows
+// every step (the weights blown up by --lr 1e5 in the first): it stops at the 50th skipped step in a row with exit 1,
+// not NaN weights.
 std::vector<HostileCase> precisionCases() {
   return {
       {"PrecisionUnknown", {"--precision", "fp8"}, {}, "--precision must be fp32, bf16 or fp16, got 'fp8'"},
@@ -667,6 +668,10 @@ std::vector<HostileCase> precisionCases() {
        {"--nodes", "2", "--comm", "ps", "--ps", "1", "--precision", "fp16"},
        {},
        "--precision fp16 needs the summed gradient on the workers to unscale it: not with --comm ps"},
+      {"GradCompressWithHalvingDoubling",
+       {"--nodes", "2", "--comm", "hd", "--grad-compress", "bf16"},
+       {},
+       "--grad-compress is for --comm allreduce, flat or auto (got --comm hd)"},
       {"Fp16OverflowingEveryStep",
        {"--nodes", "2", "--steps", "80", "--precision", "fp16", "--lr", "1e5", "--eval-samples", "0"},
        {},

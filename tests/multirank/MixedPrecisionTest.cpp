@@ -14,7 +14,7 @@
 namespace balancenet {
 namespace {
 
-struct Case {
+struct PrecisionCase {
   std::string name;
   std::string model;
   precision::Precision precision;
@@ -40,10 +40,10 @@ void useSync(testing::DistributedRun& run, const std::string& sync) {
 
 double epsOf(precision::Precision p) { return p == precision::Precision::Bf16 ? 0x1p-7 : 0x1p-10; }
 
-class MixedPrecisionTest : public ::testing::TestWithParam<Case> {};
+class MixedPrecisionTest : public ::testing::TestWithParam<PrecisionCase> {};
 
 TEST_P(MixedPrecisionTest, UnequalSharesMatchOneProcessAtTheSamePrecision) {
-  const Case& c = GetParam();
+  const PrecisionCase& c = GetParam();
   const auto train = testing::syntheticDataset(300, 3);
   auto options = testing::comparisonOptions(c.optimizer, 5, Split{c.split}.total(), 0.0);
   options.precision = c.precision;
@@ -74,10 +74,11 @@ TEST_P(MixedPrecisionTest, UnequalSharesMatchOneProcessAtTheSamePrecision) {
 
 INSTANTIATE_TEST_SUITE_P(
     Precisions, MixedPrecisionTest,
-    ::testing::Values(Case{"cnn_bf16", "cnn", precision::Precision::Bf16, {12, 4}, "sgd"},
-                      Case{"mlp_bf16_3", "mlp", precision::Precision::Bf16, {5, 11, 16}, "sgd"},
-                      Case{"mlp_fp16", "mlp", precision::Precision::Fp16, {12, 4}, "sgd"},
-                      Case{"cnn_fp16_bucketed", "cnn", precision::Precision::Fp16, {12, 4}, "sgd", "bucketed"}),
+    ::testing::Values(PrecisionCase{"cnn_bf16", "cnn", precision::Precision::Bf16, {12, 4}, "sgd"},
+                      PrecisionCase{"mlp_bf16_3", "mlp", precision::Precision::Bf16, {5, 11, 16}, "sgd"},
+                      PrecisionCase{"mlp_fp16", "mlp", precision::Precision::Fp16, {12, 4}, "sgd"},
+                      PrecisionCase{
+                          "cnn_fp16_bucketed", "cnn", precision::Precision::Fp16, {12, 4}, "sgd", "bucketed"}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

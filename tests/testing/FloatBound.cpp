@@ -51,6 +51,13 @@
 // It still catches a wrong weight: sharing 24:8 as equals scales a rank's gradient by 2/3 or 2, a third of the
 // update or more: ~40 bf16 eps, ~340 fp16 eps. Measured (2 or 3 ranks against one process, up to 6 steps, on an
 // AVX-512 Xeon with and without MKL and oneDNN held to AVX2 and SSE4): 0.3 to 2 eps of the movement.
+//
+// The same bound holds for gradients compressed on the wire (--grad-compress, with error feedback), compared with one
+// float32 process: a step sends each rank's gradient plus the residual the last cast left, cast once (u of itself;
+// the feedback carries the loss into the next step, so these errors do not add up: over the run they sum to the
+// last residual, u of one gradient), and the ring adds the P shares in the wire type, rounding each of its P - 1
+// partial sums (u of the sum of the shares' sizes each). That is at most (P + 1) u = (P + 1)/2 eps of a step's
+// gradient, 2 eps at the 3 ranks compared, within the 8 eps of the movement above. Measured: 0.2 to 0.6 eps.
 #include "testing/FloatBound.h"
 
 #include <ATen/ATen.h>

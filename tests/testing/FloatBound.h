@@ -19,7 +19,8 @@ inline constexpr double kReorderedStepUlps = 256;
 // magnitude above it.
 double exactnessBound(const std::vector<at::Tensor>& reference, int64_t steps, double ulpsPerStep = kReorderedStepUlps);
 
-// The bound for runs under autocast (--precision bf16 or fp16), compared with one process at the same precision:
+// The bound for runs under autocast (--precision bf16 or fp16), compared with one process at the same precision, and
+// for gradients compressed on the wire (--grad-compress), compared with one float32 process:
 //   8 * eps * max |reference - start|,
 // eps the low type's (2^-7 for bf16, 2^-10 for fp16) and `start` the parameters both began from. FloatBound.cpp
 // says where it comes from.

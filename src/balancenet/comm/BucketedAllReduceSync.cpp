@@ -46,10 +46,16 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
     for (int p : bucket.params) numel += params_[p].tensor.numel();
     // Where the parameters are: a GPU's buckets are summed from GPU memory (NCCL), or through Gloo's host copies.
     bucket.buffer = at::zeros({numel}, params_[bucket.params.front()].tensor.options().dtype(at::kFloat));
+    // Alone, nothing crosses a wire: nothing is compressed.
+    if (compression::compresses(options_.compression) && comm_.size() > 1)
+      bucket.feedback.emplace(options_.compression);
   }
   const int world = comm_.size();
-  traffic_ =
-      trafficByLayer(params_, "allreduce", [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
+  // A parameter's float32 bytes, as the wire type carries them.
+  const int64_t wireElement = c10::elementSize(compression::wireType(options_.compression));
+  traffic_ = trafficByLayer(params_, "allreduce", [world, wireElement](int64_t bytes) {
+    return ringAllReduceWireBytes(bytes / static_cast<int64_t>(sizeof(float)) * wireElement, world);
+  });
   arrived_.assign(params_.size(), false);
   if (options_.overlap)
     for (size_t i = 0; i < params_.size(); ++i) {
@@ -112,7 +118,8 @@ void BucketedAllReduceSync::startReadyBuckets() {
 void BucketedAllReduceSync::startBucket(size_t b) {
   auto& bucket = buckets_[b];
   bucket.started = true;
-  bucket.work = comm_.allreduceSumAsync(bucket.buffer);
+  bucket.wire = bucket.feedback ? bucket.feedback->encode(bucket.buffer) : bucket.buffer;
+  bucket.work = comm_.allreduceSumAsync(bucket.wire);
 }
 
 SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -140,7 +147,8 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
   for (size_t b = 0; b < buckets_.size(); ++b) {
     auto& bucket = buckets_[b];
     bucket.work.wait(timeline_, fmt::format("wait bucket {}", b),
-                     fmt::format("all-reduce bucket {} ({:.2f} MB)", b, bucket.buffer.numel() * 4 / kMb));
+                     fmt::format("all-reduce bucket {} ({:.2f} MB)", b, bucket.wire.nbytes() / kMb));
+    if (bucket.feedback) bucket.buffer.copy_(bucket.wire);  // back to float32
     for (size_t slot = 0; slot < bucket.params.size(); ++slot) {
       const int p = bucket.params[slot];
       grads[p].copy_(bucket.buffer.narrow(0, bucket.offsets[slot], grads[p].numel()).view(grads[p].sizes()));
@@ -170,8 +178,11 @@ std::vector<std::vector<int>> BucketedAllReduceSync::bucketLayout() const {
 }
 
 std::string BucketedAllReduceSync::explain() const {
-  std::string out = fmt::format("all-reduce in {} bucket(s), {} backward:\n", buckets_.size(),
-                                options_.overlap ? "overlapped with" : "after");
+  std::string out = fmt::format(
+      "all-reduce in {} bucket(s), {} backward{}:\n", buckets_.size(), options_.overlap ? "overlapped with" : "after",
+      compression::compresses(options_.compression)
+          ? fmt::format(", sent as {} with error feedback", compression::gradCompressionName(options_.compression))
+          : "");
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const auto& bucket = buckets_[b];
     out += fmt::format("  bucket {}: {:.3f} MB, {} tensors, {} .. {}\n", b, bucket.buffer.numel() * 4 / kMb,

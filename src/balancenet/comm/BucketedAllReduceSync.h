@@ -1,11 +1,13 @@
 // BucketedAllReduceSync: wait-free backprop. Gradients travel in buckets, in reverse layer order, each
 // bucket's all-reduce started from an autograd hook as soon as its last gradient is ready.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/compression/ErrorFeedback.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
@@ -14,6 +16,8 @@ struct BucketOptions {
   double bucketMb = 25;      // cap of every bucket but the first (DDP's bucket_cap_mb)
   double firstBucketMb = 1;  // the first bucket (the last layers) is small so sending starts early, as in DDP
   bool overlap = true;       // false: every bucket is sent after backward (for comparison)
+  // --grad-compress: each bucket crosses the wire in this type, with its own error feedback.
+  compression::GradCompression compression = compression::GradCompression::None;
 };
 
 // Backward produces gradients from the last layer to the first, so buckets are filled in that order:
@@ -39,9 +43,11 @@ class BucketedAllReduceSync : public GradientSync {
  private:
   struct Bucket {
     std::vector<int> params;
-    std::vector<int64_t> offsets;  // of each parameter in the buffer
-    at::Tensor buffer;             // float32, filled by the hooks
-    int missing = 0;               // parameters whose gradient has not arrived this step
+    std::vector<int64_t> offsets;                        // of each parameter in the buffer
+    at::Tensor buffer;                                   // float32, filled by the hooks
+    at::Tensor wire;                                     // what is summed: the buffer itself, or its compressed form
+    std::optional<compression::ErrorFeedback> feedback;  // with compression only
+    int missing = 0;                                     // parameters whose gradient has not arrived this step
     PendingWork work;
     bool started = false;
   };

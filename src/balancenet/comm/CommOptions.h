@@ -2,6 +2,7 @@
 #pragma once
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/comm/OffloadPlan.h"
+#include "balancenet/compression/GradCompression.h"
 
 namespace balancenet::comm {
 
@@ -15,6 +16,9 @@ struct CommOptions {
   // hands its gradient to a ring peer (OffloadSync.h); 0: never.
   double offloadBelow = kDefaultOffloadBelow;
   bool explain = false;  // --explain-comm: rank 0 prints how each layer is synchronised
+  // --grad-compress: the all-reduces' wire type (lossy, with error feedback); none: exact.
+  compression::GradCompression compression = compression::GradCompression::None;
+  bool allowLossy = false;  // --allow-lossy-comm: --comm auto may also try the exchanges compressed to bf16
 };
 
 }  // namespace balancenet::comm

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include "balancenet/core/Error.h"
 #include "balancenet/core/Stopwatch.h"
 
 namespace balancenet::comm {
@@ -24,27 +25,53 @@ const char* methodOf(Exchange exchange) {
 
 }  // namespace
 
-FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params)
-    : comm_(comm), exchange_(exchange) {
+FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params,
+                                     compression::GradCompression compression)
+    : comm_(comm), exchange_(exchange), compression_(compression) {
+  // The mesh exchanges (hd, a2a) sum float32 only. Alone, nothing crosses a wire: nothing is compressed.
+  if (compression::compresses(compression) && exchange != Exchange::Ring)
+    throw UsageError("--grad-compress works with the ring exchanges: not hd or a2a");
+  if (compression::compresses(compression) && comm.size() > 1) feedback_.emplace(compression);
   const int world = comm.size();
-  traffic_ = trafficByLayer(params, methodOf(exchange),
-                            [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
+  const int64_t wireElement = c10::elementSize(compression::wireType(compression));
+  traffic_ = trafficByLayer(params, methodOf(exchange), [world, wireElement](int64_t bytes) {
+    return ringAllReduceWireBytes(bytes / static_cast<int64_t>(sizeof(float)) * wireElement, world);
+  });
 }
 
 SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                                          const SyncContext&) {
   Stopwatch watch;
   packGradients(grads, scalars, buffer_);
-  comm_.allreduceSum(buffer_, exchange_);
+  int64_t wire = 0;
+  if (feedback_) {
+    // The gradients compressed, the scalars after them exact: two ring all-reduces, the second tiny.
+    const int64_t gradients = buffer_.numel() - scalars.numel();
+    auto values = buffer_.narrow(0, 0, gradients);
+    auto sent = feedback_->encode(values);
+    auto exact = buffer_.narrow(0, gradients, scalars.numel());
+    comm_.allreduceSum(sent);
+    comm_.allreduceSum(exact);
+    values.copy_(sent);
+    wire = ringAllReduceWireBytes(sent.nbytes(), comm_.size()) + ringAllReduceWireBytes(exact.nbytes(), comm_.size());
+  } else {
+    comm_.allreduceSum(buffer_, exchange_);
+    wire = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
+  }
   unpackGradients(buffer_, grads, scalars);
-  const int64_t wire = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
   SyncStats stats{watch.elapsedMs(), wire, wire};
-  stats.phases = exchangePhases(exchange_, comm_.size());
+  stats.phases = exchangePhases(exchange_, comm_.size()) * (feedback_ ? 2 : 1);
   stats.layers = traffic_;
   return stats;
 }
 
 std::string FlatAllReduceSync::explain() const {
+  if (feedback_)
+    return fmt::format(
+        "every parameter: one {} all-reduce after backward in {} with error feedback, the loss beside it in "
+        "float32, {} dependent phases at {} workers\n",
+        exchangeName(exchange_), compression::gradCompressionName(compression_),
+        2 * exchangePhases(exchange_, comm_.size()), comm_.size());
   return fmt::format("every parameter: one {} all-reduce after backward, {} dependent phases at {} workers\n",
                      exchangeName(exchange_), exchangePhases(exchange_, comm_.size()), comm_.size());
 }

@@ -1,8 +1,11 @@
 // FlatAllReduceSync: all gradients packed into one buffer and summed with a single all-reduce.
 #pragma once
+#include <optional>
+
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/compression/ErrorFeedback.h"
 
 namespace balancenet::comm {
 
@@ -12,7 +15,10 @@ namespace balancenet::comm {
 class FlatAllReduceSync : public GradientSync {
  public:
   // `params` (the model's, optional): each step's stats then carry the per-layer bytes (layers.csv).
-  explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {});
+  // `compression` (the ring only): the gradients cross the wire in that type, with error feedback; the scalars
+  // (the loss) travel exact beside them.
+  explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {},
+                             compression::GradCompression compression = compression::GradCompression::None);
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
 
@@ -21,6 +27,8 @@ class FlatAllReduceSync : public GradientSync {
   Exchange exchange_;
   std::vector<LayerTraffic> traffic_;  // per layer, the same every step
   at::Tensor buffer_;                  // reused across steps
+  compression::GradCompression compression_;
+  std::optional<compression::ErrorFeedback> feedback_;  // with compression only
 };
 
 }  // namespace balancenet::comm

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/job/AggregateFields.h"
 #include "balancenet/precision/Precision.h"
@@ -76,9 +77,16 @@ NLOHMANN_JSON_SERIALIZE_ENUM(CommMode, {{CommMode::Auto, "auto"},
                                         {CommMode::SufficientFactors, "sfb"},
                                         {CommMode::Hybrid, "hybrid"},
                                         {CommMode::ParameterServers, "ps"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommOptions, mode, servers, staleness, bucketMb, overlap, offloadBelow, explain)
-static_assert(job::aggregateFields<CommOptions>() == 7);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommOptions, mode, servers, staleness, bucketMb, overlap, offloadBelow, explain,
+                                   compression, allowLossy)
+static_assert(job::aggregateFields<CommOptions>() == 9);
 }  // namespace balancenet::comm
+
+namespace balancenet::compression {
+NLOHMANN_JSON_SERIALIZE_ENUM(GradCompression, {{GradCompression::None, "none"},
+                                               {GradCompression::Bf16, "bf16"},
+                                               {GradCompression::Fp16, "fp16"}})
+}  // namespace balancenet::compression
 
 namespace balancenet::precision {
 NLOHMANN_JSON_SERIALIZE_ENUM(Precision,

@@ -8,6 +8,7 @@
 #include "balancenet/comm/OffloadSync.h"
 #include "balancenet/comm/SufficientFactorSync.h"
 #include "balancenet/commchoice/AutoSync.h"
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/emulation/EmulatedLink.h"
 #include "balancenet/emulation/StragglerSync.h"
@@ -38,19 +39,21 @@ comm::Exchange exchangeOf(comm::CommMode mode) {
   return comm::Exchange::Ring;
 }
 
-// An exchange that sums the whole gradient, by --comm name, with --offload-below's hand-over in skewed steps
-// (its fast ranks all-reduce by the same algorithm).
+// An exchange that sums the whole gradient, by --comm name, its wire type `compression` (allreduce and flat only),
+// with --offload-below's hand-over in skewed steps (its fast ranks all-reduce by the same algorithm).
 std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
-                                                  const job::CommOptions& options) {
+                                                  const job::CommOptions& options,
+                                                  compression::GradCompression compression) {
   const auto params = comm::namedParameters(net);
   std::unique_ptr<comm::GradientSync> sync;
   if (mode == comm::CommMode::AllReduce) {
     comm::BucketOptions buckets;
     buckets.bucketMb = options.bucketMb;
     buckets.overlap = options.overlap;
+    buckets.compression = compression;
     sync = std::make_unique<comm::BucketedAllReduceSync>(comm, params, buckets);
   } else {
-    sync = std::make_unique<comm::FlatAllReduceSync>(comm, exchangeOf(mode), params);
+    sync = std::make_unique<comm::FlatAllReduceSync>(comm, exchangeOf(mode), params, compression);
   }
   if (options.offloadBelow > 0)
     sync = std::make_unique<comm::OffloadSync>(comm, params, std::move(sync), options.offloadBelow, exchangeOf(mode));
@@ -66,9 +69,17 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
   std::vector<commchoice::Candidate> candidates;
   std::vector<comm::CommMode> modes{comm::CommMode::AllReduce, comm::CommMode::Flat};
   // hd and a2a are exchanges over the group's Gloo mesh; where NCCL sums the gradients it picks its own algorithm,
-  // so they would only repeat flat.
-  if (!comm.hasGpuGroup()) modes.insert(modes.end(), {comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll});
-  for (auto mode : modes) candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options)});
+  // so they would only repeat flat. They sum float32 only, so a compressed job leaves them out.
+  const bool compressed = compression::compresses(options.compression);
+  if (!comm.hasGpuGroup() && !compressed)
+    modes.insert(modes.end(), {comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll});
+  for (auto mode : modes)
+    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options, options.compression)});
+  // --allow-lossy-comm: the ring exchanges again with bf16 on the wire; they win only where sending is the step.
+  if (options.allowLossy && !compressed)
+    for (auto mode : {comm::CommMode::AllReduce, comm::CommMode::Flat})
+      candidates.push_back({fmt::format("{}+bf16", comm::commModeName(mode)),
+                            makeAllReduce(mode, comm, net, options, compression::GradCompression::Bf16)});
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }
 
@@ -94,7 +105,7 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     sync =
         std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), c.comm.staleness);
   } else {
-    sync = makeAllReduce(c.comm.mode, comm, net, c.comm);
+    sync = makeAllReduce(c.comm.mode, comm, net, c.comm, c.comm.compression);
   }
   const auto& e = c.emulation;
   const int rank = comm.rank();

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "balancenet/core/EnvironmentVariables.h"
 #include "testing/LauncherViewTest.h"
 #include "testing/UsageErrors.h"
@@ -76,6 +78,26 @@ TEST_F(TrainFlags, OptimizerAndScheduleValuesOutOfRangeAreRefused) {
   const auto ok =
       parseTrainCommandLine({"--lr-min", "0.01", "--lr-gamma", "1", "--momentum", "0", "--weight-decay", "0"});
   EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
+}
+
+// --grad-compress: none by default; bf16 and fp16 with the ring exchanges (and auto, which then tries only those);
+// --allow-lossy-comm only with auto.
+TEST_F(TrainFlags, GradCompressReachesTheExchangeOrIsRefusedWhereItCannotWork) {
+  EXPECT_EQ(parseTrainCommandLine({}).comm.compression, compression::GradCompression::None);
+  EXPECT_FALSE(parseTrainCommandLine({}).comm.allowLossy);
+  for (const char* mode : {"auto", "allreduce", "flat"})
+    EXPECT_EQ(parseTrainCommandLine({"--workers", "2", "--comm", mode, "--grad-compress", "bf16"}).comm.compression,
+              compression::GradCompression::Bf16)
+        << mode;
+  EXPECT_TRUE(parseTrainCommandLine({"--allow-lossy-comm"}).comm.allowLossy);
+  expectTrainRefused({"--grad-compress", "powersgd"}, "--grad-compress must be none, bf16 or fp16, got 'powersgd'");
+  for (const char* mode : {"hd", "a2a", "sfb", "hybrid"})
+    expectTrainRefused({"--workers", "2", "--comm", mode, "--grad-compress", "fp16"},
+                       fmt::format("--grad-compress is for --comm allreduce, flat or auto (got --comm {})", mode));
+  expectTrainRefused({"--comm", "flat", "--allow-lossy-comm"},
+                     "--allow-lossy-comm is for --comm auto (got --comm flat)");
+  expectTrainRefused({"--workers", "2", "--pipeline-stages", "2", "--grad-compress", "bf16"},
+                     "--grad-compress is not yet with --pipeline-stages");
 }
 
 // --precision: fp32 by default; bf16 and fp16 reach the trainer; fp16 with the parameter servers (they update, so

@@ -9,6 +9,7 @@
 
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/comm/CommMode.h"
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
 
 namespace balancenet::cli {
@@ -44,6 +45,14 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
                  "joining the all-reduce (0: never)")
       ->capture_default_str();
   app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");
+  app.add_option("--grad-compress", raw.compression,
+                 "none, bf16 or fp16: the gradients cross the wire in that type (half the bytes), with error feedback "
+                 "(what a cast loses is added to the next step's gradient); lossy, so off by default. With --comm "
+                 "allreduce, flat or auto (which then tries those two only)")
+      ->capture_default_str();
+  app.add_flag("--allow-lossy-comm", c.comm.allowLossy,
+               "With --comm auto: also try the exchanges with their gradients sent as bf16 (error feedback), and keep "
+               "one if its steps are faster; the choice is in summary.json (comm_choice)");
 }
 
 // --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see
@@ -55,6 +64,16 @@ void validateComm(JobConfig& c, const CommRaw& raw) {
   c.comm.mode = *mode;
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
   c.comm.overlap = !raw.noOverlap;
+  c.comm.compression = compression::parseGradCompression(raw.compression);
+  const bool ring = c.comm.mode == comm::CommMode::Auto || c.comm.mode == comm::CommMode::AllReduce ||
+                    c.comm.mode == comm::CommMode::Flat;
+  require(!compression::compresses(c.comm.compression) || ring,
+          fmt::format("--grad-compress is for --comm allreduce, flat or auto (got --comm {}): the other exchanges "
+                      "move float32 or factors",
+                      raw.comm));
+  require(!c.comm.allowLossy || c.comm.mode == comm::CommMode::Auto,
+          fmt::format("--allow-lossy-comm is for --comm auto (got --comm {}); give --grad-compress to choose yourself",
+                      raw.comm));
   require(c.comm.offloadBelow >= 0 && c.comm.offloadBelow <= 1,
           fmt::format("--offload-below must be between 0 and 1, got {}", c.comm.offloadBelow));
 }

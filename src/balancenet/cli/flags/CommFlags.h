@@ -1,5 +1,5 @@
-// CommFlags: how gradients travel: --comm, --bucket-mb, --no-overlap, --offload-below, --explain-comm, and the
-// parameter servers' --ps and --staleness.
+// CommFlags: how gradients travel: --comm, --bucket-mb, --no-overlap, --offload-below, --explain-comm,
+// --grad-compress and --allow-lossy-comm, and the parameter servers' --ps and --staleness.
 #pragma once
 #include <string>
 
@@ -12,6 +12,7 @@ namespace balancenet::cli {
 struct CommRaw {
   int servers = kUnset, staleness = kUnset;  // --ps, --staleness
   std::string comm = "auto";
+  std::string compression = "none";  // --grad-compress
   bool noOverlap = false;
 };
 

@@ -17,6 +17,7 @@
 #include "balancenet/cli/flags/ResultFlags.h"
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/comm/CommMode.h"
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/precision/Precision.h"
 #include "balancenet/worker/WorkerThreads.h"
@@ -42,6 +43,8 @@ void validateGradientShaping(const JobConfig& c) {
           "--accumulate needs whole gradients: not with --comm sfb or hybrid (factors of one micro-step each)");
   require(t.accumulate == 1 || !c.pipeline.enabled(),
           "--accumulate with --pipeline-stages: the stages already split each share into --micro-batches");
+  require(!compression::compresses(c.comm.compression) || !c.pipeline.enabled(),
+          "--grad-compress is not yet with --pipeline-stages (the stage replicas exchange float32)");
 }
 
 // --precision (after validateOptimization parsed it) with the ways of training that cannot take it.

@@ -1,0 +1,16 @@
+#include "balancenet/compression/ErrorFeedback.h"
+
+#include <ATen/ATen.h>
+
+namespace balancenet::compression {
+
+at::Tensor ErrorFeedback::encode(const at::Tensor& values) {
+  if (!residual_.defined() || residual_.numel() != values.numel() || residual_.device() != values.device())
+    residual_ = at::zeros_like(values);
+  const at::Tensor compensated = values + residual_;
+  at::Tensor sent = compensated.to(wireType(compression_));
+  at::sub_out(residual_, compensated, sent.to(at::kFloat));
+  return sent;
+}
+
+}  // namespace balancenet::compression
