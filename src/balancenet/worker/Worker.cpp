@@ -12,6 +12,7 @@
 #include "balancenet/comm/Rendezvous.h"
 #include "balancenet/comm/SyncBatchNorm.h"
 #include "balancenet/comm/group/GpuGroup.h"
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/device/GpuSupport.h"
 #include "balancenet/elastic/ElasticAgent.h"
@@ -57,6 +58,9 @@ class WorkerGroup : public elastic::GroupParts {
                                splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
+    // The residuals are the old group's sums' and are not in the committed state: the new group starts without.
+    if (generation.number > 0 && compression::compresses(c.comm.compression) && comm_->rank() == 0)
+      spdlog::info("--grad-compress: the error feedback starts again from zero in the re-formed group");
     workers_ = static_cast<int>(generation.members.size());
   }
 
@@ -216,6 +220,8 @@ int runWorker(const JobConfig& c) {
   explainGradientSync(c, group);
 
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
+  if (c.checkpoint.resume && compression::compresses(c.comm.compression) && group.comm().rank() == 0)
+    spdlog::info("--grad-compress: checkpoints hold no error feedback; the resumed run's starts from zero");
   auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
   const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
   agent.finish();
