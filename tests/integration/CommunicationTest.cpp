@@ -2,6 +2,7 @@
 // running communication variants side by side.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -61,6 +62,14 @@ TEST_F(Communication, Bf16OnTheWireHalvesEveryStepsBytes) {
              exactLayers = readCsvRows(dir_.file("exact/layers.csv"));
   ASSERT_EQ(layers.size(), exactLayers.size());
   EXPECT_EQ(std::stoll(layers[0].at("bytes_sent")) * 2, std::stoll(exactLayers[0].at("bytes_sent")));
+  // Under auto, the candidates are the two ring exchanges, named by their wire type in summary.json.
+  auto automatic = common;
+  std::replace(automatic.begin(), automatic.end(), std::string("allreduce"), std::string("auto"));
+  automatic.insert(automatic.end(), {"--grad-compress", "bf16", "--run-dir", dir_.file("auto")});
+  const auto a = train(automatic);
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("auto/summary.json")));
+  EXPECT_EQ(summary["comm_auto"]["candidates"], nlohmann::json({"allreduce+bf16", "flat+bf16"})) << summary.dump();
 }
 
 TEST_F(Communication, TimelineLayersAndExplanation) {

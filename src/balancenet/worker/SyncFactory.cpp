@@ -73,12 +73,19 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
   const bool compressed = compression::compresses(options.compression);
   if (!comm.hasGpuGroup() && !compressed)
     modes.insert(modes.end(), {comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll});
+  // A candidate's name says its wire type where it is not float32 ("allreduce+bf16"): summary.json shows the choice.
+  const auto nameOf = [](comm::CommMode mode, compression::GradCompression wire) {
+    return compression::compresses(wire)
+               ? fmt::format("{}+{}", comm::commModeName(mode), compression::gradCompressionName(wire))
+               : std::string(comm::commModeName(mode));
+  };
   for (auto mode : modes)
-    candidates.push_back({comm::commModeName(mode), makeAllReduce(mode, comm, net, options, options.compression)});
+    candidates.push_back(
+        {nameOf(mode, options.compression), makeAllReduce(mode, comm, net, options, options.compression)});
   // --allow-lossy-comm: the ring exchanges again with bf16 on the wire; they win only where sending is the step.
   if (options.allowLossy && !compressed)
     for (auto mode : {comm::CommMode::AllReduce, comm::CommMode::Flat})
-      candidates.push_back({fmt::format("{}+bf16", comm::commModeName(mode)),
+      candidates.push_back({nameOf(mode, compression::GradCompression::Bf16),
                             makeAllReduce(mode, comm, net, options, compression::GradCompression::Bf16)});
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }
