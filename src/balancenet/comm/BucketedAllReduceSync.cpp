@@ -51,10 +51,8 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
       bucket.feedback.emplace(options_.compression);
   }
   const int world = comm_.size();
-  // A parameter's float32 bytes, as the wire type carries them.
-  const int64_t wireElement = c10::elementSize(compression::wireType(options_.compression));
-  traffic_ = trafficByLayer(params_, "allreduce", [world, wireElement](int64_t bytes) {
-    return ringAllReduceWireBytes(bytes / static_cast<int64_t>(sizeof(float)) * wireElement, world);
+  traffic_ = trafficByLayer(params_, "allreduce", [world, wire = options_.compression](int64_t bytes) {
+    return ringAllReduceWireBytes(compression::wireBytes(bytes, wire), world);
   });
   arrived_.assign(params_.size(), false);
   if (options_.overlap)

@@ -33,9 +33,8 @@ FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, cons
     throw UsageError("--grad-compress works with the ring exchanges: not hd or a2a");
   if (compression::compresses(compression) && comm.size() > 1) feedback_.emplace(compression);
   const int world = comm.size();
-  const int64_t wireElement = c10::elementSize(compression::wireType(compression));
-  traffic_ = trafficByLayer(params, methodOf(exchange), [world, wireElement](int64_t bytes) {
-    return ringAllReduceWireBytes(bytes / static_cast<int64_t>(sizeof(float)) * wireElement, world);
+  traffic_ = trafficByLayer(params, methodOf(exchange), [world, wire = compression](int64_t bytes) {
+    return ringAllReduceWireBytes(compression::wireBytes(bytes, wire), world);
   });
 }
 

@@ -4,6 +4,7 @@
 // compression error, and ErrorFeedback.h carries what each cast lost into the next step. The formats are
 // --precision's (precision/Precision.h); none is float32.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include <c10/core/ScalarType.h>
@@ -26,5 +27,10 @@ inline precision::Precision formatOf(GradCompression compression) {
 }
 // The element type on the wire: Float for none.
 inline c10::ScalarType wireType(GradCompression compression) { return precision::lowType(formatOf(compression)); }
+// The bytes `float32Bytes` of gradient take on the wire.
+inline int64_t wireBytes(int64_t float32Bytes, GradCompression compression) {
+  return float32Bytes / static_cast<int64_t>(sizeof(float)) *
+         static_cast<int64_t>(c10::elementSize(wireType(compression)));
+}
 
 }  // namespace balancenet::compression
