@@ -41,19 +41,21 @@ BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList p
       capBytes = options_.bucketMb * kMb;
     }
   }
+  // Alone, nothing crosses a wire: nothing is compressed.
+  if (comm_.size() == 1) options_.compression = {};
+  checkCompressible(options_.compression, partsOf(params_));
   for (auto& bucket : buckets_) {
     int64_t numel = 0;
-    for (int p : bucket.params) numel += params_[p].tensor.numel();
+    std::vector<BufferPart> parts;
+    for (int p : bucket.params) {
+      numel += params_[p].tensor.numel();
+      parts.push_back({p, params_[p].tensor.sizes().vec()});
+    }
     // Where the parameters are: a GPU's buckets are summed from GPU memory (NCCL), or through Gloo's host copies.
-    bucket.buffer = at::zeros({numel}, params_[bucket.params.front()].tensor.options().dtype(at::kFloat));
-    // Alone, nothing crosses a wire: nothing is compressed.
-    if (compression::compresses(options_.compression) && comm_.size() > 1)
-      bucket.feedback.emplace(options_.compression);
+    const auto device = params_[bucket.params.front()].tensor.options().dtype(at::kFloat);
+    bucket.buffer = at::zeros({numel}, device);
+    bucket.exchange = makeBufferAllReduce(comm_, options_.compression, parts, device);
   }
-  const int world = comm_.size();
-  traffic_ = trafficByLayer(params_, "allreduce", [world, wire = options_.compression](int64_t bytes) {
-    return ringAllReduceWireBytes(compression::wireBytes(bytes, wire), world);
-  });
   arrived_.assign(params_.size(), false);
   if (options_.overlap)
     for (size_t i = 0; i < params_.size(); ++i) {
@@ -69,13 +71,14 @@ BucketedAllReduceSync::~BucketedAllReduceSync() {
     if (options_.overlap && p.tensor.requires_grad()) p.tensor.remove_hook(hookIds_[h++]);
   // A step abandoned half-way (an exception) may leave buckets in flight: let them finish quietly.
   for (auto& b : buckets_) try {
-      b.work.wait();
+      if (b.started) b.exchange->abandon();
     } catch (const std::exception&) {
     }
 }
 
 void BucketedAllReduceSync::beginStep(const SyncContext& context) {
   armed_ = options_.overlap;
+  for (auto& b : buckets_) b.exchange->beginStep(context.step);
   timeline_ = context.timeline;
   nextToStart_ = 0;
   startedEarly_ = 0;
@@ -116,8 +119,7 @@ void BucketedAllReduceSync::startReadyBuckets() {
 void BucketedAllReduceSync::startBucket(size_t b) {
   auto& bucket = buckets_[b];
   bucket.started = true;
-  bucket.wire = bucket.feedback ? bucket.feedback->encode(bucket.buffer) : bucket.buffer;
-  bucket.work = comm_.allreduceSumAsync(bucket.wire);
+  bucket.exchange->start(bucket.buffer);
 }
 
 SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -144,9 +146,8 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
 
   for (size_t b = 0; b < buckets_.size(); ++b) {
     auto& bucket = buckets_[b];
-    bucket.work.wait(timeline_, fmt::format("wait bucket {}", b),
-                     fmt::format("all-reduce bucket {} ({:.2f} MB)", b, bucket.wire.nbytes() / kMb));
-    if (bucket.feedback) bucket.buffer.copy_(bucket.wire);  // back to float32
+    bucket.exchange->finish(bucket.buffer, timeline_, fmt::format("bucket {}", b));
+    bucket.started = false;
     for (size_t slot = 0; slot < bucket.params.size(); ++slot) {
       const int p = bucket.params[slot];
       grads[p].copy_(bucket.buffer.narrow(0, bucket.offsets[slot], grads[p].numel()).view(grads[p].sizes()));
@@ -155,16 +156,19 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
   scalarWork.wait();
 
   SyncStats stats;
-  for (const auto& t : traffic_) {
-    stats.bytesSent += t.bytesSent;
-    stats.bytesReceived += t.bytesReceived;
-  }
   const int64_t scalarWire = ringAllReduceWireBytes(scalars.numel() * 4, comm_.size());
-  stats.bytesSent += scalarWire;
-  stats.bytesReceived += scalarWire;
-  stats.layers = traffic_;
-  // A ring all-reduce per bucket and one for the scalars: c10d runs them one after another.
-  stats.phases = static_cast<int64_t>(buckets_.size() + 1) * ringAllReducePhases(comm_.size());
+  stats.bytesSent = stats.bytesReceived = scalarWire;
+  // The scalars' ring all-reduce and each bucket's exchange: c10d runs them one after another.
+  stats.phases = ringAllReducePhases(comm_.size());
+  for (const auto& bucket : buckets_) {
+    stats.bytesSent += bucket.exchange->wireBytes();
+    stats.bytesReceived += bucket.exchange->wireBytes();
+    stats.phases += bucket.exchange->phases();
+  }
+  stats.layers = trafficByParameter(params_, "allreduce", [this](const NamedParameter& p) {
+    const int index = static_cast<int>(&p - params_.data());
+    return buckets_[bucketOf_[index]].exchange->wireBytesOf(p.tensor.sizes().vec());
+  });
   stats.elapsedMs = watch.elapsedMs();
   return stats;
 }
@@ -176,11 +180,11 @@ std::vector<std::vector<int>> BucketedAllReduceSync::bucketLayout() const {
 }
 
 std::string BucketedAllReduceSync::explain() const {
-  std::string out = fmt::format(
-      "all-reduce in {} bucket(s), {} backward{}:\n", buckets_.size(), options_.overlap ? "overlapped with" : "after",
-      compression::compresses(options_.compression)
-          ? fmt::format(", sent as {} with error feedback", compression::gradCompressionName(options_.compression))
-          : "");
+  std::string out = fmt::format("all-reduce in {} bucket(s), {} backward{}:\n", buckets_.size(),
+                                options_.overlap ? "overlapped with" : "after",
+                                compression::compresses(options_.compression) && !buckets_.empty()
+                                    ? ", sent as " + buckets_.front().exchange->describe()
+                                    : "");
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const auto& bucket = buckets_[b];
     out += fmt::format("  bucket {}: {:.3f} MB, {} tensors, {} .. {}\n", b, bucket.buffer.numel() * 4 / kMb,

@@ -1,13 +1,13 @@
 // BucketedAllReduceSync: wait-free backprop. Gradients travel in buckets, in reverse layer order, each
 // bucket's all-reduce started from an autograd hook as soon as its last gradient is ready.
 #pragma once
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/compressed/BufferAllReduce.h"
 #include "balancenet/comm/group/Communicator.h"
-#include "balancenet/compression/ErrorFeedback.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
@@ -16,8 +16,8 @@ struct BucketOptions {
   double bucketMb = 25;      // cap of every bucket but the first (DDP's bucket_cap_mb)
   double firstBucketMb = 1;  // the first bucket (the last layers) is small so sending starts early, as in DDP
   bool overlap = true;       // false: every bucket is sent after backward (for comparison)
-  // --grad-compress: each bucket crosses the wire in this type, with its own error feedback.
-  compression::GradCompression compression = compression::GradCompression::None;
+  // --grad-compress: how each bucket crosses the wire (compressed/BufferAllReduce.h), with its own error feedback.
+  compression::CompressionOptions compression;
 };
 
 // Backward produces gradients from the last layer to the first, so buckets are filled in that order:
@@ -43,12 +43,10 @@ class BucketedAllReduceSync : public GradientSync {
  private:
   struct Bucket {
     std::vector<int> params;
-    std::vector<int64_t> offsets;                        // of each parameter in the buffer
-    at::Tensor buffer;                                   // float32, filled by the hooks
-    at::Tensor wire;                                     // what is summed: the buffer itself, or its compressed form
-    std::optional<compression::ErrorFeedback> feedback;  // with compression only
-    int missing = 0;                                     // parameters whose gradient has not arrived this step
-    PendingWork work;
+    std::vector<int64_t> offsets;               // of each parameter in the buffer
+    at::Tensor buffer;                          // float32, filled by the hooks, summed in place
+    std::unique_ptr<BufferAllReduce> exchange;  // exact, or compressed with its own error feedback
+    int missing = 0;                            // parameters whose gradient has not arrived this step
     bool started = false;
   };
 
@@ -67,7 +65,6 @@ class BucketedAllReduceSync : public GradientSync {
   bool armed_ = false;  // between beginStep() and synchronize()
   Timeline* timeline_ = nullptr;
   int startedEarly_ = 0;
-  std::vector<LayerTraffic> traffic_;  // per layer, the same every step
 };
 
 }  // namespace balancenet::comm

@@ -16,8 +16,9 @@ struct CommOptions {
   // hands its gradient to a ring peer (OffloadSync.h); 0: never.
   double offloadBelow = kDefaultOffloadBelow;
   bool explain = false;  // --explain-comm: rank 0 prints how each layer is synchronised
-  // --grad-compress: the all-reduces' wire type (lossy, with error feedback); none: exact.
-  compression::GradCompression compression = compression::GradCompression::None;
+  // --grad-compress and --compress-warmup: how the all-reduces cross the wire (lossy, with error feedback); none:
+  // exact.
+  compression::CompressionOptions compression;
   bool allowLossy = false;  // --allow-lossy-comm: --comm auto may also try the exchanges compressed to bf16
 };
 

@@ -1,6 +1,8 @@
 // Pack, all-reduce (sum), unpack.
 #include "balancenet/comm/FlatAllReduceSync.h"
 
+#include <stdexcept>
+
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
@@ -26,51 +28,60 @@ const char* methodOf(Exchange exchange) {
 }  // namespace
 
 FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params,
-                                     compression::GradCompression compression)
-    : comm_(comm), exchange_(exchange), compression_(compression) {
+                                     compression::CompressionOptions compression)
+    : comm_(comm), exchange_(exchange), params_(params), compression_(compression) {
   // The mesh exchanges (hd, a2a) sum float32 only. Alone, nothing crosses a wire: nothing is compressed.
   if (compression::compresses(compression) && exchange != Exchange::Ring)
     throw UsageError("--grad-compress works with the ring exchanges: not hd or a2a");
-  if (compression::compresses(compression) && comm.size() > 1) feedback_.emplace(compression);
-  const int world = comm.size();
-  traffic_ = trafficByLayer(params, methodOf(exchange), [world, wire = compression](int64_t bytes) {
-    return ringAllReduceWireBytes(compression::wireBytes(bytes, wire), world);
-  });
+  if (!compression::compresses(compression) || comm.size() == 1) return;
+  if (params.empty()) throw std::invalid_argument("FlatAllReduceSync: compression needs the model's parameters");
+  const auto parts = partsOf(params);
+  checkCompressible(compression, parts);
+  const auto device = params.empty() ? at::TensorOptions() : params.front().tensor.options();
+  compressed_ = makeBufferAllReduce(comm, compression, parts, device.dtype(at::kFloat));
 }
 
 SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
-                                         const SyncContext&) {
+                                         const SyncContext& context) {
   Stopwatch watch;
   packGradients(grads, scalars, buffer_);
-  int64_t wire = 0;
-  if (feedback_) {
-    // The gradients compressed, the scalars after them exact: two ring all-reduces, the second tiny.
+  SyncStats stats;
+  if (compressed_) {
+    // The gradients compressed, the scalars after them exact in a tiny ring all-reduce of their own.
     const int64_t gradients = buffer_.numel() - scalars.numel();
     auto values = buffer_.narrow(0, 0, gradients);
-    auto sent = feedback_->encode(values);
     auto exact = buffer_.narrow(0, gradients, scalars.numel());
-    comm_.allreduceSum(sent);
-    comm_.allreduceSum(exact);
-    values.copy_(sent);
-    wire = ringAllReduceWireBytes(sent.nbytes(), comm_.size()) + ringAllReduceWireBytes(exact.nbytes(), comm_.size());
+    compressed_->beginStep(context.step);
+    compressed_->start(values);
+    auto scalarWork = comm_.allreduceSumAsync(exact);
+    compressed_->finish(values, context.timeline, "gradients");
+    scalarWork.wait();
+    stats.bytesSent = compressed_->wireBytes() + ringAllReduceWireBytes(exact.nbytes(), comm_.size());
+    stats.phases = compressed_->phases() + ringAllReducePhases(comm_.size());
+    stats.layers = trafficByParameter(params_, methodOf(exchange_), [this](const NamedParameter& p) {
+      return compressed_->wireBytesOf(p.tensor.sizes().vec());
+    });
   } else {
     comm_.allreduceSum(buffer_, exchange_);
-    wire = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
+    stats.bytesSent = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
+    stats.phases = exchangePhases(exchange_, comm_.size());
+    const int world = comm_.size();
+    stats.layers = trafficByLayer(params_, methodOf(exchange_),
+                                  [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
   }
   unpackGradients(buffer_, grads, scalars);
-  SyncStats stats{watch.elapsedMs(), wire, wire};
-  stats.phases = exchangePhases(exchange_, comm_.size()) * (feedback_ ? 2 : 1);
-  stats.layers = traffic_;
+  stats.bytesReceived = stats.bytesSent;
+  stats.elapsedMs = watch.elapsedMs();
   return stats;
 }
 
 std::string FlatAllReduceSync::explain() const {
-  if (feedback_)
+  if (compressed_)
     return fmt::format(
-        "every parameter: one {} all-reduce after backward in {} with error feedback, the loss beside it in "
-        "float32, {} dependent phases at {} workers\n",
-        exchangeName(exchange_), compression::gradCompressionName(compression_),
-        2 * exchangePhases(exchange_, comm_.size()), comm_.size());
+        "every parameter: one {} exchange after backward as {}, the loss beside it in float32, {} dependent phases "
+        "at {} workers\n",
+        exchangeName(exchange_), compressed_->describe(), compressed_->phases() + ringAllReducePhases(comm_.size()),
+        comm_.size());
   return fmt::format("every parameter: one {} all-reduce after backward, {} dependent phases at {} workers\n",
                      exchangeName(exchange_), exchangePhases(exchange_, comm_.size()), comm_.size());
 }

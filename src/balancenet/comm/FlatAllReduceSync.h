@@ -1,11 +1,11 @@
 // FlatAllReduceSync: all gradients packed into one buffer and summed with a single all-reduce.
 #pragma once
-#include <optional>
+#include <memory>
 
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/compressed/BufferAllReduce.h"
 #include "balancenet/comm/group/Communicator.h"
-#include "balancenet/compression/ErrorFeedback.h"
 
 namespace balancenet::comm {
 
@@ -15,20 +15,20 @@ namespace balancenet::comm {
 class FlatAllReduceSync : public GradientSync {
  public:
   // `params` (the model's, optional): each step's stats then carry the per-layer bytes (layers.csv).
-  // `compression` (the ring only): the gradients cross the wire in that type, with error feedback; the scalars
-  // (the loss) travel exact beside them.
+  // `compression` (the ring only; needs `params`): the gradients cross the wire compressed
+  // (compressed/BufferAllReduce.h), with error feedback; the scalars (the loss) travel exact beside them.
   explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {},
-                             compression::GradCompression compression = compression::GradCompression::None);
+                             compression::CompressionOptions compression = {});
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
 
  private:
   Communicator& comm_;
   Exchange exchange_;
-  std::vector<LayerTraffic> traffic_;  // per layer, the same every step
-  at::Tensor buffer_;                  // reused across steps
-  compression::GradCompression compression_;
-  std::optional<compression::ErrorFeedback> feedback_;  // with compression only
+  ParameterList params_;
+  at::Tensor buffer_;  // reused across steps
+  compression::CompressionOptions compression_;
+  std::unique_ptr<BufferAllReduce> compressed_;  // with compression only
 };
 
 }  // namespace balancenet::comm

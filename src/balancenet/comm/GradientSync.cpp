@@ -46,10 +46,16 @@ std::string layerOf(const std::string& parameterName) {
 
 std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std::string& method,
                                          const std::function<int64_t(int64_t)>& wireBytes) {
+  return trafficByParameter(
+      params, method, [&](const NamedParameter& p) { return wireBytes(p.tensor.numel() * p.tensor.element_size()); });
+}
+
+std::vector<LayerTraffic> trafficByParameter(const ParameterList& params, const std::string& method,
+                                             const std::function<int64_t(const NamedParameter&)>& wireBytes) {
   std::vector<LayerTraffic> out;
   for (const auto& p : params) {
     const auto layer = layerOf(p.name);
-    const int64_t wire = wireBytes(p.tensor.numel() * p.tensor.element_size());
+    const int64_t wire = wireBytes(p);
     if (out.empty() || out.back().layer != layer) out.push_back({layer, method, 0, 0});
     out.back().bytesSent += wire;
     out.back().bytesReceived += wire;

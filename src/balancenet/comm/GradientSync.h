@@ -54,6 +54,9 @@ struct LayerTraffic {
 // `wireBytes(payload bytes of one parameter)` is what that parameter costs each way.
 std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std::string& method,
                                          const std::function<int64_t(int64_t)>& wireBytes);
+// The same where a parameter's cost depends on more than its bytes (PowerSGD's on its shape).
+std::vector<LayerTraffic> trafficByParameter(const ParameterList& params, const std::string& method,
+                                             const std::function<int64_t(const NamedParameter&)>& wireBytes);
 
 struct SyncStats {
   double elapsedMs = 0;                // wall time inside synchronize(), waiting for slower peers included

@@ -10,6 +10,8 @@ at::Tensor ErrorFeedback::encode(const at::Tensor& values) {
   const at::Tensor compensated = values + residual_;
   at::Tensor sent = compensated.to(wireType(compression_));
   at::sub_out(residual_, compensated, sent.to(at::kFloat));
+  // An fp16 overflow (a step the loss scaler skips) would leave inf - inf = NaN here for every later step.
+  residual_.nan_to_num_(0.0, 0.0, 0.0);
   return sent;
 }
 

@@ -68,6 +68,16 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmulationOptions, slowdown, nodeSpeed, netDel
 static_assert(job::aggregateFields<EmulationOptions>() == 4);
 }  // namespace balancenet::emulation
 
+namespace balancenet::compression {
+NLOHMANN_JSON_SERIALIZE_ENUM(GradCompression, {{GradCompression::None, "none"},
+                                               {GradCompression::Bf16, "bf16"},
+                                               {GradCompression::Fp16, "fp16"},
+                                               {GradCompression::PowerSgd, "powersgd"},
+                                               {GradCompression::Int8, "int8"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompressionOptions, kind, rank, warmupSteps)
+static_assert(job::aggregateFields<CompressionOptions>() == 3);
+}  // namespace balancenet::compression
+
 namespace balancenet::comm {
 NLOHMANN_JSON_SERIALIZE_ENUM(CommMode, {{CommMode::Auto, "auto"},
                                         {CommMode::AllReduce, "allreduce"},
@@ -81,12 +91,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommOptions, mode, servers, staleness, bucket
                                    compression, allowLossy)
 static_assert(job::aggregateFields<CommOptions>() == 9);
 }  // namespace balancenet::comm
-
-namespace balancenet::compression {
-NLOHMANN_JSON_SERIALIZE_ENUM(GradCompression, {{GradCompression::None, "none"},
-                                               {GradCompression::Bf16, "bf16"},
-                                               {GradCompression::Fp16, "fp16"}})
-}  // namespace balancenet::compression
 
 namespace balancenet::precision {
 NLOHMANN_JSON_SERIALIZE_ENUM(Precision,

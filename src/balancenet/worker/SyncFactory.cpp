@@ -43,7 +43,7 @@ comm::Exchange exchangeOf(comm::CommMode mode) {
 // with --offload-below's hand-over in skewed steps (its fast ranks all-reduce by the same algorithm).
 std::unique_ptr<comm::GradientSync> makeAllReduce(comm::CommMode mode, comm::Communicator& comm, models::Network& net,
                                                   const job::CommOptions& options,
-                                                  compression::GradCompression compression) {
+                                                  const compression::CompressionOptions& compression) {
   const auto params = comm::namedParameters(net);
   std::unique_ptr<comm::GradientSync> sync;
   if (mode == comm::CommMode::AllReduce) {
@@ -74,7 +74,7 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
   if (!comm.hasGpuGroup() && !compressed)
     modes.insert(modes.end(), {comm::CommMode::HalvingDoubling, comm::CommMode::AllToAll});
   // A candidate's name says its wire type where it is not float32 ("allreduce+bf16"): summary.json shows the choice.
-  const auto nameOf = [](comm::CommMode mode, compression::GradCompression wire) {
+  const auto nameOf = [](comm::CommMode mode, const compression::CompressionOptions& wire) {
     return compression::compresses(wire)
                ? fmt::format("{}+{}", comm::commModeName(mode), compression::gradCompressionName(wire))
                : std::string(comm::commModeName(mode));
@@ -83,10 +83,12 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
     candidates.push_back(
         {nameOf(mode, options.compression), makeAllReduce(mode, comm, net, options, options.compression)});
   // --allow-lossy-comm: the ring exchanges again with bf16 on the wire; they win only where sending is the step.
-  if (options.allowLossy && !compressed)
+  if (options.allowLossy && !compressed) {
+    compression::CompressionOptions bf16;
+    bf16.kind = compression::GradCompression::Bf16;
     for (auto mode : {comm::CommMode::AllReduce, comm::CommMode::Flat})
-      candidates.push_back({nameOf(mode, compression::GradCompression::Bf16),
-                            makeAllReduce(mode, comm, net, options, compression::GradCompression::Bf16)});
+      candidates.push_back({nameOf(mode, bf16), makeAllReduce(mode, comm, net, options, bf16)});
+  }
   return std::make_unique<commchoice::AutoSync>(comm, std::move(candidates));
 }
 

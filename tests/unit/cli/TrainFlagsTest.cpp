@@ -80,17 +80,31 @@ TEST_F(TrainFlags, OptimizerAndScheduleValuesOutOfRangeAreRefused) {
   EXPECT_DOUBLE_EQ(ok.trainer.lr.minLr, 0.01);
 }
 
-// --grad-compress: none by default; bf16 and fp16 with the ring exchanges (and auto, which then tries only those);
-// --allow-lossy-comm only with auto.
+// --grad-compress: none by default; every kind with the ring exchanges (and auto, which then tries only those);
+// --compress-warmup only with a compression; --allow-lossy-comm only with auto.
 TEST_F(TrainFlags, GradCompressReachesTheExchangeOrIsRefusedWhereItCannotWork) {
-  EXPECT_EQ(parseTrainCommandLine({}).comm.compression, compression::GradCompression::None);
+  EXPECT_EQ(parseTrainCommandLine({}).comm.compression.kind, compression::GradCompression::None);
   EXPECT_FALSE(parseTrainCommandLine({}).comm.allowLossy);
   for (const char* mode : {"auto", "allreduce", "flat"})
-    EXPECT_EQ(parseTrainCommandLine({"--workers", "2", "--comm", mode, "--grad-compress", "bf16"}).comm.compression,
-              compression::GradCompression::Bf16)
+    EXPECT_EQ(
+        parseTrainCommandLine({"--workers", "2", "--comm", mode, "--grad-compress", "bf16"}).comm.compression.kind,
+        compression::GradCompression::Bf16)
         << mode;
+  const auto powersgd =
+      parseTrainCommandLine({"--workers", "2", "--grad-compress", "powersgd:2", "--compress-warmup", "50"});
+  EXPECT_EQ(powersgd.comm.compression.kind, compression::GradCompression::PowerSgd);
+  EXPECT_EQ(powersgd.comm.compression.rank, 2);
+  EXPECT_EQ(powersgd.comm.compression.warmupSteps, 50);
+  EXPECT_EQ(parseTrainCommandLine({"--grad-compress", "int8"}).comm.compression.kind,
+            compression::GradCompression::Int8);
   EXPECT_TRUE(parseTrainCommandLine({"--allow-lossy-comm"}).comm.allowLossy);
-  expectTrainRefused({"--grad-compress", "powersgd"}, "--grad-compress must be none, bf16 or fp16, got 'powersgd'");
+  expectTrainRefused({"--grad-compress", "int4"},
+                     "--grad-compress must be none, bf16, fp16, int8, powersgd or "
+                     "powersgd:RANK, got 'int4'");
+  expectTrainRefused({"--grad-compress", "powersgd:0"}, "--grad-compress powersgd:RANK needs a RANK of 1 or more");
+  expectTrainRefused({"--compress-warmup", "10"}, "--compress-warmup is for --grad-compress");
+  expectTrainRefused({"--grad-compress", "int8", "--compress-warmup", "-1"},
+                     "--compress-warmup must not be negative, got -1");
   for (const char* mode : {"hd", "a2a", "sfb", "hybrid"})
     expectTrainRefused({"--workers", "2", "--comm", mode, "--grad-compress", "fp16"},
                        fmt::format("--grad-compress is for --comm allreduce, flat or auto (got --comm {})", mode));

@@ -46,10 +46,17 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
       ->capture_default_str();
   app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");
   app.add_option("--grad-compress", raw.compression,
-                 "none, bf16 or fp16: the gradients cross the wire in that type (half the bytes), with error feedback "
-                 "(what a cast loses is added to the next step's gradient); lossy, so off by default. With --comm "
-                 "allreduce, flat or auto (which then tries those two only)")
+                 "none, bf16, fp16, int8, powersgd or powersgd:RANK: how the gradients cross the wire, each with error "
+                 "feedback (what compression loses is added to the next step's gradient). bf16/fp16: half the bytes; "
+                 "int8: a quarter (8-bit codes, a scale per chunk; an all-to-all and an all-gather); powersgd: each "
+                 "matrix as two rank-RANK factors (default rank 1), vectors whole. Lossy, so off by default. With "
+                 "--comm allreduce, flat or auto (which then tries those two only)")
       ->capture_default_str();
+  app.add_option("--compress-warmup", raw.compressWarmup,
+                 "With --grad-compress: the first STEPS steps exchange exact float32, then compression starts "
+                 "(PyTorch PowerSGD's start_powerSGD_iter); default 0")
+      ->type_name("STEPS")
+      ->default_str("");  // unset unless given: --print-config leaves it out
   app.add_flag("--allow-lossy-comm", c.comm.allowLossy,
                "With --comm auto: also try the exchanges with their gradients sent as bf16 (error feedback), and keep "
                "one if its steps are faster; the choice is in summary.json (comm_choice)");
@@ -65,6 +72,11 @@ void validateComm(JobConfig& c, const CommRaw& raw) {
   require(c.comm.bucketMb > 0, fmt::format("--bucket-mb must be positive, got {}", c.comm.bucketMb));
   c.comm.overlap = !raw.noOverlap;
   c.comm.compression = compression::parseGradCompression(raw.compression);
+  if (raw.compressWarmup != kUnset) {
+    require(compression::compresses(c.comm.compression), "--compress-warmup is for --grad-compress");
+    require(raw.compressWarmup >= 0, fmt::format("--compress-warmup must not be negative, got {}", raw.compressWarmup));
+    c.comm.compression.warmupSteps = raw.compressWarmup;
+  }
   const bool ring = c.comm.mode == comm::CommMode::Auto || c.comm.mode == comm::CommMode::AllReduce ||
                     c.comm.mode == comm::CommMode::Flat;
   require(!compression::compresses(c.comm.compression) || ring,

@@ -1,5 +1,5 @@
 // CommFlags: how gradients travel: --comm, --bucket-mb, --no-overlap, --offload-below, --explain-comm,
-// --grad-compress and --allow-lossy-comm, and the parameter servers' --ps and --staleness.
+// --grad-compress, --compress-warmup and --allow-lossy-comm, and the parameter servers' --ps and --staleness.
 #pragma once
 #include <string>
 
@@ -13,6 +13,7 @@ struct CommRaw {
   int servers = kUnset, staleness = kUnset;  // --ps, --staleness
   std::string comm = "auto";
   std::string compression = "none";  // --grad-compress
+  int compressWarmup = kUnset;       // --compress-warmup
   bool noOverlap = false;
 };
 

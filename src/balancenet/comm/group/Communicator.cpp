@@ -254,6 +254,16 @@ PendingWork Communicator::allgatherAsync(at::Tensor input, std::vector<at::Tenso
                         [&] { return backendFor(in[0]).allgather(out, in); });
 }
 
+PendingWork Communicator::alltoallAsync(at::Tensor input, at::Tensor output, int64_t wireBytes) {
+  if (size_ == 1) {
+    output.copy_(input);
+    return PendingWork();
+  }
+  std::vector<int64_t> equalParts;  // empty: c10d splits the first dimension evenly
+  return startOperation("all-to-all", rank_, deliveredAt(wireBytes),
+                        [&] { return backendFor(input).alltoall_base(output, input, equalParts, equalParts); });
+}
+
 std::vector<std::string> Communicator::allgatherText(const std::string& text) {
   const auto lengths = allgather(at::full({1}, static_cast<int64_t>(text.size()), at::kLong));
   int64_t longest = 0;

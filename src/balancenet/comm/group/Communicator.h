@@ -94,6 +94,10 @@ class Communicator {
   // `wireBytes` is what this rank really sends, for the emulated link: a payload padded to equal shapes
   // would overstate it. Same start-order rule and lifetime rule as allreduceSumAsync.
   PendingWork allgatherAsync(at::Tensor input, std::vector<at::Tensor> outputs, int64_t wireBytes);
+  // Starts an all-to-all of equal parts: `input` and `output` (same shape, first dimension the group's size) on
+  // every rank; output[r] receives rank r's input[this rank]. `wireBytes` is what this rank really sends (for the
+  // emulated link). Same start-order rule and lifetime rule as allreduceSumAsync.
+  PendingWork alltoallAsync(at::Tensor input, at::Tensor output, int64_t wireBytes);
   // Every rank's text (any length), in rank order: variable-size results gathered at the end of a run.
   std::vector<std::string> allgatherText(const std::string& text);
   void barrier();

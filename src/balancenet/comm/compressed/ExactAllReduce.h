@@ -1,0 +1,47 @@
+// ExactAllReduce and CastAllReduce: the ring all-reduce of the buffer as it is (float32), or of its cast to bf16 or
+// fp16 with error feedback (compression/ErrorFeedback.h). The sum of casts is summed in the wire type by c10d.
+#pragma once
+#include "balancenet/comm/compressed/BufferAllReduce.h"
+#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/compression/ErrorFeedback.h"
+
+namespace balancenet::comm {
+
+class ExactAllReduce : public BufferAllReduce {
+ public:
+  ExactAllReduce(Communicator& comm, int64_t numel) : comm_(comm), numel_(numel) {}
+  void start(const at::Tensor& buffer) override;
+  void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
+  void abandon() override { work_.wait(); }
+  int64_t wireBytes() const override;
+  int64_t phases() const override;
+  int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
+  std::string describe() const override { return "float32"; }
+
+ private:
+  Communicator& comm_;
+  int64_t numel_;
+  PendingWork work_;
+};
+
+class CastAllReduce : public BufferAllReduce {
+ public:
+  CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel);
+  void start(const at::Tensor& buffer) override;
+  void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
+  void abandon() override { work_.wait(); }
+  int64_t wireBytes() const override;
+  int64_t phases() const override;
+  int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
+  std::string describe() const override;
+
+ private:
+  Communicator& comm_;
+  compression::GradCompression cast_;
+  int64_t numel_;
+  compression::ErrorFeedback feedback_;
+  at::Tensor wire_;  // the cast, summed in place
+  PendingWork work_;
+};
+
+}  // namespace balancenet::comm
