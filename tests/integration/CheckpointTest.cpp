@@ -74,19 +74,28 @@ class Checkpoints : public BinaryFixture {
   }
 
   // 2k steps straight vs k, then resume to 2k: the max |difference| of the final parameters.
-  double straightVsResumed(int64_t k, const std::string& dropout) {
-    const auto straight = trainWith(common(2 * k, "straight", dropout), {"--save-params", dir_.file("straight.pt")});
+  // `more`: flags every run gets.
+  double straightVsResumed(int64_t k, const std::string& dropout, std::vector<std::string> more = {}) {
+    const auto with = [&more](std::vector<std::string> flags) {
+      flags.insert(flags.end(), more.begin(), more.end());
+      return flags;
+    };
+    const auto straight =
+        trainWith(common(2 * k, "straight", dropout), with({"--save-params", dir_.file("straight.pt")}));
     EXPECT_EQ(straight.exitCode, 0) << straight.output;
     const std::string ckpt = dir_.file("ckpt");
-    const auto first = trainWith(common(k, "first", dropout),
-                                 {"--checkpoint-dir", ckpt, "--checkpoint-every", "5", "--keep-checkpoints", "2"});
+    const auto first =
+        trainWith(common(k, "first", dropout),
+                  with({"--checkpoint-dir", ckpt, "--checkpoint-every", "5", "--keep-checkpoints", "2"}));
     EXPECT_EQ(first.exitCode, 0) << first.output;
     // Checkpoints at 5, 10, 15 and the last step; the newest two kept.
     EXPECT_EQ(snapshot(ckpt).size(), 3u);  // two checkpoints and the manifest
     EXPECT_TRUE(
         fs::exists(ckpt + "/step-" + std::string(8 - std::to_string(k).size(), '0') + std::to_string(k) + ".ckpt"));
-    const auto resumed = trainWith(common(2 * k, "resumed", dropout),
-                                   {"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")});
+    const auto resumed =
+        trainWith(common(2 * k, "resumed", dropout),
+                  with({"--checkpoint-dir", ckpt, "--resume", "--save-params", dir_.file("resumed.pt")}));
+    lastResumedOutput_ = resumed.output;
     EXPECT_EQ(resumed.exitCode, 0) << resumed.output;
     EXPECT_NE(resumed.output.find("resumed from " + ckpt), std::string::npos) << resumed.output;
     // The resumed run's steps.csv covers its own steps: k .. 2k-1 on both ranks.
@@ -97,12 +106,26 @@ class Checkpoints : public BinaryFixture {
     return maxAbsDifference(loadSavedParameters(dir_.file("straight.pt")),
                             loadSavedParameters(dir_.file("resumed.pt")));
   }
+  std::string lastResumedOutput_;
 };
 
 TEST_F(Checkpoints, ResumeContinuesBitForBit) {
   const double diff = straightVsResumed(16, "0");
   std::printf("32 steps straight vs 16 + resume + 16: max |param difference| = %.3g\n", diff);
   EXPECT_LE(diff, 1e-6);
+}
+
+// --grad-compress keeps per rank what compression lost (and PowerSGD its Q): each rank's goes into the checkpoint
+// and comes back, so even a lossy exchange resumes bit for bit. (Started from zero, the resumed run would differ.)
+TEST_F(Checkpoints, ResumeWithCompressedGradientsContinuesBitForBit) {
+  for (const char* kind : {"powersgd:2", "int8"}) {
+    const double diff =
+        straightVsResumed(8, "0", {"--comm", "allreduce", "--offload-below", "0", "--grad-compress", kind});
+    std::printf("--grad-compress %s: 16 steps straight vs 8 + resume + 8: max |param difference| = %.3g\n", kind, diff);
+    EXPECT_LE(diff, 1e-6) << kind;
+    EXPECT_EQ(lastResumedOutput_.find("starts from zero"), std::string::npos) << lastResumedOutput_;
+    fs::remove_all(dir_.file("ckpt"));
+  }
 }
 
 // Dropout draws from each rank's own generator: restored per rank, even dropout continues exactly.

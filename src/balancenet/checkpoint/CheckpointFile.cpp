@@ -45,6 +45,7 @@ std::string encode(const Checkpoint& c) {
                                                                    {"allocator", &c.allocator}};
   for (size_t r = 0; r < c.rng.size(); ++r) sections.push_back({fmt::format("rng/{}", r), &c.rng[r]});
   for (size_t r = 0; r < c.gpuRng.size(); ++r) sections.push_back({fmt::format("gpu_rng/{}", r), &c.gpuRng[r]});
+  for (size_t r = 0; r < c.syncState.size(); ++r) sections.push_back({fmt::format("sync/{}", r), &c.syncState[r]});
   nlohmann::json header{{"model", c.run.signature.model},
                         {"tensors", c.run.signature.tensors},
                         {"optimizer", c.run.optimizer},
@@ -114,6 +115,8 @@ Checkpoint decode(const std::string& bytes) {
         c.rng.push_back(std::move(content));
       else if (name == fmt::format("gpu_rng/{}", c.gpuRng.size()))
         c.gpuRng.push_back(std::move(content));
+      else if (name == fmt::format("sync/{}", c.syncState.size()))
+        c.syncState.push_back(std::move(content));
       else
         fail(fmt::format("unknown section {}", name));
     }

@@ -41,6 +41,9 @@ struct Checkpoint {
   // Each rank's GPU generator state, in rank order (empty for a CPU rank); none at all where every rank computed on
   // the CPU, as in files from before GPU generators were kept.
   std::vector<std::string> gpuRng;
+  // Each rank's gradient exchange state (GradientSync::saveState: --grad-compress's error feedback, PowerSGD's Q), in
+  // rank order, as trainer::tensorsToBytes; none where the exchange keeps none (exact exchanges, older files).
+  std::vector<std::string> syncState;
 };
 
 // A file that is not a whole, intact checkpoint of a known format.

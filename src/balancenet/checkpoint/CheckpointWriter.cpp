@@ -27,6 +27,9 @@ std::string CheckpointWriter::save(trainer::StepEngine& engine) {
   auto rng = comm.allgatherText(localRandomState());
   auto gpuRng = comm.allgatherText(localGpuRandomState(engine.device()));
   auto state = engine.checkpointState();
+  // Each rank's exchange state (error feedback) is its own, as its generator is; none in an exact job.
+  auto syncState = comm.allgatherText(
+      state.training.syncState.empty() ? std::string() : trainer::tensorsToBytes(state.training.syncState));
   if (comm.rank() != 0) return "";
   Checkpoint c;
   c.run = run_;
@@ -37,6 +40,9 @@ std::string CheckpointWriter::save(trainer::StepEngine& engine) {
   c.training = trainer::toBytes(state.training);
   c.allocator = std::move(state.allocator);
   c.rng = std::move(rng);
+  const bool anyState =
+      std::any_of(syncState.begin(), syncState.end(), [](const std::string& bytes) { return !bytes.empty(); });
+  if (anyState) c.syncState = std::move(syncState);  // an exact job's checkpoint stays as it was
   const bool anyGpu =
       std::any_of(gpuRng.begin(), gpuRng.end(), [](const std::string& bytes) { return !bytes.empty(); });
   if (anyGpu) c.gpuRng = std::move(gpuRng);  // a CPU job's checkpoint stays as it was

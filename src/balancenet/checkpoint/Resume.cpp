@@ -99,6 +99,8 @@ int64_t resume(trainer::StepEngine& engine, int64_t totalSteps, const Checkpoint
   state.training.rng = rank < static_cast<int>(c.rng.size()) ? randomStateFromBytes(c.rng[rank]) : at::Tensor();
   state.training.gpuRng =
       rank < static_cast<int>(c.gpuRng.size()) ? randomStateFromBytes(c.gpuRng[rank]) : at::Tensor();
+  if (rank < static_cast<int>(c.syncState.size()) && !c.syncState[rank].empty())
+    state.training.syncState = trainer::tensorsFromBytes(c.syncState[rank]);
   engine.restoreCheckpoint(state, c.run.worldSize == comm.size());
   if (rank == 0) spdlog::info("resumed from {} at step {} of {}", path, c.step, totalSteps);
   return c.step;

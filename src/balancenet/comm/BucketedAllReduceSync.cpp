@@ -173,6 +173,21 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
   return stats;
 }
 
+std::vector<std::vector<at::Tensor>> BucketedAllReduceSync::bucketStates() const {
+  std::vector<std::vector<at::Tensor>> parts;
+  for (const auto& b : buckets_) parts.push_back(b.exchange->saveState());
+  return parts;
+}
+
+std::vector<at::Tensor> BucketedAllReduceSync::saveState() const { return joinStates(bucketStates()); }
+
+bool BucketedAllReduceSync::loadState(const std::vector<at::Tensor>& state) {
+  const auto parts = splitState(bucketStates(), state);
+  if (!parts) return false;
+  for (size_t b = 0; b < buckets_.size(); ++b) buckets_[b].exchange->loadState((*parts)[b]);
+  return true;
+}
+
 std::vector<std::vector<int>> BucketedAllReduceSync::bucketLayout() const {
   std::vector<std::vector<int>> out;
   for (const auto& b : buckets_) out.push_back(b.params);

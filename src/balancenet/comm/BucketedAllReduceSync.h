@@ -34,6 +34,9 @@ class BucketedAllReduceSync : public GradientSync {
   void beginStep(const SyncContext& context) override;
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
+  // Every bucket's exchange's state, in bucket order.
+  std::vector<at::Tensor> saveState() const override;
+  bool loadState(const std::vector<at::Tensor>& state) override;
 
   // Parameter indices (into the constructor's list) of each bucket, in sending order.
   std::vector<std::vector<int>> bucketLayout() const;
@@ -53,6 +56,7 @@ class BucketedAllReduceSync : public GradientSync {
   void onGradient(int param, const at::Tensor& grad);
   void startReadyBuckets();  // in order, as long as the next bucket is complete
   void startBucket(size_t b);
+  std::vector<std::vector<at::Tensor>> bucketStates() const;
 
   Communicator& comm_;
   ParameterList params_;

@@ -75,6 +75,12 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
   return stats;
 }
 
+bool FlatAllReduceSync::loadState(const std::vector<at::Tensor>& state) {
+  if (!sameLayout(saveState(), state)) return false;
+  if (compressed_) compressed_->loadState(state);
+  return true;
+}
+
 std::string FlatAllReduceSync::explain() const {
   if (compressed_)
     return fmt::format(

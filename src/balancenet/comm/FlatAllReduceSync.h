@@ -21,6 +21,10 @@ class FlatAllReduceSync : public GradientSync {
                              compression::CompressionOptions compression = {});
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
+  std::vector<at::Tensor> saveState() const override {
+    return compressed_ ? compressed_->saveState() : GradientSync::saveState();
+  }
+  bool loadState(const std::vector<at::Tensor>& state) override;
 
  private:
   Communicator& comm_;

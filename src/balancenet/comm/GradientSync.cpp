@@ -63,6 +63,32 @@ std::vector<LayerTraffic> trafficByParameter(const ParameterList& params, const 
   return out;
 }
 
+bool sameLayout(const std::vector<at::Tensor>& current, const std::vector<at::Tensor>& state) {
+  if (current.size() != state.size()) return false;
+  for (size_t i = 0; i < current.size(); ++i)
+    if (!current[i].sizes().equals(state[i].sizes()) || current[i].scalar_type() != state[i].scalar_type())
+      return false;
+  return true;
+}
+
+std::vector<at::Tensor> joinStates(const std::vector<std::vector<at::Tensor>>& parts) {
+  std::vector<at::Tensor> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::optional<std::vector<std::vector<at::Tensor>>> splitState(const std::vector<std::vector<at::Tensor>>& parts,
+                                                               const std::vector<at::Tensor>& state) {
+  if (!sameLayout(joinStates(parts), state)) return std::nullopt;
+  std::vector<std::vector<at::Tensor>> out;
+  auto next = state.begin();
+  for (const auto& p : parts) {
+    out.emplace_back(next, next + static_cast<std::ptrdiff_t>(p.size()));
+    next += static_cast<std::ptrdiff_t>(p.size());
+  }
+  return out;
+}
+
 int64_t ringAllReduceWireBytes(int64_t payloadBytes, int worldSize) {
   return worldSize <= 1 ? 0 : payloadBytes * 2 * (worldSize - 1) / worldSize;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,20 @@ class GradientSync {
   // What the strategy decided during the run, added to summary.json's extras (auto: its trials); by default
   // nothing. Wrappers pass it on.
   virtual void describe(nlohmann::json& /*extra*/) const {}
+  // This rank's own state that a resumed run needs to go on bit for bit (--grad-compress's error feedback, PowerSGD's
+  // Q), as tensors of a layout fixed at construction; empty: none (the default). Checkpoints keep it per rank.
+  virtual std::vector<at::Tensor> saveState() const { return {}; }
+  // Continues from a saveState() of this strategy; false, changing nothing, when `state` does not have this
+  // strategy's layout (a checkpoint of another exchange: the state then starts afresh).
+  virtual bool loadState(const std::vector<at::Tensor>& state) { return state.empty(); }
 };
+
+// Whether `state` has the tensors of `current` (count, shapes, types): a saved state fits a strategy.
+bool sameLayout(const std::vector<at::Tensor>& current, const std::vector<at::Tensor>& state);
+// A state made of parts' states end to end (a bucketed sync's buckets, auto's candidates), and `state` cut back into
+// pieces the size of `parts`' (their current states): nothing when it does not have their layout.
+std::vector<at::Tensor> joinStates(const std::vector<std::vector<at::Tensor>>& parts);
+std::optional<std::vector<std::vector<at::Tensor>>> splitState(const std::vector<std::vector<at::Tensor>>& parts,
+                                                               const std::vector<at::Tensor>& state);
 
 }  // namespace balancenet::comm

@@ -29,6 +29,8 @@ class OffloadSync : public GradientSync {
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
   void describe(nlohmann::json& extra) const override { whenEven_->describe(extra); }
+  std::vector<at::Tensor> saveState() const override { return whenEven_->saveState(); }
+  bool loadState(const std::vector<at::Tensor>& state) override { return whenEven_->loadState(state); }
 
   const OffloadPlan& plan() const { return plan_; }  // of the step begun last
 

@@ -74,6 +74,21 @@ std::string AutoSync::explain() const {
   return out;
 }
 
+std::vector<std::vector<at::Tensor>> AutoSync::candidateStates() const {
+  std::vector<std::vector<at::Tensor>> parts;
+  for (const auto& c : candidates_) parts.push_back(c.sync->saveState());
+  return parts;
+}
+
+std::vector<at::Tensor> AutoSync::saveState() const { return comm::joinStates(candidateStates()); }
+
+bool AutoSync::loadState(const std::vector<at::Tensor>& state) {
+  const auto parts = comm::splitState(candidateStates(), state);
+  if (!parts) return false;
+  for (size_t i = 0; i < candidates_.size(); ++i) candidates_[i].sync->loadState((*parts)[i]);
+  return true;
+}
+
 void AutoSync::describe(nlohmann::json& extra) const {
   auto decisions = nlohmann::json::array();
   for (const auto& d : trial_.decisions()) {

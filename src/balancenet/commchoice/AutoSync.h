@@ -29,11 +29,15 @@ class AutoSync : public comm::GradientSync {
                               const comm::SyncContext& context) override;
   std::string explain() const override;
   void describe(nlohmann::json& extra) const override;
+  // Every candidate's state, in candidate order (each keeps its own error feedback, used or not).
+  std::vector<at::Tensor> saveState() const override;
+  bool loadState(const std::vector<at::Tensor>& state) override;
 
   const ModeTrial& trial() const { return trial_; }
 
  private:
   int candidateFor(int64_t step);
+  std::vector<std::vector<at::Tensor>> candidateStates() const;
   void logDecision() const;
 
   comm::Communicator& comm_;

@@ -16,6 +16,10 @@ class ErrorFeedback {
   // lost. A buffer of another size than the last one's starts from a zero residual.
   at::Tensor encode(const at::Tensor& values);
   const at::Tensor& residual() const { return residual_; }
+  // Continues from a saved residual (copied, onto `residual`'s device): a resumed run's next encode adds it.
+  void restore(const at::Tensor& residual) {
+    residual_ = residual.to(at::kFloat, /*non_blocking=*/false, /*copy=*/true);
+  }
 
  private:
   GradCompression compression_;

@@ -25,6 +25,8 @@ class StragglerSync : public comm::GradientSync {
   bool updatesParameters() const override { return inner_->updatesParameters(); }
   std::string explain() const override { return inner_->explain(); }
   void describe(nlohmann::json& extra) const override { inner_->describe(extra); }
+  std::vector<at::Tensor> saveState() const override { return inner_->saveState(); }
+  bool loadState(const std::vector<at::Tensor>& state) override { return inner_->loadState(state); }
 
  private:
   std::unique_ptr<comm::GradientSync> inner_;

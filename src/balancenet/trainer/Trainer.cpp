@@ -322,13 +322,23 @@ metrics::EvalPoint Trainer::evaluate() {
 
 EngineCheckpoint Trainer::checkpointState() {
   // Every rank holds the whole state: only rank 0's is written, so only it pays for the copy.
-  if (parts_->comm.rank() != 0) return {};
-  return {captureState(), parts_->allocator.saveState()};
+  EngineCheckpoint out;
+  if (parts_->comm.rank() == 0) out = {captureState(), parts_->allocator.saveState()};
+  // But each rank's exchange state is its own (error feedback): every rank's goes to the checkpoint.
+  for (const auto& t : parts_->sync.saveState())
+    out.training.syncState.push_back(t.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  return out;
 }
 
 void Trainer::restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) {
   restoreState(checkpoint.training);
   if (sameWorld) parts_->allocator.loadState(checkpoint.allocator);
+  // Another world size has other shares per rank: its residuals are not this rank's to continue.
+  const bool hasState = !parts_->sync.saveState().empty();
+  if (hasState && !(sameWorld && parts_->sync.loadState(checkpoint.training.syncState)) && parts_->comm.rank() == 0)
+    spdlog::info(
+        "the checkpoint holds no state of this gradient exchange for this world (--grad-compress's error "
+        "feedback): it starts from zero");
 }
 
 void Trainer::writeOutputs(const std::string& runDir) {

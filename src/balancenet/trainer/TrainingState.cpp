@@ -118,6 +118,25 @@ std::vector<std::vector<at::Tensor>> parameterStatesFromBytes(const std::string&
   }
 }
 
+std::string tensorsToBytes(const std::vector<at::Tensor>& tensors) {
+  torch::serialize::OutputArchive archive;
+  writeList(archive, "tensors", tensors);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+std::vector<at::Tensor> tensorsFromBytes(const std::string& bytes) {
+  try {
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    return readList(archive, "tensors");
+  } catch (const std::exception& e) {
+    throw RuntimeFailure(fmt::format("not a list of tensors: {}", firstLine(e.what())));
+  }
+}
+
 void applyRandomState(const at::Tensor& rng) { device::restoreGeneratorState(c10::Device(c10::DeviceType::CPU), rng); }
 
 }  // namespace balancenet::trainer

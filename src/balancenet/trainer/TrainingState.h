@@ -23,6 +23,10 @@ struct TrainingState {
   // --precision fp16's loss scaler: [scale, good steps, skips in a row, skipped steps] as doubles; undefined in
   // the other precisions, and then absent from the bytes.
   at::Tensor lossScaler;
+  // This rank's gradient exchange state (GradientSync::saveState), on the host; empty: none. Per rank, so not in
+  // toBytes (rank 0's bytes go to every joiner): checkpoints keep every rank's beside it, as they keep the
+  // generators, and a re-formed group starts without.
+  std::vector<at::Tensor> syncState;
 };
 
 // Bytes in torch's archive format; fromBytes throws RuntimeFailure on anything else.
@@ -34,6 +38,11 @@ TrainingState fromBytes(const std::string& bytes);
 // (a pipeline's checkpoint). The reader throws RuntimeFailure on anything else.
 std::string parameterStatesToBytes(const std::vector<std::vector<at::Tensor>>& states);
 std::vector<std::vector<at::Tensor>> parameterStatesFromBytes(const std::string& bytes);
+
+// A list of tensors as bytes in torch's archive format and back (TrainingState::syncState in a checkpoint); the
+// reader throws RuntimeFailure on anything else.
+std::string tensorsToBytes(const std::vector<at::Tensor>& tensors);
+std::vector<at::Tensor> tensorsFromBytes(const std::string& bytes);
 
 // Installs `rng` as this process's CPU generator state (dropout masks); an undefined tensor leaves it as is.
 void applyRandomState(const at::Tensor& rng);

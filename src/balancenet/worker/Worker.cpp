@@ -220,8 +220,6 @@ int runWorker(const JobConfig& c) {
   explainGradientSync(c, group);
 
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
-  if (c.checkpoint.resume && compression::compresses(c.comm.compression) && group.comm().rank() == 0)
-    spdlog::info("--grad-compress: checkpoints hold no error feedback; the resumed run's starts from zero");
   auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
   const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
   agent.finish();

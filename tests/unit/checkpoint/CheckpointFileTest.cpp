@@ -46,6 +46,16 @@ TEST(CheckpointFile, GpuGeneratorsRoundTripAndACpuJobsFileHasNone) {
   EXPECT_EQ(back.rng, c.rng);
 }
 
+// A compressed job keeps each rank's exchange state (error feedback) in sections of its own; an exact job's has none.
+TEST(CheckpointFile, EachRanksExchangeStateRoundTripsAndAnExactJobsFileHasNone) {
+  Checkpoint c = sampleCheckpoint(5);
+  EXPECT_EQ(encode(c).find("\"sync/"), std::string::npos);
+  c.syncState = {"rank zero's residuals", "rank one's residuals"};
+  const Checkpoint back = decode(encode(c));
+  EXPECT_EQ(back.syncState, c.syncState);
+  EXPECT_EQ(back.training, c.training);
+}
+
 TEST(CheckpointFile, EveryFlippedByteIsDetected) {
   const std::string bytes = encode(sampleCheckpoint(3));
   // Preamble, header and payload alike: magic, lengths or checksums catch each one.

@@ -30,6 +30,9 @@ class WarmedUpAllReduce : public BufferAllReduce {
   std::string describe() const override {
     return fmt::format("{} after {} exact step(s)", compressed_->describe(), steps_);
   }
+  // The compressed exchange's: untouched during the exact steps.
+  std::vector<at::Tensor> saveState() const override { return compressed_->saveState(); }
+  void loadState(const std::vector<at::Tensor>& state) override { compressed_->loadState(state); }
 
  private:
   std::unique_ptr<BufferAllReduce> exact_, compressed_;

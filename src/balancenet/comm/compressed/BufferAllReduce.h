@@ -53,6 +53,10 @@ class BufferAllReduce {
   virtual int64_t wireBytesOf(const std::vector<int64_t>& shape) const = 0;
   // What explain() says of the wire: "bf16 with error feedback", ...
   virtual std::string describe() const = 0;
+  // The error feedback (and PowerSGD's Q): tensors whose layout is fixed at construction; exact: none.
+  virtual std::vector<at::Tensor> saveState() const { return {}; }
+  // Takes a saveState() of this layout (the caller checked it: sameLayout), copying it in.
+  virtual void loadState(const std::vector<at::Tensor>& /*state*/) {}
 };
 
 // The exact sum (a ring all-reduce), or the compressed one `options` name, its first options.warmupSteps steps

@@ -50,6 +50,14 @@ int64_t CastAllReduce::wireBytesOf(const std::vector<int64_t>& shape) const {
                                 comm_.size());
 }
 
+std::vector<at::Tensor> CastAllReduce::saveState() const {
+  // Before the first step the feedback has no residual yet: zeros, so the layout is the same from the start.
+  const auto& residual = feedback_.residual();
+  return {residual.defined() ? residual : at::zeros({numel_}, at::kFloat)};
+}
+
+void CastAllReduce::loadState(const std::vector<at::Tensor>& state) { feedback_.restore(state.at(0)); }
+
 std::string CastAllReduce::describe() const {
   return fmt::format("{} with error feedback", compression::gradCompressionName(cast_));
 }

@@ -34,6 +34,8 @@ class CastAllReduce : public BufferAllReduce {
   int64_t phases() const override;
   int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
   std::string describe() const override;
+  std::vector<at::Tensor> saveState() const override;
+  void loadState(const std::vector<at::Tensor>& state) override;
 
  private:
   Communicator& comm_;

@@ -24,6 +24,11 @@ class Int8AllReduce : public BufferAllReduce {
   int64_t phases() const override;
   int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
   std::string describe() const override { return "int8 with a scale per chunk, error feedback on both phases"; }
+  std::vector<at::Tensor> saveState() const override { return {residual_, serverResidual_}; }
+  void loadState(const std::vector<at::Tensor>& state) override {
+    residual_.copy_(state.at(0));
+    serverResidual_.copy_(state.at(1));
+  }
 
  private:
   // Row r: chunk r's codes, then its scale's four bytes (rows a multiple of 4 long, so the scale is aligned).

@@ -98,6 +98,19 @@ int64_t PowerSgdAllReduce::wireBytesOf(const std::vector<int64_t>& shape) const 
   return ringAllReduceWireBytes(numbers * static_cast<int64_t>(sizeof(float)), comm_.size());
 }
 
+std::vector<at::Tensor> PowerSgdAllReduce::saveState() const {
+  std::vector<at::Tensor> out;
+  for (const auto& m : matrices_) out.insert(out.end(), {m.q, m.residual});
+  return out;
+}
+
+void PowerSgdAllReduce::loadState(const std::vector<at::Tensor>& state) {
+  for (size_t i = 0; i < matrices_.size(); ++i) {
+    matrices_[i].q.copy_(state.at(2 * i));
+    matrices_[i].residual.copy_(state.at(2 * i + 1));
+  }
+}
+
 std::string PowerSgdAllReduce::describe() const {
   return fmt::format("powersgd rank {} with error feedback ({} matrices as factors, {} tensors whole)", rank_,
                      matrices_.size(), whole_.size());

@@ -28,6 +28,9 @@ class PowerSgdAllReduce : public BufferAllReduce {
   int64_t phases() const override;
   int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
   std::string describe() const override;
+  // Each factored matrix's Q (the same on every rank) and residual (this rank's own).
+  std::vector<at::Tensor> saveState() const override;
+  void loadState(const std::vector<at::Tensor>& state) override;
 
  private:
   struct Matrix {
