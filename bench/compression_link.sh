@@ -17,7 +17,9 @@ STEPS=${STEPS:-60}; MBPS=${MBPS:-50}; REPS=${REPS:-1}; WARMUP=1
 mkdir -p "$OUT"
 begin_results "$OUT" "$0 $* STEPS=$STEPS MBPS=$MBPS REPS=$REPS"
 variants=("allreduce|--comm allreduce" "allreduce-bf16|--comm allreduce --grad-compress bf16"
-          "allreduce-fp16|--comm allreduce --grad-compress fp16" "auto|--comm auto"
+          "allreduce-fp16|--comm allreduce --grad-compress fp16" "allreduce-int8|--comm allreduce --grad-compress int8"
+          "allreduce-powersgd|--comm allreduce --grad-compress powersgd"
+          "allreduce-powersgd-4|--comm allreduce --grad-compress powersgd:4" "auto|--comm auto"
           "auto-lossy|--comm auto --allow-lossy-comm")
 for link in slow fast; do
   emulation=()
@@ -48,7 +50,9 @@ PY
 done
 {
   rate_table "$OUT/results.txt" "samples/s" slow-allreduce-bf16/slow-allreduce slow-allreduce-fp16/slow-allreduce \
-    slow-auto-lossy/slow-auto fast-allreduce-bf16/fast-allreduce fast-auto-lossy/fast-auto
+    slow-allreduce-int8/slow-allreduce slow-allreduce-powersgd/slow-allreduce slow-allreduce-powersgd-4/slow-allreduce \
+    slow-auto-lossy/slow-auto fast-allreduce-bf16/fast-allreduce fast-allreduce-int8/fast-allreduce \
+    fast-allreduce-powersgd/fast-allreduce fast-auto-lossy/fast-auto
   echo
   cat "$OUT/details.txt"
 } | tee "$OUT/table.md"
