@@ -5,6 +5,8 @@
 // buckets. none is today's exact exchange.
 #include <gtest/gtest.h>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "balancenet/comm/BucketedAllReduceSync.h"
 #include "balancenet/comm/FlatAllReduceSync.h"
 #include "balancenet/comm/compressed/BufferAllReduce.h"
@@ -198,9 +200,10 @@ TEST(CompressedSync, AnInt8SumIsWithinItsTwoStepsAndTheSameOnEveryRank) {
   testing::runRanks(3, [](comm::Communicator& comm) {
     const int64_t n = 1001;
     std::vector<at::Tensor> given;
+    // A generator of its own per draw: the ranks are threads, and the global one would interleave their draws.
     for (int r = 0; r < 3; ++r) {
-      at::manual_seed(10 + r);
-      given.push_back(at::randn({n}) * (r + 1) * 0.01);
+      auto generator = at::make_generator<at::CPUGeneratorImpl>(10 + r);
+      given.push_back(at::randn({n}, generator, at::TensorOptions()) * (r + 1) * 0.01);
     }
     auto exchange = comm::makeBufferAllReduce(comm, kindOf(GradCompression::Int8), {{0, {n}}}, at::TensorOptions());
     auto buffer = given[comm.rank()].clone();
