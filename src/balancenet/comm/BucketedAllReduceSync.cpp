@@ -165,9 +165,11 @@ SyncStats BucketedAllReduceSync::synchronize(const std::vector<at::Tensor>& grad
     stats.bytesReceived += bucket.exchange->wireBytes();
     stats.phases += bucket.exchange->phases();
   }
-  stats.layers = trafficByParameter(params_, "allreduce", [this](const NamedParameter& p) {
-    const int index = static_cast<int>(&p - params_.data());
-    return buckets_[bucketOf_[index]].exchange->wireBytesOf(p.tensor.sizes().vec());
+  stats.layers = traffic_.get(stats.bytesSent, [this] {
+    return trafficByParameter(params_, "allreduce", [this](const NamedParameter& p) {
+      const int index = static_cast<int>(&p - params_.data());
+      return buckets_[bucketOf_[index]].exchange->wireBytesOf(p.tensor.sizes().vec());
+    });
   });
   stats.elapsedMs = watch.elapsedMs();
   return stats;

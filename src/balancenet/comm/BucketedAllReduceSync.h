@@ -69,6 +69,7 @@ class BucketedAllReduceSync : public GradientSync {
   bool armed_ = false;  // between beginStep() and synchronize()
   Timeline* timeline_ = nullptr;
   int startedEarly_ = 0;
+  LayerTrafficCache traffic_;  // per layer: the same every step but when --compress-warmup ends
 };
 
 }  // namespace balancenet::comm

@@ -29,7 +29,7 @@ const char* methodOf(Exchange exchange) {
 
 FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params,
                                      compression::CompressionOptions compression)
-    : comm_(comm), exchange_(exchange), params_(params), compression_(compression) {
+    : comm_(comm), exchange_(exchange), params_(params) {
   // The mesh exchanges (hd, a2a) sum float32 only. Alone, nothing crosses a wire: nothing is compressed.
   if (compression::compresses(compression) && exchange != Exchange::Ring)
     throw UsageError("--grad-compress works with the ring exchanges: not hd or a2a");
@@ -37,8 +37,7 @@ FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, cons
   if (params.empty()) throw std::invalid_argument("FlatAllReduceSync: compression needs the model's parameters");
   const auto parts = partsOf(params);
   checkCompressible(compression, parts);
-  const auto device = params.empty() ? at::TensorOptions() : params.front().tensor.options();
-  compressed_ = makeBufferAllReduce(comm, compression, parts, device.dtype(at::kFloat));
+  compressed_ = makeBufferAllReduce(comm, compression, parts, params.front().tensor.options().dtype(at::kFloat));
 }
 
 SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -58,16 +57,20 @@ SyncStats FlatAllReduceSync::synchronize(const std::vector<at::Tensor>& grads, a
     scalarWork.wait();
     stats.bytesSent = compressed_->wireBytes() + ringAllReduceWireBytes(exact.nbytes(), comm_.size());
     stats.phases = compressed_->phases() + ringAllReducePhases(comm_.size());
-    stats.layers = trafficByParameter(params_, methodOf(exchange_), [this](const NamedParameter& p) {
-      return compressed_->wireBytesOf(p.tensor.sizes().vec());
+    stats.layers = traffic_.get(compressed_->wireBytes(), [this] {
+      return trafficByParameter(params_, methodOf(exchange_), [this](const NamedParameter& p) {
+        return compressed_->wireBytesOf(p.tensor.sizes().vec());
+      });
     });
   } else {
     comm_.allreduceSum(buffer_, exchange_);
     stats.bytesSent = ringAllReduceWireBytes(buffer_.numel() * static_cast<int64_t>(sizeof(float)), comm_.size());
     stats.phases = exchangePhases(exchange_, comm_.size());
-    const int world = comm_.size();
-    stats.layers = trafficByLayer(params_, methodOf(exchange_),
-                                  [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
+    stats.layers = traffic_.get(stats.bytesSent, [this] {
+      const int world = comm_.size();
+      return trafficByLayer(params_, methodOf(exchange_),
+                            [world](int64_t bytes) { return ringAllReduceWireBytes(bytes, world); });
+    });
   }
   unpackGradients(buffer_, grads, scalars);
   stats.bytesReceived = stats.bytesSent;

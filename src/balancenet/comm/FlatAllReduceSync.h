@@ -30,8 +30,8 @@ class FlatAllReduceSync : public GradientSync {
   Communicator& comm_;
   Exchange exchange_;
   ParameterList params_;
-  at::Tensor buffer_;  // reused across steps
-  compression::CompressionOptions compression_;
+  at::Tensor buffer_;                            // reused across steps
+  LayerTrafficCache traffic_;                    // per layer: the same every step but when --compress-warmup ends
   std::unique_ptr<BufferAllReduce> compressed_;  // with compression only
 };
 

@@ -59,6 +59,24 @@ std::vector<LayerTraffic> trafficByLayer(const ParameterList& params, const std:
 std::vector<LayerTraffic> trafficByParameter(const ParameterList& params, const std::string& method,
                                              const std::function<int64_t(const NamedParameter&)>& wireBytes);
 
+// Per-layer traffic that is the same step after step, worked out again only when the step's bytes change (an
+// exchange's --compress-warmup ending), not in every step's synchronize().
+class LayerTrafficCache {
+ public:
+  const std::vector<LayerTraffic>& get(int64_t stepWireBytes,
+                                       const std::function<std::vector<LayerTraffic>()>& compute) {
+    if (stepWireBytes != wire_) {
+      traffic_ = compute();
+      wire_ = stepWireBytes;
+    }
+    return traffic_;
+  }
+
+ private:
+  int64_t wire_ = -1;
+  std::vector<LayerTraffic> traffic_;
+};
+
 struct SyncStats {
   double elapsedMs = 0;                // wall time inside synchronize(), waiting for slower peers included
   int64_t bytesSent = 0;               // payload this rank put on the wire (per message, not per hop)
