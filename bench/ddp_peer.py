@@ -319,6 +319,23 @@ def evaluate(model, x_test, y_test, rank, world, device=torch.device("cpu"), red
     return total.item() / len(x_test)
 
 
+def register_comm_hook(model, hook):
+    """--comm-hook: one of DDP's shipped hooks on `model` (none: DDP's own float32 all-reduce)."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks, powerSGD_hook
+    if hook == "none":
+        return
+    if hook in ("bf16", "fp16"):
+        model.register_comm_hook(None, default_hooks.bf16_compress_hook if hook == "bf16"
+                                 else default_hooks.fp16_compress_hook)
+        return
+    name, _, rank = hook.partition(":")
+    if name != "powersgd" or (rank and not rank.isdigit()) or (rank and int(rank) < 1):
+        raise SystemExit(f"ddp_peer: --comm-hook must be none, bf16, fp16 or powersgd[:RANK], not '{hook}'")
+    state = powerSGD_hook.PowerSGDState(process_group=None, matrix_approximation_rank=int(rank or 1),
+                                        start_powerSGD_iter=2)
+    model.register_comm_hook(state, powerSGD_hook.powerSGD_hook)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--global-batch", type=int, default=128)
@@ -359,6 +376,11 @@ def main():
     p.add_argument("--balancenet", action="store_true",
                    help="balancenet.torch's five lines: live per-rank shares, the weighted comm hook (run under "
                    "`balancenet launch`)")
+    p.add_argument("--comm-hook", default="none",
+                   help="DDP's own gradient compression, the anchor a user picks: bf16, fp16 "
+                        "(bf16_compress_hook, fp16_compress_hook) or powersgd[:RANK] (PowerSGD with error feedback "
+                        "and warm start, rank 1 by default, compressing from the second step: its least "
+                        "start_powerSGD_iter)")
     p.add_argument("--out", default="ddp.json")
     p.add_argument("--print-steps", action="store_true",
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
@@ -375,6 +397,8 @@ def main():
         raise SystemExit("ddp_peer: --model gpt evaluates nothing (--eval-every 0)")
     if a.preload and a.augment:
         raise SystemExit("ddp_peer: --preload decodes once: no --augment")
+    if a.balancenet and a.comm_hook != "none":
+        raise SystemExit("ddp_peer: --comm-hook is DDP's own exchange; with --balancenet, balancenet's hook sums")
     bn = join(a.balancenet, backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     if not bn and a.global_batch % world:
@@ -397,7 +421,17 @@ def main():
     torch.manual_seed(a.seed)
     net = gpt(a.context, a.layers, a.heads, a.embed) if a.model == "gpt" else make_model(a.model, a.image_size, a.width)
     cuda = device.type == "cuda"
-    model = nn.parallel.DistributedDataParallel(net.to(device), device_ids=[device.index] if cuda else None)
+    buckets = {}
+    if a.comm_hook.startswith("powersgd"):
+        # PowerSGD's hook starts its second all-reduce from the first one's callback, so with several buckets in
+        # flight the ranks issue them in whatever order the callbacks complete; Gloo then pairs collectives of
+        # different buckets ("Received data size doesn't match expected size" at its first compressed step, here).
+        # One bucket (its first too: DDP's documented knob) keeps the order; the overlap with backward goes.
+        dist._DEFAULT_FIRST_BUCKET_BYTES = 1 << 40
+        buckets = {"bucket_cap_mb": 1 << 20}
+    model = nn.parallel.DistributedDataParallel(net.to(device), device_ids=[device.index] if cuda else None,
+                                                **buckets)
+    register_comm_hook(model, a.comm_hook)
     if a.optimizer == "adam":
         opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.0)
     else:

@@ -5,11 +5,13 @@
 # bench/ddp_peer.py with torchrun's environment and GLOO_SOCKET_IFNAME=eth0. No emulation flag on either
 # side: the heterogeneity is the kernel's. One model (MODEL), one thread per worker, same global batch, data, SGD,
 # steps.
-# Usage: bench/testbed_vs_ddp.sh [out-dir] [scenario...]   scenarios: T1 T2 T3 T4 T5 T6 (default: all)
+# Usage: bench/testbed_vs_ddp.sh [out-dir] [scenario...]   scenarios: T1 T2 T3 T4 T5 T6 TSLOW T1SLOW (default:
+#        T1-T6)
 #   T1: 4 hosts at 0.45,0.45,0.45,0.11 cores, B=128 (with EVAL_EVERY: also time to 85% test accuracy)
 #   T2: 2 hosts at 0.8,0.2, B=256          T3: 4 hosts at 0.45, B=128
 #   T4: T3 with host 3's link at 20 Mbit/s  T5: T1 with host 3 at 0.45 for the middle third of the steps
 #   T6: 8 hosts at 0.3 x 6 and 0.1 x 2 cores, B=256 (2.0 cores: all of this machine's)
+#   TSLOW: T3 with every host's link at 50 Mbit/s   T1SLOW: T1 with the slow host's link at 50 Mbit/s (issue 54)
 # Each scenario runs balancenet balanced with each --comm mode of MODES, --policy equal (the default --comm)
 # and DDP, and measures each distinct quota alone (one host, one worker, the scenario's global batch): the
 # ideal is the sum over hosts. The limit is the ideal once every host pays one all-reduce of the model per step
@@ -25,17 +27,22 @@
 #                  OUT/S-resnet18 for resnet18, so both models' calls can share one out-dir and one table
 #   STEPS=n        every scenario's steps; STEPS_T1=n etc. one scenario's (defaults below, per model: each
 #                  steady row about 20-30 s on the idle machine)
-#   STEADY_FROM=n  the first step counted in the rates (default 25 for cnn, 15 for resnet18; 1 for T4)
+#   STEADY_FROM=n  the first step counted in the rates (default 25 for cnn, 15 for resnet18; 1 for T4; 40 for
+#                  TSLOW and T1SLOW)
 #   EVAL_EVERY=n, TARGET=a   T1's evaluation period and target accuracy (default none: evaluations at the end
 #                  only; 0.85): with EVAL_EVERY, T1's bn-balanced, bn-auto and DDP evaluate every n steps on
 #                  the first EVAL_IMAGES test images (default 10000, the full set), for the time to target
 #                  (85% came at about 225 steps of T1 in issue 15: STEPS_T1=250 EVAL_EVERY=25); everything
 #                  else evaluates once, at the end, on the first 1000 (about 10 s on a 0.11-core host for
-#                  the full set)
+#                  the full set); TSLOW's the same, for bn-auto-lossy, DDP and DDP with PowerSGD (ddp-powersgd,
+#                  ddp-powersgd4)
 #   ALONE_STEPS=n  steps of each alone measurement (default 12 for cnn, 5 for resnet18)
 #   SYSTEMS="..."  run only these of bn-MODE (MODE of MODES), bn-equal, ddp and, as before issue 30,
 #                  bn-balanced (the default --comm) and bn-nooffload (balanced with --offload-below 0, the ring
-#                  as before issue 15); default: every bn-MODE, bn-equal and ddp (the table shows the runs
+#                  as before issue 15); fewer bits (issue 54): bn-gc-W (balanced, --grad-compress W),
+#                  bn-auto-lossy (--comm auto --allow-lossy-comm), ddp-W (DDP with its own hook, ddp_peer.py
+#                  --comm-hook W), W one of bf16 fp16 int8 (bn only) powersgd powersgdR (PowerSGD at rank R);
+#                  default: every bn-MODE, bn-equal and ddp (the table shows the runs
 #                  found in out-dir, so a second call with the same out-dir adds systems or scenarios to it)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target
 #   TB_NAME, TB_SUBNET   the testbed's name and /24 (default vsddp, 10.213.99)
@@ -49,12 +56,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 overrides="" # the command line to repeat this run, for the results
-for v in MODES MODEL STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEADY_FROM EVAL_EVERY TARGET \
+for v in MODES MODEL STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEADY_FROM \
+  EVAL_EVERY TARGET \
   EVAL_IMAGES ALONE_STEPS SYSTEMS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
   [ -z "${!v:-}" ] || overrides+="$v=$(printf %q "${!v}") "
 done
 command="${overrides}bench/testbed_vs_ddp.sh $*"
-for v in STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEADY_FROM EVAL_EVERY ALONE_STEPS EVAL_IMAGES \
+for v in STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEADY_FROM EVAL_EVERY \
+  ALONE_STEPS EVAL_IMAGES \
   RUN_TIMEOUT; do
   [ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
     { echo "testbed_vs_ddp: error: $v must be a positive whole number, not '${!v}'" >&2; exit 2; }
@@ -105,7 +114,9 @@ scenario() {
     T4) echo "0.45,0.45,0.45,0.45 128 10 4 0,0,0,20 -" ;;
     T5) echo "0.45,0.45,0.45,0.11 128 150 40 - 0.333=0.45,0.667=0.11" ;;
     T6) echo "0.3,0.3,0.3,0.3,0.3,0.3,0.1,0.1 256 120 40 - -" ;;
-    *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5 T6)" >&2; exit 2 ;;
+    TSLOW) echo "0.45,0.45,0.45,0.45 128 100 60 50,50,50,50 -" ;;
+    T1SLOW) echo "0.45,0.45,0.45,0.11 128 100 60 0,0,0,50 -" ;;
+    *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5 T6 TSLOW T1SLOW)" >&2; exit 2 ;;
   esac
 }
 CHANGED_HOST=3
@@ -126,6 +137,9 @@ steps_of() {
 steady_of() { # scenario, its steps
   local from=${STEADY_FROM:-$steady}
   [ -n "${STEADY_FROM:-}" ] || [ "$1" != T4 ] || from=1 # T4 is link-bound: every step alike
+  # On the slow links, after --comm auto --allow-lossy-comm's trial of 8 exchanges (32 steps): the all-steps rate
+  # in the CSV counts the trial.
+  [ -n "${STEADY_FROM:-}" ] || [[ $1 != *SLOW ]] || from=40
   [ "${QUICK:-0}" != 1 ] || from=2
   ((from < $2)) || { echo "testbed_vs_ddp: error: STEADY_FROM=$from leaves no step of $1's $2" >&2; exit 2; }
   echo "$from"
@@ -146,7 +160,7 @@ estimate_minutes() {
         t += 15
         m = split(sys, ss, " ")
         for (i = 1; i <= m; i++)
-          t += 8 + n * (ss[i] == "ddp" || ss[i] == "bn-equal" ? b / k / (c * slow) : b / (0.65 * c * sum))
+          t += 8 + n * (ss[i] ~ /^ddp/ || ss[i] == "bn-equal" ? b / k / (c * slow) : b / (0.65 * c * sum))
         printf "%.0f", t }')
   done
   echo $(((total + 59) / 60))
@@ -156,9 +170,10 @@ require_torch testbed_vs_ddp
 [ -x "$BN" ] || { echo "testbed_vs_ddp: error: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 for s in $SCENARIOS; do scenario "$s" > /dev/null; done # an unknown name fails here, before any run
 for system in $SYSTEMS; do
-  [[ " bn-balanced bn-nooffload bn-equal ddp $(printf 'bn-%s ' $MODES)" == *" $system "* ]] || {
+  [[ " bn-balanced bn-nooffload bn-equal ddp bn-auto-lossy $(printf 'bn-%s ' $MODES)" == *" $system "* ]] ||
+    [[ $system =~ ^bn-gc-(bf16|fp16|int8|powersgd[0-9]*)$ ]] || [[ $system =~ ^ddp-(bf16|fp16|powersgd[0-9]*)$ ]] || {
     echo "testbed_vs_ddp: error: unknown system '$system' in SYSTEMS (bn-MODE for a MODE of MODES, bn-equal," \
-      "ddp, bn-balanced, bn-nooffload)" >&2
+      "ddp, bn-balanced, bn-nooffload, bn-auto-lossy, bn-gc-W, ddp-W)" >&2
     exit 2
   }
 done
@@ -266,6 +281,9 @@ measure_allreduce_cpu() { # scenario folder, hosts
     fail "$1: bench/allreduce_cpu.py failed (exit $?), see $OUT/$1/allreduce-cpu.log"
 }
 
+# A system's wire type as --grad-compress and ddp_peer.py's --comm-hook take it: powersgd4 is powersgd:4.
+wire_of() { sed -E 's/^powersgd([0-9]+)$/powersgd:\1/' <<< "$1"; }
+
 run_system() { # scenario folder, system, nodes, quotas, steps, changes, flags...
   local s=$1 system=$2 nodes=$3 quotas=$4 steps=$5 changes=$6 log=$OUT/$1/$2 rc=0
   shift 6
@@ -281,6 +299,10 @@ run_system() { # scenario folder, system, nodes, quotas, steps, changes, flags..
     bn-balanced) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" || rc=$? ;;
     bn-nooffload) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --offload-below 0 || rc=$? ;;
     bn-equal) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --policy equal || rc=$? ;;
+    bn-auto-lossy) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --comm auto --allow-lossy-comm || rc=$? ;;
+    bn-gc-*) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --grad-compress "$(wire_of "${system#bn-gc-}")" || rc=$? ;;
+    ddp-*) run_ddp ddp_on_host "$nodes" "$(tb addr 0)" "$((next_port++))" "$OUT/$s/$system.json" --print-steps \
+      --comm-hook "$(wire_of "${system#ddp-}")" "$@" > "$log.host0.log" 2>&1 || rc=$? ;;
     bn-*) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --comm "${system#bn-}" || rc=$? ;;
     ddp) run_ddp ddp_on_host "$nodes" "$(tb addr 0)" "$((next_port++))" "$OUT/$s/ddp.json" --print-steps "$@" \
       > "$log.host0.log" 2>&1 || rc=$? ;;
@@ -316,9 +338,11 @@ for s in $SCENARIOS; do
   steps=$(steps_of "$s" "$steps_cnn" "$steps_r18")
   from=$(steady_of "$s" "$steps")
   every=$steps target=- data=$CHECK_DATA timed=""
-  [ "$s" != T1 ] || target=${TARGET:-0.85}
+  [ "$s" != T1 ] && [ "$s" != TSLOW ] || target=${TARGET:-0.85}
   if [ "$s" = T1 ] && [ -n "${EVAL_EVERY:-}" ]; then
     every=$EVAL_EVERY data=$DATA timed="bn-balanced bn-auto ddp"
+  elif [ "$s" = TSLOW ] && [ -n "${EVAL_EVERY:-}" ]; then
+    every=$EVAL_EVERY data=$DATA timed="bn-auto-lossy ddp ddp-powersgd ddp-powersgd4"
   fi
   if [ "${QUICK:-0}" = 1 ]; then
     ALONE_STEPS=4 every=$steps

@@ -21,6 +21,7 @@ Writes OUT/testbed_vs_ddp.csv and prints a markdown table.
 import csv
 import json
 import os
+import re
 import sys
 
 from testbed_limit import ideal, limit
@@ -32,17 +33,36 @@ FIRST = [("bn-balanced", "balancenet, balanced (the default --comm)"),
 LAST = [("bn-equal", "balancenet, --policy equal"), ("ddp", "PyTorch DDP")]
 
 
+def wire_label(wire):
+    """bf16, powersgd, powersgd4 as --grad-compress takes them: powersgd4 is powersgd:4."""
+    return re.sub(r"^powersgd(\d+)$", r"powersgd:\1", wire)
+
+
+def fewer_bits(found):
+    """Issue 54's systems among `found`, in the table's order: balanced with each --grad-compress, auto with lossy
+    exchanges allowed, then DDP with each of its own hooks."""
+    wires = sorted(n[len("bn-gc-"):] for n in found if n.startswith("bn-gc-"))
+    hooks = sorted(n[len("ddp-"):] for n in found if n.startswith("ddp-"))
+    hook_names = {"bf16": "bf16_compress_hook", "fp16": "fp16_compress_hook"}
+    return ([("bn-gc-" + w, f"balancenet, balanced, --grad-compress {wire_label(w)}", None) for w in wires] +
+            ([("bn-auto-lossy", "balancenet, --comm auto --allow-lossy-comm", None)]
+             if "bn-auto-lossy" in found else []) +
+            [("ddp-" + h, "PyTorch DDP, " + hook_names.get(h, f"PowerSGD hook, rank {wire_label(h)[9:] or 1}"), None)
+             for h in hooks])
+
+
 def systems_in(scenario_dir):
     """(system, label, --comm mode or None) of every run in the folder, complete or not, in the table's order."""
     names = set(os.listdir(scenario_dir)) if os.path.isdir(scenario_dir) else set()
     found = {n for n in names  # bn-flat.host1: another host's run folder of bn-flat
              if n.startswith("bn-") and "." not in n and os.path.isdir(os.path.join(scenario_dir, n))}
-    found |= {"ddp"} if "ddp.json" in names else set()
+    found |= {n[:-len(".json")] for n in names if re.fullmatch(r"ddp(-[a-z0-9]+)?\.json", n)}
     fixed = {system for system, _ in FIRST + LAST}
-    modes = sorted((n[3:] for n in found - fixed),
+    bits = fewer_bits(found)
+    modes = sorted((n[3:] for n in found - fixed - {s for s, _, _ in bits} if n.startswith("bn-")),
                    key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else len(MODE_ORDER), m))
     return ([(s, label, None) for s, label in FIRST if s in found] +
-            [("bn-" + m, f"balancenet, --comm {m}", m) for m in modes] +
+            [("bn-" + m, f"balancenet, --comm {m}", m) for m in modes] + bits +
             [(s, label, None) for s, label in LAST if s in found])
 
 
@@ -91,7 +111,9 @@ def scenario_rows(out, fields, warmup):
     name, batch, quotas, target, changed, rates, changes = fields[:7]
     model, steady = (fields[7], int(fields[8])) if len(fields) > 7 else ("cnn", warmup)
     conditions = quotas.replace(",", "/") + " cores"
-    if rates != "-":
+    if rates != "-" and len(set(rates.split(","))) == 1 and rates.split(",")[0] != "0":
+        conditions += f", every link {rates.split(',')[0]} Mbit/s"
+    elif rates != "-":
         conditions += "".join(f", host {i}'s link {r} Mbit/s" for i, r in enumerate(rates.split(",")) if r != "0")
     if changes != "-":
         conditions += f", host {changed}: " + ", ".join(
@@ -101,10 +123,11 @@ def scenario_rows(out, fields, warmup):
     cpu = allreduce_cpu(out, name, len(quotas))
     runs = {}
     for system, label, mode in systems_in(os.path.join(out, name)):
-        path = os.path.join(out, name, system + (".json" if system == "ddp" else ""))
-        if not os.path.exists(path if system == "ddp" else os.path.join(path, "summary.json")):
+        ddp = system.startswith("ddp")
+        path = os.path.join(out, name, system + (".json" if ddp else ""))
+        if not os.path.exists(path if ddp else os.path.join(path, "summary.json")):
             continue  # stopped before its end
-        read = ddp_run if system == "ddp" else balancenet_run
+        read = ddp_run if ddp else balancenet_run
         run = read(path, steady)
         run["all_steps"] = read(path, warmup)["samples_per_second"]
         run["ideal"], run["limit"] = bounds(out, model, quotas, batch, cpu, changed,

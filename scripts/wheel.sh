@@ -17,7 +17,8 @@ PYTHON=${BALANCENET_PYTHON:-$PWD/.venv/bin/python}
 # archive with its RECORD of hashes: both do what this script would otherwise write out by hand.
 dpkg-query -W -f='${Status}' patchelf 2>/dev/null | grep -q "install ok installed" || {
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get install -y -qq --no-install-recommends patchelf >/dev/null
+  # Waits for dpkg's lock (another apt on the machine, or the suite's install.apt_install) rather than failing.
+  $SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=120 --no-install-recommends patchelf >/dev/null
 }
 WHEEL_VERSION=0.45.1
 "$PYTHON" -c "import wheel, sys; sys.exit(wheel.__version__ != '$WHEEL_VERSION')" 2>/dev/null ||

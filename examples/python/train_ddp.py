@@ -38,6 +38,9 @@ def arguments():
     p.add_argument("--num-workers", type=int, default=0, help="loader processes per rank")
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
                    help="torch.autocast around the forward pass and loss; fp16 with torch.amp.GradScaler")
+    p.add_argument("--grad-compress", default="none",
+                   help="none, bf16, fp16, int8 or powersgd[:RANK]: the gradients cross the wire in fewer bits "
+                        "(bn.attach's grad_compress, error feedback included); lossy, so off by default")
     p.add_argument("--eval-every", type=int, default=0, help="steps between test evaluations (0: at the end)")
     p.add_argument("--target-accuracy", type=float, default=0, help="stop once the test accuracy reaches it")
     p.add_argument("--trace", help="write the parameters after every step here (rank 0; torch.save)")
@@ -142,7 +145,8 @@ def main():
     model = make_model(train.tensors[0].shape[1], args.hidden, args.seed).to(device)
     ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None)
     opt = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=args.momentum)
-    bn.attach(ddp, opt)  # bn: 3 (the optimizer: under --elastic an interrupted step is taken again)
+    # bn: 3 (the optimizer: under --elastic an interrupted step is taken again)
+    bn.attach(ddp, opt, grad_compress=args.grad_compress)
     precision = Precision(args.precision, device)
     loader = bn.DataLoader(train, global_batch=args.global_batch, num_workers=args.num_workers,
                            seed=args.seed)  # bn: 4

@@ -106,7 +106,7 @@ def run_dir():
 _WEIGHTINGS = ("share", "global")
 
 
-def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
+def attach(model, optimizer=None, weighting="share", loss_multiplier=1, grad_compress="none", compress_warmup=0):
     """Makes `model` (a DistributedDataParallel, or the root of a model sharded with FSDP2's fully_shard)
     synchronise its gradients with balancenet's weighted all-reduce: each rank's bucket is multiplied by its share
     of the global batch and summed, so the result is exactly the gradient of the whole batch's mean loss whatever
@@ -121,12 +121,21 @@ def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
     loss that is this rank's sum divided by the whole step's count of items over all workers (transformers'
     num_items_in_batch): its buckets are summed unweighted, exact whatever the split. `loss_multiplier`: a factor
     the loss carries beyond that, which the weights divide out (transformers' Trainer multiplies by the world size
-    for DDP's average)."""
+    for DDP's average).
+
+    `grad_compress`: "none" (the default: exact float32), "bf16", "fp16", "int8" or "powersgd[:RANK]", as
+    `balancenet train --grad-compress` takes it and by the same engine code: the weighted buckets cross the wire in
+    fewer bits, with error feedback per bucket (what compression dropped is added to the next step's bucket), so
+    unequal shares still sum to the whole batch's gradient up to the compression error; `compress_warmup`: its
+    first steps exact (PyTorch PowerSGD's start_powerSGD_iter). DDP models only, not under --elastic."""
     session = _session("bn.attach()")
     if weighting not in _WEIGHTINGS:
         raise UsageError(f"bn.attach(): weighting must be one of {', '.join(_WEIGHTINGS)}, got {weighting!r}")
     if isinstance(loss_multiplier, bool) or not isinstance(loss_multiplier, (int, float)) or not loss_multiplier > 0:
         raise UsageError(f"bn.attach(): loss_multiplier must be a positive number, got {loss_multiplier!r}")
+    if grad_compress != "none" and (is_fsdp(model) or session.elastic):
+        raise UsageError("bn.attach(): grad_compress is for DDP models outside --elastic (FSDP2 reduce-scatters its "
+                         "shards; a re-formed group would drop the error feedback)")
     if is_fsdp(model):
         attach_fsdp(session, model, lambda: _state.weight, weighting, loss_multiplier, UsageError)
         session.set_model_name(type(model).__name__.removeprefix("FSDP"))
@@ -138,7 +147,15 @@ def attach(model, optimizer=None, weighting="share", loss_multiplier=1):
     if session.elastic and optimizer is None:
         raise UsageError("under --elastic, bn.attach(model, optimizer) needs the optimizer: a step interrupted by a "
                          "dead worker is taken again from the last completed step's model and optimizer state")
-    model.register_comm_hook(_HookState(session, model.module, weighting, loss_multiplier), _weighted_allreduce)
+    state = _HookState(session, model.module, weighting, loss_multiplier)
+    if grad_compress == "none":
+        model.register_comm_hook(state, _weighted_allreduce)
+    else:
+        trained = [p for p in model.module.parameters() if p.requires_grad]
+        state.compressed = session.compress_gradients(str(grad_compress), int(compress_warmup),
+                                                      [state.order[p.data_ptr()] for p in trained],
+                                                      [list(p.shape) for p in trained])
+        model.register_comm_hook(state, _compressed_allreduce)
     session.set_model_name(type(model.module).__name__)
     _state.model, _state.optimizer = model.module, optimizer
     if session.elastic:
@@ -158,6 +175,7 @@ class _HookState:
         self.whole = session.elastic
         self.order = {p.data_ptr(): i for i, p in enumerate(module.parameters())}
         self.waiting = []  # this backward's buckets until its last: (parameters, buffer, future)
+        self.compressed = None  # grad_compress: the engine's compressed sums (session/CompressedBuckets.h)
 
     def current_group(self):
         """The engine's group (a torch.distributed.ProcessGroup on its Gloo backend), formed again after a membership
@@ -190,11 +208,52 @@ def _weighted_allreduce(state, bucket):
     return _sum_weighted(state, buffer, lambda summed: buffer)  # summed in place
 
 
+def _weigh(state, tensor):
+    """This rank's gradient times its weight in the sum (its share, or 1 for a loss over the whole step's items)."""
+    tensor.mul_((_state.weight if state.weighting == "share" else 1.0) / state.loss_multiplier)
+
+
+def _compressed_allreduce(state, bucket):
+    """DDP's comm hook under grad_compress: each weighted bucket starts its compressed sum as DDP hands it over
+    (overlapped with the rest of backward); at the last bucket all finish, in start order (a compressed sum's second
+    phase, PowerSGD's Q or int8's all-gather, is a collective of its own: every rank issues them alike)."""
+    if _state.weight is None:
+        raise UsageError("the model trained a batch that did not come from bn.DataLoader: its gradient weight "
+                         "is unknown")
+    buffer, future = bucket.buffer(), torch.futures.Future()
+    state.waiting.append((buffer, future))
+    last = bucket.is_last()
+    if last:  # backward is done; an emulated slower node sleeps here, before its last sync
+        state.session.backward_done()
+    if _state.broken is None:
+        _weigh(state, buffer)
+        params = bucket.parameters()
+        try:
+            state.compressed.start([state.order[p.data_ptr()] for p in params], [list(p.shape) for p in params],
+                                   buffer, state.session.steps_done)
+        except RuntimeError as failure:
+            _state.broken = failure
+    if not last:
+        return future
+    waiting, state.waiting = state.waiting, []
+    try:
+        if _state.broken is None:
+            state.compressed.finish()
+            state.session.reduced()
+        else:
+            state.compressed.abandon()
+    except RuntimeError as failure:
+        _state.broken = failure
+    for summed, pending in waiting:
+        pending.set_result(summed)
+    return future
+
+
 def _sum_weighted(state, tensor, deliver):
     """Multiplies `tensor` by this rank's weight and sums it over the engine's group; the future DDP waits on
     gives deliver(summed), where summed is False when the all-reduce failed (the step is then broken, and
     whatever deliver returns only keeps DDP's backward going)."""
-    tensor.mul_((_state.weight if state.weighting == "share" else 1.0) / state.loss_multiplier)
+    _weigh(state, tensor)
     try:
         future = state.current_group().allreduce([tensor]).get_future()
     except RuntimeError as failure:

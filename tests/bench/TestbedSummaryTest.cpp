@@ -67,6 +67,54 @@ TEST(TestbedSummary, LimitBestModeAndAutosRatioOverTheSteadySteps) {
   EXPECT_TRUE(std::filesystem::exists(out + "/testbed_vs_ddp.csv"));
 }
 
+// Issue 54's rows: balanced with each --grad-compress, auto with lossy exchanges, DDP with each of its hooks,
+// labelled by their flags, after the --comm modes and before DDP, each with its ratio to plain DDP.
+TEST(TestbedSummary, FewerBitsRowsAreNamedByTheirFlagsAndComparedWithDdp) {
+  balancenet::testing::TempDir dir;
+  const std::string out = dir.path();
+  std::ofstream(out + "/scenarios.txt") << "TSLOW 100 0.5,0.5 0.85 - 50,50 - cnn 2\n";
+  writeRun(out + "/alone/q0.5-b100", {1000, 500, 500}, 100);
+  std::filesystem::create_directories(out + "/TSLOW");
+  writeRun(out + "/TSLOW/bn-balanced", {9999, 9999, 1000, 1000, 1000}, 100);   // 100 samples/s
+  writeRun(out + "/TSLOW/bn-gc-powersgd4", {9999, 9999, 250, 250, 250}, 100);  // 400
+  writeRun(out + "/TSLOW/bn-gc-int8", {9999, 9999, 400, 400, 400}, 100);       // 250
+  writeRun(out + "/TSLOW/bn-auto-lossy", {9999, 9999, 200, 200, 200}, 100);    // 500
+  std::ofstream(out + "/TSLOW/ddp.json")
+      << R"({"global_batch": 100, "step_seconds": [9, 9, 2, 2, 2], "evaluations": []})";
+  std::ofstream(out + "/TSLOW/ddp-powersgd4.json")
+      << R"({"global_batch": 100, "step_seconds": [9, 9, 0.4, 0.4, 0.4], "evaluations": []})";
+  std::ofstream(out + "/TSLOW/ddp-bf16.json")
+      << R"({"global_batch": 100, "step_seconds": [9, 9, 1, 1, 1], "evaluations": []})";
+
+  const auto result =
+      balancenet::testing::runProcess({BALANCENET_PYTHON_EXE, kBench + "/testbed_vs_ddp_summary.py", out, "1"});
+  const std::string& table = result.output;
+  ASSERT_EQ(result.exitCode, 0) << table;
+  const auto row = [&](const std::string& system, const std::string& rate, const std::string& ratio) {
+    const auto at = table.find("| " + system + " | " + rate + " |");
+    EXPECT_NE(at, std::string::npos) << system << "\n" << table;
+    if (at == std::string::npos) return at;
+    EXPECT_NE(table.substr(at, table.find('\n', at) - at).find("| " + ratio + " |"), std::string::npos)
+        << system << "'s ratio to DDP\n"
+        << table;
+    return at;
+  };
+  const auto balanced = row("balancenet, balanced (the default --comm)", "100.0", "2.00");
+  const auto int8 = row("balancenet, balanced, --grad-compress int8", "250.0", "5.00");
+  const auto powersgd = row("balancenet, balanced, --grad-compress powersgd:4", "400.0", "8.00");
+  const auto lossy = row("balancenet, --comm auto --allow-lossy-comm", "500.0", "10.00");
+  const auto hookBf16 = row("PyTorch DDP, bf16_compress_hook", "100.0", "2.00");
+  const auto hookPowerSgd = row("PyTorch DDP, PowerSGD hook, rank 4", "250.0", "5.00");
+  const auto ddp = row("PyTorch DDP", "50.0", "1.00");
+  EXPECT_LT(balanced, int8);
+  EXPECT_LT(int8, powersgd);
+  EXPECT_LT(powersgd, lossy);
+  EXPECT_LT(lossy, hookBf16);
+  EXPECT_LT(hookBf16, hookPowerSgd);
+  EXPECT_LT(hookPowerSgd, ddp);
+  EXPECT_NE(table.find("| TSLOW | 0.5/0.5 cores, every link 50 Mbit/s | 100 |"), std::string::npos) << table;
+}
+
 // A host whose all-reduce alone outlasts the others' whole step trains nothing, and the step lasts as long as
 // that all-reduce: 100 samples in 10 s, not the 18.2 samples/s of the formula with every host training.
 TEST(TestbedSummary, LimitLeavesOutAHostWhoseAllReduceOutlastsTheStep) {

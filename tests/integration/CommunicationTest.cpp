@@ -72,6 +72,25 @@ TEST_F(Communication, Bf16OnTheWireHalvesEveryStepsBytes) {
   EXPECT_EQ(summary["comm_auto"]["candidates"], nlohmann::json({"allreduce+bf16", "flat+bf16"})) << summary.dump();
 }
 
+// --comm auto --allow-lossy-comm on a slow link (the emulated 100 Mbit/s: the exact exchange is most of a step): the
+// lossy candidates join the trial, from bf16 to PowerSGD, and one of them wins by more than kLossyMargin, its gain over
+// the fastest exact exchange in summary.json and the log. (ModeTrialTest: a lossy one that only ties does not win.)
+TEST_F(Communication, AutoWithLossyAllowedPicksCompressionOnASlowLink) {
+  const auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "34", "--global-batch", "32", "--threads", "1",
+                        "--comm", "auto", "--allow-lossy-comm", "--net-bandwidth-mbps", "100,100", "--eval-samples",
+                        "0", "--offload-below", "0"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto summary = nlohmann::json::parse(readFile(dir_.file("run/summary.json")));
+  const auto& autoChoice = summary["comm_auto"];
+  EXPECT_EQ(autoChoice["candidates"], nlohmann::json({"allreduce", "flat", "hd", "a2a", "allreduce+bf16", "flat+bf16",
+                                                      "allreduce+int8", "allreduce+powersgd:4"}))
+      << autoChoice.dump();
+  const std::string chosen = autoChoice["chosen"];
+  EXPECT_NE(chosen.find('+'), std::string::npos) << "an exact exchange won on a 100 Mbit/s link: " << autoChoice.dump();
+  EXPECT_GT(autoChoice["gain_over_exact"].get<double>(), 1.1) << autoChoice.dump();
+  EXPECT_NE(r.output.find("x the fastest exact exchange"), std::string::npos) << r.output;
+}
+
 TEST_F(Communication, TimelineLayersAndExplanation) {
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",
                   "--bucket-mb", "0.1", "--explain-comm", "--timeline", dir_.file("trace.json")});

@@ -18,10 +18,16 @@ std::vector<std::string> namesOf(const std::vector<Candidate>& candidates) {
   return names;
 }
 
+std::vector<double> marginsOf(const std::vector<Candidate>& candidates) {
+  std::vector<double> margins;
+  for (const auto& c : candidates) margins.push_back(c.lossy ? kLossyMargin : 0);
+  return margins;
+}
+
 }  // namespace
 
 AutoSync::AutoSync(comm::Communicator& comm, std::vector<Candidate> candidates, TrialSettings settings)
-    : comm_(comm), candidates_(std::move(candidates)), trial_(namesOf(candidates_), settings) {
+    : comm_(comm), candidates_(std::move(candidates)), trial_(namesOf(candidates_), settings, marginsOf(candidates_)) {
   if (candidates_.empty()) throw RuntimeFailure("--comm auto needs at least one candidate");
 }
 
@@ -54,22 +60,38 @@ comm::SyncStats AutoSync::synchronize(const std::vector<at::Tensor>& grads, at::
   return stats;
 }
 
+double AutoSync::gainOverExact() const {
+  if (trial_.decisions().empty()) return 1;
+  const auto& d = trial_.decisions().back();
+  double exact = 0;
+  for (size_t c = 0; c < candidates_.size(); ++c)
+    if (!candidates_[c].lossy && d.medianMs[c] > 0 && (exact <= 0 || d.medianMs[c] < exact)) exact = d.medianMs[c];
+  const double chosen = d.medianMs[d.chosen];
+  return exact > 0 && chosen > 0 && candidates_[d.chosen].lossy ? exact / chosen : 1;
+}
+
 void AutoSync::logDecision() const {
   if (comm_.rank() != 0) return;
   const auto& d = trial_.decisions().back();
   std::vector<std::string> times;
   for (size_t c = 0; c < candidates_.size(); ++c)
     times.push_back(fmt::format("{} {:.1f}", candidates_[c].name, d.medianMs[c]));
-  spdlog::info("--comm auto chose {} at step {} ({}; median step ms at {} workers: {})", candidates_[d.chosen].name,
-               d.step, d.reason, comm_.size(), fmt::join(times, ", "));
+  const std::string gain = candidates_[d.chosen].lossy
+                               ? fmt::format(", {:.2f}x the fastest exact exchange", gainOverExact())
+                               : std::string();
+  spdlog::info("--comm auto chose {} at step {} ({}; median step ms at {} workers: {}{})", candidates_[d.chosen].name,
+               d.step, d.reason, comm_.size(), fmt::join(times, ", "), gain);
 }
 
 std::string AutoSync::explain() const {
   std::string out = fmt::format(
       "auto: tries {} round-robin on the first {} steps (the first round dropped, then the median step time of "
-      "each), keeps the fastest, tries again when its step time drifts for good (trials kept within {:.0f}% of the "
-      "steps); the choice is logged and in summary.json\n",
-      fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), 100 * trial_.settings().maxTrialShare);
+      "each), keeps the fastest (a lossy one only where it is {:.0f}% faster than the exact ones), tries again when "
+      "its step "
+      "time drifts for good (trials kept within {:.0f}% of the steps); the choice and its gain are logged and in "
+      "summary.json\n",
+      fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), 100 * kLossyMargin,
+      100 * trial_.settings().maxTrialShare);
   for (const auto& c : candidates_) out += fmt::format("  {}: {}", c.name, c.sync->explain());
   return out;
 }
@@ -102,6 +124,7 @@ void AutoSync::describe(nlohmann::json& extra) const {
       {"workers", comm_.size()},
       {"chosen", trial_.decisions().empty() ? "" : candidates_[trial_.decisions().back().chosen].name},
       {"decisions", decisions},
+      {"gain_over_exact", gainOverExact()},
       {"trial_steps", trial_.stepsInTrials()}};
 }
 

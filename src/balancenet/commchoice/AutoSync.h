@@ -15,7 +15,12 @@ namespace balancenet::commchoice {
 struct Candidate {
   std::string name;  // as --comm takes it
   std::unique_ptr<comm::GradientSync> sync;
+  bool lossy = false;  // sends fewer bits than float32 (--allow-lossy-comm): must beat the exact ones by kLossyMargin
 };
+
+// A lossy candidate wins only where its median step is 10% below the choice among those before it: a trial's medians
+// vary by a few per cent from run to run, and compression that only ties costs accuracy for nothing (fast links).
+inline constexpr double kLossyMargin = 0.10;
 
 // A step's time is the time between the ends of two syncs on a rank (update, data, compute and sync: what a mode
 // changes and what it overlaps), averaged over the ranks. The average travels with the next step's gradients (one
@@ -34,6 +39,9 @@ class AutoSync : public comm::GradientSync {
   bool loadState(const std::vector<at::Tensor>& state) override;
 
   const ModeTrial& trial() const { return trial_; }
+  // The latest decision's gain: the fastest exact candidate's median over the chosen one's (1 when an exact one won
+  // or none is exact).
+  double gainOverExact() const;
 
  private:
   int candidateFor(int64_t step);

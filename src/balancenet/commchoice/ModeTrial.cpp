@@ -25,18 +25,24 @@ std::vector<double> mediansOf(const std::vector<std::vector<double>>& samples) {
   return medians;
 }
 
-// The candidate with the least median; one without a time (median 0) never wins; a tie goes to the earlier.
-int fastestOf(const std::vector<double>& medians) {
+}  // namespace
+
+int chooseOf(const std::vector<double>& medians, const std::vector<double>& margins) {
   int best = 0;
-  for (size_t c = 0; c < medians.size(); ++c)
-    if (medians[c] > 0 && (medians[best] <= 0 || medians[c] < medians[best])) best = static_cast<int>(c);
+  for (size_t c = 0; c < medians.size(); ++c) {
+    const double margin = c < margins.size() ? margins[c] : 0;
+    if (medians[c] > 0 && (medians[best] <= 0 || medians[c] * (1 + margin) < medians[best])) best = static_cast<int>(c);
+  }
   return best;
 }
 
-}  // namespace
-
-ModeTrial::ModeTrial(std::vector<std::string> candidates, TrialSettings settings)
-    : candidates_(std::move(candidates)), settings_(settings), samples_(candidates_.size()) {}
+ModeTrial::ModeTrial(std::vector<std::string> candidates, TrialSettings settings, std::vector<double> margins)
+    : candidates_(std::move(candidates)),
+      settings_(settings),
+      margins_(std::move(margins)),
+      samples_(candidates_.size()) {
+  margins_.resize(candidates_.size(), 0);
+}
 
 int ModeTrial::trialSteps() const {
   return (settings_.warmupRounds + settings_.rounds) * static_cast<int>(candidates_.size());
@@ -60,7 +66,7 @@ int ModeTrial::modeFor(int64_t step) {
     if (offset < trialSteps()) {
       which = static_cast<int>(offset % static_cast<int64_t>(candidates_.size()));
     } else {  // the trial's last time is still on its way: the best so far
-      which = fastestOf(mediansOf(samples_));
+      which = chooseOf(mediansOf(samples_), margins_);
     }
   }
   if (offset >= 0 && offset == static_cast<int64_t>(ranAt_.size())) ranAt_.push_back(which);
@@ -102,7 +108,7 @@ void ModeTrial::decide(int64_t step) {
   d.step = step;
   d.reason = trialReason_;
   d.medianMs = mediansOf(samples_);
-  d.chosen = fastestOf(d.medianMs);
+  d.chosen = chooseOf(d.medianMs, margins_);
   current_ = d.chosen;
   trying_ = false;
   recent_.clear();

@@ -30,10 +30,12 @@ struct TrialDecision {
 // Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
 // every candidate alike): warmupRounds + rounds rounds, then the one with the least median step time runs
 // until its time drifts for good, within a cap on the steps spent trying. Ties go to the earlier candidate (the list
-// is ordered by preference).
+// is ordered by preference). `margins` (one per candidate, default 0): how much faster than the choice among the
+// candidates before it a candidate must be to win (0.1: its median times 1.1 below theirs); a lossy exchange
+// trades accuracy for time, so it must win clearly, not by a trial's noise.
 class ModeTrial {
  public:
-  ModeTrial(std::vector<std::string> candidates, TrialSettings settings = {});
+  ModeTrial(std::vector<std::string> candidates, TrialSettings settings = {}, std::vector<double> margins = {});
 
   // The candidate (index) step `step` runs. Steps are asked for in increasing order, each once.
   int modeFor(int64_t step);
@@ -43,6 +45,7 @@ class ModeTrial {
 
   bool decided() const { return !decisions_.empty() && !trying_; }
   const std::vector<std::string>& candidates() const { return candidates_; }
+  const std::vector<double>& margins() const { return margins_; }
   const TrialSettings& settings() const { return settings_; }
   const std::vector<TrialDecision>& decisions() const { return decisions_; }
   int trialSteps() const;                                   // steps one trial takes
@@ -54,6 +57,7 @@ class ModeTrial {
 
   std::vector<std::string> candidates_;
   TrialSettings settings_;
+  std::vector<double> margins_;
   bool trying_ = true;
   int64_t trialStart_ = -1;  // first step of the current trial (-1: set by the first modeFor)
   std::string trialReason_ = "start";
@@ -68,5 +72,9 @@ class ModeTrial {
 
 // The median of `values` (0 when empty).
 double medianOf(std::vector<double> values);
+
+// The winner of one trial: in list order, a candidate with a time (median > 0) replaces the choice so far where its
+// median times (1 + its margin) is below the choice's; a tie goes to the earlier.
+int chooseOf(const std::vector<double>& medians, const std::vector<double>& margins);
 
 }  // namespace balancenet::commchoice

@@ -16,7 +16,9 @@
 #include "balancenet/session/Session.h"
 
 namespace py = pybind11;
+using balancenet::comm::BufferPart;
 using balancenet::session::BatchShare;
+using balancenet::session::CompressedBuckets;
 using balancenet::session::Resume;
 using balancenet::session::Session;
 
@@ -40,6 +42,14 @@ void registerErrors(py::module_& m) {
       py::set_error(finished, e.what());
     }
   });
+}
+
+// The parts of a bucket as Python gives them: parameter indices (in the module's order) and their shapes.
+std::vector<BufferPart> partsOf(const std::vector<int>& parameters, const std::vector<std::vector<int64_t>>& shapes) {
+  if (parameters.size() != shapes.size()) throw balancenet::UsageError("a bucket needs one shape per parameter index");
+  std::vector<BufferPart> parts;
+  for (size_t i = 0; i < parameters.size(); ++i) parts.push_back({parameters[i], shapes[i]});
+  return parts;
 }
 
 }  // namespace
@@ -66,6 +76,18 @@ PYBIND11_MODULE(_engine, m) {
 
   // Calls that may wait for peers or sleep release the GIL: the loader's workers and Gloo's callbacks go on.
   using release = py::call_guard<py::gil_scoped_release>;
+  // The DDP hook's compressed sums (bn.attach(..., grad_compress=)), made by Session.compress_gradients.
+  py::class_<CompressedBuckets>(m, "CompressedBuckets")
+      .def(
+          "start",
+          [](CompressedBuckets& c, const std::vector<int>& parameters, const std::vector<std::vector<int64_t>>& shapes,
+             const at::Tensor& buffer, int64_t step) { c.start(partsOf(parameters, shapes), buffer, step); },
+          py::arg("parameters"), py::arg("shapes"), py::arg("buffer"), py::arg("step"), release())
+      .def("finish", &CompressedBuckets::finish, release())
+      .def("abandon", &CompressedBuckets::abandon, release())
+      .def("describe", &CompressedBuckets::describe)
+      .def_property_readonly("last_step_bytes", &CompressedBuckets::lastStepBytes);
+
   py::class_<Session>(m, "Session")
       .def(py::init([](const std::string& runDir) {
              return std::make_unique<Session>(balancenet::python::sessionConfigFromEnvironment(runDir));
@@ -97,6 +119,14 @@ PYBIND11_MODULE(_engine, m) {
       .def("batch_loaded", &Session::batchLoaded)
       .def("backward_done", &Session::backwardDone, release())
       .def("reduced", &Session::reduced)
+      .def(
+          "compress_gradients",
+          [](Session& s, const std::string& spec, int warmup, const std::vector<int>& parameters,
+             const std::vector<std::vector<int64_t>>& shapes) -> CompressedBuckets& {
+            return s.compressGradients(spec, warmup, partsOf(parameters, shapes));
+          },
+          py::arg("spec"), py::arg("warmup_steps"), py::arg("parameters"), py::arg("shapes"),
+          py::return_value_policy::reference_internal)
       .def("end_step", &Session::endStep, py::arg("loss") = NAN, release())
       .def("record_eval", &Session::recordEval, py::arg("accuracy"), py::arg("loss") = NAN)
       .def("set_model_name", &Session::setModelName)

@@ -232,6 +232,18 @@ void Session::backwardDone() {
 
 void Session::reduced() { clock_.reduced(StepClock::Clock::now()); }
 
+CompressedBuckets& Session::compressGradients(const std::string& spec, int warmupSteps,
+                                              const std::vector<comm::BufferPart>& model) {
+  auto options = compression::parseGradCompression(spec);
+  require(!elastic() || !compression::compresses(options),
+          "grad_compress is not for --elastic jobs: a re-formed group would drop every rank's error feedback");
+  require(warmupSteps >= 0, fmt::format("compress_warmup must not be negative, got {}", warmupSteps));
+  options.warmupSteps = warmupSteps;
+  compressed_ = std::make_unique<CompressedBuckets>(*comm_, options, model);
+  if (rank() == 0) spdlog::info("gradients cross the wire as {}", compressed_->describe());
+  return *compressed_;
+}
+
 void Session::endStep(double loss) {
   require(clock_.running(), "step_done() without a batch: take the step's batch from the balancenet DataLoader first");
   const StepTimes t = clock_.end(StepClock::Clock::now());

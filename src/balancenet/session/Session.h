@@ -26,6 +26,7 @@
 #include "balancenet/metrics/StepRecord.h"
 #include "balancenet/monitor/NodeMonitor.h"
 #include "balancenet/orchestrator/Allocator.h"
+#include "balancenet/session/CompressedBuckets.h"
 #include "balancenet/session/StepClock.h"
 
 namespace balancenet::session {
@@ -94,6 +95,12 @@ class Session {
   void backwardDone();
   // A gradient all-reduce of the step completed (any thread).
   void reduced();
+  // bn.attach(..., grad_compress=): the sums of the DDP hook's buckets in fewer bits, by the engine's compressed
+  // exchanges over this group. `spec` as --grad-compress takes it ("int8", "powersgd:4"), its first `warmupSteps`
+  // steps exact; `model`: every parameter. The session owns it. UsageError (one line) for a bad spec, a rank no
+  // matrix of the model takes, or an --elastic job (a re-formed group would drop every residual).
+  CompressedBuckets& compressGradients(const std::string& spec, int warmupSteps,
+                                       const std::vector<comm::BufferPart>& model);
   // The step is done (after the optimiser): its record goes to the orchestrator, which may change the split of
   // the next step. `loss`: this rank's mean loss over its share; NaN: not given.
   void endStep(double loss);
@@ -171,6 +178,7 @@ class Session {
   bool joined_ = false;
   std::string joinState_;
   std::unique_ptr<monitor::NodeMonitor> monitor_;
+  std::unique_ptr<CompressedBuckets> compressed_;
   double gemmFlops_ = 0;
   std::unique_ptr<orchestrator::Allocator> allocator_;
   std::optional<data::GlobalPermutationSampler> sampler_;

@@ -114,6 +114,26 @@ TEST(ModeTrialTest, TrialsStayWithinTheirShareOfTheSteps) {
   EXPECT_GE(trial.decisions().size(), 3u) << "lasting drifts re-try within the share";
 }
 
+TEST(ModeTrialTest, ACandidateWithAMarginMustBeatTheChoiceBeforeItByThatMuch) {
+  const std::vector<double> margins{0, 0.1, 0.1};
+  EXPECT_EQ(chooseOf({100, 95, 99}, margins), 0) << "5% faster is within the noise a lossy exchange must clear";
+  EXPECT_EQ(chooseOf({100, 90, 99}, margins), 1) << "90 * 1.1 = 99 < 100";
+  EXPECT_EQ(chooseOf({100, 50, 46}, margins), 1) << "the third must beat the second's 50 by 10%, not only the first";
+  EXPECT_EQ(chooseOf({100, 50, 40}, margins), 2);
+  EXPECT_EQ(chooseOf({0, 50, 40}, margins), 2) << "a candidate without a time never wins";
+  EXPECT_EQ(chooseOf({100, 95}, {}), 1) << "no margins: the least median";
+}
+
+TEST(ModeTrialTest, TheTrialKeepsTheExactModeWhereTheLossyOneOnlyTies) {
+  ModeTrial trial({"exact", "lossy"}, TrialSettings{1, 3}, {0, 0.1});
+  run(trial, 20, [](int mode, int64_t) { return mode == 0 ? 100.0 : 97.0; });
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].chosen, 0);
+  ModeTrial slowLink({"exact", "lossy"}, TrialSettings{1, 3}, {0, 0.1});
+  run(slowLink, 20, [](int mode, int64_t) { return mode == 0 ? 100.0 : 30.0; });
+  EXPECT_EQ(slowLink.decisions()[0].chosen, 1);
+}
+
 TEST(ModeTrialTest, MedianOfEvenAndOddCounts) {
   EXPECT_DOUBLE_EQ(medianOf({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(medianOf({4, 1, 3, 2}), 2.5);

@@ -58,8 +58,9 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
       ->type_name("STEPS")
       ->default_str("");  // unset unless given: --print-config leaves it out
   app.add_flag("--allow-lossy-comm", c.comm.allowLossy,
-               "With --comm auto: also try the exchanges with their gradients sent as bf16 (error feedback), and keep "
-               "one if its steps are faster; the choice is in summary.json (comm_choice)");
+               "With --comm auto: also try fewer bits on the wire (error feedback): both ring exchanges in bf16, the "
+               "buckets in int8 and as PowerSGD at rank 4; one is kept only where its steps are 10% faster than the "
+               "exact exchanges'; the choice and its gain are logged and in summary.json (comm_auto)");
 }
 
 // --comm, --bucket-mb, --no-overlap, --offload-below (the parameter servers' flags after the policy: see

@@ -81,14 +81,23 @@ std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Communicator& comm, const c
                                              options.warmupSteps);
 }
 
+bool compressesSome(const compression::CompressionOptions& options, const std::vector<BufferPart>& parts) {
+  if (options.kind != compression::GradCompression::PowerSgd) return true;
+  for (const auto& p : parts) {
+    if (p.shape.size() < 2) continue;
+    const auto [rows, cols] = compression::matrixShape(p.shape);
+    if (compression::compressesMatrix(rows, cols, options.rank)) return true;
+  }
+  return false;
+}
+
 void checkCompressible(const compression::CompressionOptions& options, const std::vector<BufferPart>& parts) {
-  if (options.kind != compression::GradCompression::PowerSgd) return;
+  if (compressesSome(options, parts)) return;
   int largest = 0;  // the largest rank that factors some matrix
   for (const auto& p : parts) {
     if (p.shape.size() < 2) continue;
     const auto [rows, cols] = compression::matrixShape(p.shape);
     for (int r = largest + 1; compression::compressesMatrix(rows, cols, r); ++r) largest = r;
-    if (compression::compressesMatrix(rows, cols, options.rank)) return;
   }
   throw UsageError(
       largest == 0

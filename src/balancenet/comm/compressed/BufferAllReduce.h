@@ -65,6 +65,10 @@ std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Communicator& comm, const c
                                                      const std::vector<BufferPart>& parts,
                                                      const at::TensorOptions& device);
 
+// Whether `options` compresses something of the model `parts`: false only for powersgd at a rank that no matrix is
+// worth factoring at.
+bool compressesSome(const compression::CompressionOptions& options, const std::vector<BufferPart>& parts);
+
 // UsageError, naming --grad-compress, where `options` cannot compress anything of the model `parts` (all its
 // parameters): powersgd at a rank that no matrix is worth factoring at.
 void checkCompressible(const compression::CompressionOptions& options, const std::vector<BufferPart>& parts);
