@@ -74,7 +74,8 @@ TEST_F(Communication, Bf16OnTheWireHalvesEveryStepsBytes) {
 
 // --comm auto --allow-lossy-comm on a slow link (the emulated 100 Mbit/s: the exact exchange is most of a step): the
 // lossy candidates join the trial, from bf16 to PowerSGD, and one of them wins by more than kLossyMargin, its gain over
-// the fastest exact exchange in summary.json and the log. (ModeTrialTest: a lossy one that only ties does not win.)
+// the fastest exact exchange in summary.json and the log, the float32 ones dropped from the trial after a round.
+// (ModeTrialTest: a lossy one that only ties does not win.)
 TEST_F(Communication, AutoWithLossyAllowedPicksCompressionOnASlowLink) {
   const auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "34", "--global-batch", "32", "--threads", "1",
                         "--comm", "auto", "--allow-lossy-comm", "--net-bandwidth-mbps", "100,100", "--eval-samples",
@@ -88,6 +89,10 @@ TEST_F(Communication, AutoWithLossyAllowedPicksCompressionOnASlowLink) {
   const std::string chosen = autoChoice["chosen"];
   EXPECT_NE(chosen.find('+'), std::string::npos) << "an exact exchange won on a 100 Mbit/s link: " << autoChoice.dump();
   EXPECT_GT(autoChoice["gain_over_exact"].get<double>(), 1.1) << autoChoice.dump();
+  // The float32 exchanges, several times the compressed steps, ran one measured round each, not three.
+  const auto& dropped = autoChoice["decisions"][0]["dropped"];
+  EXPECT_NE(std::find(dropped.begin(), dropped.end(), "allreduce"), dropped.end()) << autoChoice.dump();
+  EXPECT_LT(autoChoice["trial_steps"].get<int>(), 32) << autoChoice.dump();
   EXPECT_NE(r.output.find("x the fastest exact exchange"), std::string::npos) << r.output;
 }
 

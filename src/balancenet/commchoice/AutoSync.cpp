@@ -75,7 +75,8 @@ void AutoSync::logDecision() const {
   const auto& d = trial_.decisions().back();
   std::vector<std::string> times;
   for (size_t c = 0; c < candidates_.size(); ++c)
-    times.push_back(fmt::format("{} {:.1f}", candidates_[c].name, d.medianMs[c]));
+    times.push_back(fmt::format("{} {:.1f}{}", candidates_[c].name, d.medianMs[c],
+                                d.dropped[c] ? " (dropped after its first round)" : ""));
   const std::string gain = candidates_[d.chosen].lossy
                                ? fmt::format(", {:.2f}x the fastest exact exchange", gainOverExact())
                                : std::string();
@@ -85,12 +86,12 @@ void AutoSync::logDecision() const {
 
 std::string AutoSync::explain() const {
   std::string out = fmt::format(
-      "auto: tries {} round-robin on the first {} steps (the first round dropped, then the median step time of "
-      "each), keeps the fastest (a lossy one only where it is {:.0f}% faster than the exact ones), tries again when "
+      "auto: tries {} round-robin on at most the first {} steps (the first round not counted, then the median "
+      "step time of each; one {:.0f}x slower than the fastest after a round runs no more), keeps the fastest (a lossy one only where it is {:.0f}% faster than the exact ones), tries again when "
       "its step "
       "time drifts for good (trials kept within {:.0f}% of the steps); the choice and its gain are logged and in "
       "summary.json\n",
-      fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), 100 * kLossyMargin,
+      fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), trial_.settings().dropRatio, 100 * kLossyMargin,
       100 * trial_.settings().maxTrialShare);
   for (const auto& c : candidates_) out += fmt::format("  {}: {}", c.name, c.sync->explain());
   return out;
@@ -115,9 +116,14 @@ void AutoSync::describe(nlohmann::json& extra) const {
   auto decisions = nlohmann::json::array();
   for (const auto& d : trial_.decisions()) {
     nlohmann::json times = nlohmann::json::object();
-    for (size_t c = 0; c < candidates_.size(); ++c) times[candidates_[c].name] = d.medianMs[c];
+    auto dropped = nlohmann::json::array();
+    for (size_t c = 0; c < candidates_.size(); ++c) {
+      times[candidates_[c].name] = d.medianMs[c];
+      if (d.dropped[c]) dropped.push_back(candidates_[c].name);
+    }
     decisions.push_back(
-        {{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name}, {"median_step_ms", times}});
+        {{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name}, {"median_step_ms", times},
+         {"dropped", dropped}});
   }
   extra["comm_auto"] = {
       {"candidates", trial_.candidates()},

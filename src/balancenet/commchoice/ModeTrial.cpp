@@ -53,9 +53,36 @@ void ModeTrial::startTrial(int64_t firstStep, std::string reason) {
   trialStart_ = firstStep;
   trialReason_ = std::move(reason);
   samples_.assign(candidates_.size(), {});
+  schedule_.clear();
+  roundsScheduled_ = 0;
+  dropped_.assign(candidates_.size(), false);
   ranAt_.clear();
   recent_.clear();
   stepsInTrials_ += trialSteps();
+}
+
+// The next round: every candidate not dropped. Before the second measured round and each after it, a candidate
+// whose median so far is above dropRatio times the fastest's is dropped (the fastest never is; a candidate without a
+// time yet, its step's time still on its way, stays).
+void ModeTrial::scheduleRound() {
+  if (roundsScheduled_ > settings_.warmupRounds && settings_.dropRatio > 0) {
+    const auto medians = choosableMedians();
+    double fastest = 0;
+    for (double m : medians)
+      if (m > 0 && (fastest <= 0 || m < fastest)) fastest = m;
+    for (size_t c = 0; c < medians.size(); ++c)
+      if (medians[c] > settings_.dropRatio * fastest) dropped_[c] = true;
+  }
+  for (size_t c = 0; c < candidates_.size(); ++c)
+    if (!dropped_[c]) schedule_.push_back(static_cast<int>(c));
+  ++roundsScheduled_;
+}
+
+std::vector<double> ModeTrial::choosableMedians() const {
+  auto medians = mediansOf(samples_);
+  for (size_t c = 0; c < medians.size(); ++c)
+    if (dropped_[c]) medians[c] = 0;
+  return medians;
 }
 
 int ModeTrial::modeFor(int64_t step) {
@@ -63,10 +90,12 @@ int ModeTrial::modeFor(int64_t step) {
   const int64_t offset = step - trialStart_;
   int which = current_;
   if (trying_) {
-    if (offset < trialSteps()) {
-      which = static_cast<int>(offset % static_cast<int64_t>(candidates_.size()));
+    if (offset >= static_cast<int64_t>(schedule_.size()) && roundsScheduled_ < settings_.warmupRounds + settings_.rounds)
+      scheduleRound();
+    if (offset < static_cast<int64_t>(schedule_.size())) {
+      which = schedule_[offset];
     } else {  // the trial's last time is still on its way: the best so far
-      which = chooseOf(mediansOf(samples_), margins_);
+      which = chooseOf(choosableMedians(), margins_);
     }
   }
   if (offset >= 0 && offset == static_cast<int64_t>(ranAt_.size())) ranAt_.push_back(which);
@@ -78,10 +107,14 @@ bool ModeTrial::record(int64_t step, double stepMs) {
   if (trialStart_ < 0 || offset < 0 || offset >= static_cast<int64_t>(ranAt_.size())) return false;
   const int which = ranAt_[offset];
   if (trying_) {
-    if (offset >= trialSteps()) return false;
-    const int64_t round = offset / static_cast<int64_t>(candidates_.size());
-    if (round >= settings_.warmupRounds) samples_[which].push_back(stepMs);
-    if (offset < trialSteps() - 1) return false;  // times come in step order; one may be missing (the job's first)
+    // The trial's length is known once its last round is scheduled.
+    const bool scheduled = roundsScheduled_ == settings_.warmupRounds + settings_.rounds;
+    const auto length = static_cast<int64_t>(schedule_.size());
+    if (scheduled && offset >= length) return false;
+    // The warm-up rounds are whole rounds: nothing is dropped before the first measured one.
+    if (offset >= static_cast<int64_t>(settings_.warmupRounds) * static_cast<int64_t>(candidates_.size()))
+      samples_[which].push_back(stepMs);
+    if (!scheduled || offset < length - 1) return false;  // times come in step order; one may be missing
     decide(step);
     return true;
   }
@@ -108,7 +141,9 @@ void ModeTrial::decide(int64_t step) {
   d.step = step;
   d.reason = trialReason_;
   d.medianMs = mediansOf(samples_);
-  d.chosen = chooseOf(d.medianMs, margins_);
+  d.dropped = dropped_;
+  d.chosen = chooseOf(choosableMedians(), margins_);
+  stepsInTrials_ -= trialSteps() - static_cast<int64_t>(schedule_.size());  // the steps dropped candidates left
   current_ = d.chosen;
   trying_ = false;
   recent_.clear();

@@ -17,18 +17,25 @@ struct TrialSettings {
   // ... and only when the trials, this one with them, stay within this share of the steps so far: each trial runs
   // the slower modes too (the demo's first run re-tried 4 times in 800 steps before this cap).
   double maxTrialShare = 0.05;
+  // A candidate whose median so far is above this times the fastest's runs no more rounds of the trial (0: every
+  // candidate runs every round): on a slow link the float32 exchanges' steps are several times the compressed ones'
+  // (8x on T-slow), and more rounds of them cost more than the trial can win back in a short job. 3x, not less: the
+  // first measured round has one step of each, and a passing stall may double one.
+  double dropRatio = 3.0;
 };
 
 // One decision: the step it took effect at, the measured median of every candidate, what won and why.
 struct TrialDecision {
   int64_t step = 0;
   std::vector<double> medianMs;  // per candidate, in the candidates' order
+  std::vector<bool> dropped;     // per candidate: left out of the trial's later rounds (dropRatio)
   int chosen = 0;
   std::string reason;  // "start", "drift 0.31"
 };
 
 // Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
-// every candidate alike): warmupRounds + rounds rounds, then the one with the least median step time runs
+// every candidate alike): warmupRounds + rounds rounds (from the second measured round on, without the candidates
+// already dropRatio times slower than the fastest), then the one with the least median step time runs
 // until its time drifts for good, within a cap on the steps spent trying. Ties go to the earlier candidate (the list
 // is ordered by preference). `margins` (one per candidate, default 0): how much faster than the choice among the
 // candidates before it a candidate must be to win (0.1: its median times 1.1 below theirs); a lossy exchange
@@ -48,11 +55,13 @@ class ModeTrial {
   const std::vector<double>& margins() const { return margins_; }
   const TrialSettings& settings() const { return settings_; }
   const std::vector<TrialDecision>& decisions() const { return decisions_; }
-  int trialSteps() const;                                   // steps one trial takes
+  int trialSteps() const;                                   // steps one trial takes at most (none dropped)
   int64_t stepsInTrials() const { return stepsInTrials_; }  // steps of every trial started so far
 
  private:
   void startTrial(int64_t firstStep, std::string reason);
+  void scheduleRound();
+  std::vector<double> choosableMedians() const;  // this trial's medians, 0 (never chosen) for a dropped candidate
   void decide(int64_t step);
 
   std::vector<std::string> candidates_;
@@ -62,6 +71,9 @@ class ModeTrial {
   int64_t trialStart_ = -1;  // first step of the current trial (-1: set by the first modeFor)
   std::string trialReason_ = "start";
   std::vector<std::vector<double>> samples_;  // per candidate, this trial's measured times
+  std::vector<int> schedule_;                 // the candidate of each step of this trial, a round at a time
+  int roundsScheduled_ = 0;
+  std::vector<bool> dropped_;  // per candidate, this trial
   int current_ = 0;                           // the chosen candidate once decided
   std::vector<double> recent_;                // the chosen candidate's recent times (drift)
   int driftingChecks_ = 0;                    // drift checks running that found the time drifted

@@ -134,6 +134,26 @@ TEST(ModeTrialTest, TheTrialKeepsTheExactModeWhereTheLossyOneOnlyTies) {
   EXPECT_EQ(slowLink.decisions()[0].chosen, 1);
 }
 
+// A float32 exchange on a slow link: after the first measured round, b (20x the fastest so far) runs no more rounds;
+// a (2.5x) stays within dropRatio and runs them all. Times arrive a step late: at the second measured round's start
+// c's first time is still on its way, so only a's and b's count.
+TEST(ModeTrialTest, ACandidateFarSlowerAfterItsFirstRoundRunsNoMore) {
+  ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3});
+  EXPECT_EQ(trial.trialSteps(), 12);  // at most
+  const auto modes = run(trial, 20, [](int mode, int64_t) { return mode == 0 ? 50.0 : mode == 1 ? 400.0 : 20.0; });
+  EXPECT_EQ(std::vector<int>(modes.begin(), modes.begin() + 10), (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 2, 0, 2}));
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  const auto& d = trial.decisions()[0];
+  EXPECT_EQ(d.chosen, 2);
+  EXPECT_EQ(d.dropped, (std::vector<bool>{false, true, false}));
+  EXPECT_DOUBLE_EQ(d.medianMs[1], 400.0);  // its one measured step, reported
+  EXPECT_EQ(trial.stepsInTrials(), 10);
+  for (int s = 10; s < 20; ++s) EXPECT_EQ(modes[s], 2) << s;
+  ModeTrial everyRound({"a", "b", "c"}, TrialSettings{1, 3, 8, 0.25, 100, 8, 0.05, 0});  // dropRatio 0: never
+  run(everyRound, 20, [](int mode, int64_t) { return mode == 0 ? 50.0 : mode == 1 ? 400.0 : 20.0; });
+  EXPECT_EQ(everyRound.stepsInTrials(), 12);
+}
+
 TEST(ModeTrialTest, MedianOfEvenAndOddCounts) {
   EXPECT_DOUBLE_EQ(medianOf({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(medianOf({4, 1, 3, 2}), 2.5);
