@@ -87,7 +87,8 @@ void AutoSync::logDecision() const {
 std::string AutoSync::explain() const {
   std::string out = fmt::format(
       "auto: tries {} round-robin on at most the first {} steps (the first round not counted, then the median "
-      "step time of each; one {:.0f}x slower than the fastest after a round runs no more), keeps the fastest (a lossy one only where it is {:.0f}% faster than the exact ones), tries again when "
+      "step time of each; one {:.0f}x slower than the fastest after a round runs no more), keeps the fastest (a lossy "
+      "one only where it is {:.0f}% faster than the exact ones), tries again when "
       "its step "
       "time drifts for good (trials kept within {:.0f}% of the steps); the choice and its gain are logged and in "
       "summary.json\n",
@@ -121,9 +122,11 @@ void AutoSync::describe(nlohmann::json& extra) const {
       times[candidates_[c].name] = d.medianMs[c];
       if (d.dropped[c]) dropped.push_back(candidates_[c].name);
     }
-    decisions.push_back(
-        {{"step", d.step}, {"reason", d.reason}, {"chosen", candidates_[d.chosen].name}, {"median_step_ms", times},
-         {"dropped", dropped}});
+    decisions.push_back({{"step", d.step},
+                         {"reason", d.reason},
+                         {"chosen", candidates_[d.chosen].name},
+                         {"median_step_ms", times},
+                         {"dropped", dropped}});
   }
   extra["comm_auto"] = {
       {"candidates", trial_.candidates()},

@@ -90,7 +90,8 @@ int ModeTrial::modeFor(int64_t step) {
   const int64_t offset = step - trialStart_;
   int which = current_;
   if (trying_) {
-    if (offset >= static_cast<int64_t>(schedule_.size()) && roundsScheduled_ < settings_.warmupRounds + settings_.rounds)
+    if (offset >= static_cast<int64_t>(schedule_.size()) &&
+        roundsScheduled_ < settings_.warmupRounds + settings_.rounds)
       scheduleRound();
     if (offset < static_cast<int64_t>(schedule_.size())) {
       which = schedule_[offset];

@@ -73,10 +73,10 @@ class ModeTrial {
   std::vector<std::vector<double>> samples_;  // per candidate, this trial's measured times
   std::vector<int> schedule_;                 // the candidate of each step of this trial, a round at a time
   int roundsScheduled_ = 0;
-  std::vector<bool> dropped_;  // per candidate, this trial
-  int current_ = 0;                           // the chosen candidate once decided
-  std::vector<double> recent_;                // the chosen candidate's recent times (drift)
-  int driftingChecks_ = 0;                    // drift checks running that found the time drifted
+  std::vector<bool> dropped_;   // per candidate, this trial
+  int current_ = 0;             // the chosen candidate once decided
+  std::vector<double> recent_;  // the chosen candidate's recent times (drift)
+  int driftingChecks_ = 0;      // drift checks running that found the time drifted
   int64_t stepsInTrials_ = 0;
   std::vector<int> ranAt_;  // candidate per step since trialStart_, for records that come late
   std::vector<TrialDecision> decisions_;
