@@ -7,6 +7,7 @@ namespace balancenet::compression {
 at::Tensor ErrorFeedback::encode(const at::Tensor& values) {
   if (!residual_.defined() || residual_.numel() != values.numel() || residual_.device() != values.device())
     residual_ = at::zeros_like(values);
+  if (!keep_) return values.to(wireType(compression_));
   const at::Tensor compensated = values + residual_;
   at::Tensor sent = compensated.to(wireType(compression_));
   at::sub_out(residual_, compensated, sent.to(at::kFloat));

@@ -11,7 +11,8 @@ namespace balancenet::compression {
 
 class ErrorFeedback {
  public:
-  explicit ErrorFeedback(GradCompression compression) : compression_(compression) {}
+  // `keep` false: the residual stays zero (--no-error-feedback: what each cast loses is lost).
+  explicit ErrorFeedback(GradCompression compression, bool keep = true) : compression_(compression), keep_(keep) {}
   // `values` (float32, contiguous) plus the residual, cast to the wire type; the residual becomes what the cast
   // lost. A buffer of another size than the last one's starts from a zero residual.
   at::Tensor encode(const at::Tensor& values);
@@ -23,6 +24,7 @@ class ErrorFeedback {
 
  private:
   GradCompression compression_;
+  bool keep_ = true;
   at::Tensor residual_;  // float32, the size of the last buffer encoded
 };
 

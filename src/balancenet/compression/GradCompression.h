@@ -22,6 +22,8 @@ struct CompressionOptions {
   GradCompression kind = GradCompression::None;
   int rank = 1;             // powersgd's RANK: the columns of each matrix's factors
   int64_t warmupSteps = 0;  // the first steps travel exact (PyTorch's start_powerSGD_iter), every kind alike
+  // What compression loses is added to the next step's gradient (--no-error-feedback: dropped, for comparison).
+  bool errorFeedback = true;
 };
 
 // "none", "bf16", "fp16", "int8", "powersgd" (rank 1) or "powersgd:RANK" (RANK >= 1); UsageError naming

@@ -74,8 +74,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(GradCompression, {{GradCompression::None, "none"},
                                                {GradCompression::Fp16, "fp16"},
                                                {GradCompression::PowerSgd, "powersgd"},
                                                {GradCompression::Int8, "int8"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompressionOptions, kind, rank, warmupSteps)
-static_assert(job::aggregateFields<CompressionOptions>() == 3);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompressionOptions, kind, rank, warmupSteps, errorFeedback)
+static_assert(job::aggregateFields<CompressionOptions>() == 4);
 }  // namespace balancenet::compression
 
 namespace balancenet::comm {

@@ -89,15 +89,19 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
         {nameOf(mode, options.compression), makeAllReduce(mode, comm, net, options, options.compression)});
   // --allow-lossy-comm: fewer bits on the wire, from the least lossy up (each must beat those before it by
   // kLossyMargin): bf16 on both ring exchanges, then int8 and PowerSGD at rank 4 (within a point of float32 at 600
-  // steps: docs/benchmarks.md) on the overlapped buckets. They win only where sending is the step.
+  // steps: docs/benchmarks.md) on the overlapped buckets. They win only where sending is the step. Every rank joins
+  // their ring: --offload-below's hand-over travels float32 both ways, so on a slow host's slow link (T1-slow) it
+  // would cost that link more than its share of a compressed ring.
   if (options.allowLossy && !compressed) {
+    auto inRing = options;
+    inRing.offloadBelow = 0;
     const auto lossy = [&](compression::GradCompression kind, std::vector<comm::CommMode> lossyModes) {
       compression::CompressionOptions wire;
       wire.kind = kind;
       wire.rank = kAutoPowerSgdRank;
       if (!comm::compressesSome(wire, comm::partsOf(comm::namedParameters(net)))) return;
       for (auto mode : lossyModes)
-        candidates.push_back({nameOf(mode, wire), makeAllReduce(mode, comm, net, options, wire), true});
+        candidates.push_back({nameOf(mode, wire), makeAllReduce(mode, comm, net, inRing, wire), true});
     };
     lossy(compression::GradCompression::Bf16, {comm::CommMode::AllReduce, comm::CommMode::Flat});
     lossy(compression::GradCompression::Int8, {comm::CommMode::AllReduce});

@@ -81,7 +81,7 @@ TEST_F(TrainFlags, OptimizerAndScheduleValuesOutOfRangeAreRefused) {
 }
 
 // --grad-compress: none by default; every kind with the ring exchanges (and auto, which then tries only those);
-// --compress-warmup only with a compression; --allow-lossy-comm only with auto.
+// --compress-warmup and --no-error-feedback only with a compression; --allow-lossy-comm only with auto.
 TEST_F(TrainFlags, GradCompressReachesTheExchangeOrIsRefusedWhereItCannotWork) {
   EXPECT_EQ(parseTrainCommandLine({}).comm.compression.kind, compression::GradCompression::None);
   EXPECT_FALSE(parseTrainCommandLine({}).comm.allowLossy);
@@ -98,6 +98,10 @@ TEST_F(TrainFlags, GradCompressReachesTheExchangeOrIsRefusedWhereItCannotWork) {
   EXPECT_EQ(parseTrainCommandLine({"--grad-compress", "int8"}).comm.compression.kind,
             compression::GradCompression::Int8);
   EXPECT_TRUE(parseTrainCommandLine({"--allow-lossy-comm"}).comm.allowLossy);
+  EXPECT_TRUE(parseTrainCommandLine({"--grad-compress", "int8"}).comm.compression.errorFeedback);
+  EXPECT_FALSE(
+      parseTrainCommandLine({"--grad-compress", "int8", "--no-error-feedback"}).comm.compression.errorFeedback);
+  expectTrainRefused({"--no-error-feedback"}, "--no-error-feedback is for --grad-compress");
   expectTrainRefused({"--grad-compress", "int4"},
                      "--grad-compress must be none, bf16, fp16, int8, powersgd or "
                      "powersgd:RANK, got 'int4'");

@@ -61,6 +61,16 @@ TEST_P(ErrorFeedbackTest, ABiasAPlainCastWouldLoseEveryStepIsKept) {
   EXPECT_GT(plainLoss, 10 * feedbackLoss);
 }
 
+// --no-error-feedback: every step is the plain cast, and the residual stays zero.
+TEST_P(ErrorFeedbackTest, WithoutFeedbackEachStepIsThePlainCast) {
+  const auto g = at::full({8}, 0.1f);
+  ErrorFeedback dropped(GetParam(), /*keep=*/false);
+  for (int step = 0; step < 3; ++step) {
+    EXPECT_TRUE(at::equal(dropped.encode(g), g.to(wireType(GetParam())))) << step;
+    EXPECT_EQ(dropped.residual().abs().max().item<float>(), 0.0f) << step;
+  }
+}
+
 TEST_P(ErrorFeedbackTest, ABufferOfAnotherSizeStartsFromZero) {
   ErrorFeedback feedback(GetParam());
   feedback.encode(at::full({10}, 0.1f));

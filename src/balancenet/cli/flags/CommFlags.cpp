@@ -57,6 +57,9 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
                  "(PyTorch PowerSGD's start_powerSGD_iter); default 0")
       ->type_name("STEPS")
       ->default_str("");  // unset unless given: --print-config leaves it out
+  app.add_flag("--no-error-feedback", raw.noErrorFeedback,
+               "With --grad-compress: drop what compression loses instead of adding it to the next step's gradient "
+               "(for comparison: the convergence table in docs/benchmarks.md)");
   app.add_flag("--allow-lossy-comm", c.comm.allowLossy,
                "With --comm auto: also try fewer bits on the wire (error feedback): both ring exchanges in bf16, the "
                "buckets in int8 and as PowerSGD at rank 4; one is kept only where its steps are 10% faster than the "
@@ -77,6 +80,10 @@ void validateComm(JobConfig& c, const CommRaw& raw) {
     require(compression::compresses(c.comm.compression), "--compress-warmup is for --grad-compress");
     require(raw.compressWarmup >= 0, fmt::format("--compress-warmup must not be negative, got {}", raw.compressWarmup));
     c.comm.compression.warmupSteps = raw.compressWarmup;
+  }
+  if (raw.noErrorFeedback) {
+    require(compression::compresses(c.comm.compression), "--no-error-feedback is for --grad-compress");
+    c.comm.compression.errorFeedback = false;
   }
   const bool ring = c.comm.mode == comm::CommMode::Auto || c.comm.mode == comm::CommMode::AllReduce ||
                     c.comm.mode == comm::CommMode::Flat;

@@ -1,5 +1,6 @@
 // CommFlags: how gradients travel: --comm, --bucket-mb, --no-overlap, --offload-below, --explain-comm,
-// --grad-compress, --compress-warmup and --allow-lossy-comm, and the parameter servers' --ps and --staleness.
+// --grad-compress, --compress-warmup, --no-error-feedback and --allow-lossy-comm, and the parameter servers' --ps and
+// --staleness.
 #pragma once
 #include <string>
 
@@ -15,6 +16,7 @@ struct CommRaw {
   std::string compression = "none";  // --grad-compress
   int compressWarmup = kUnset;       // --compress-warmup
   bool noOverlap = false;
+  bool noErrorFeedback = false;
 };
 
 // Declares the group on `app`: --comm, --ps, --staleness and --no-overlap into `raw`, the rest into config.comm.

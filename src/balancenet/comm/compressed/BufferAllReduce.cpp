@@ -46,13 +46,13 @@ std::unique_ptr<BufferAllReduce> makeCompressed(Communicator& comm, const compre
   using compression::GradCompression;
   switch (options.kind) {
     case GradCompression::PowerSgd:
-      return std::make_unique<PowerSgdAllReduce>(comm, options.rank, parts, device);
+      return std::make_unique<PowerSgdAllReduce>(comm, options.rank, parts, device, options.errorFeedback);
     case GradCompression::Int8:
-      return std::make_unique<Int8AllReduce>(comm, numel, device);
+      return std::make_unique<Int8AllReduce>(comm, numel, device, options.errorFeedback);
     case GradCompression::None:
       return std::make_unique<ExactAllReduce>(comm, numel);
     default:
-      return std::make_unique<CastAllReduce>(comm, options.kind, numel);
+      return std::make_unique<CastAllReduce>(comm, options.kind, numel, options.errorFeedback);
   }
 }
 

@@ -23,8 +23,8 @@ int64_t ExactAllReduce::wireBytesOf(const std::vector<int64_t>& shape) const {
   return ringAllReduceWireBytes(numelOf(shape) * static_cast<int64_t>(sizeof(float)), comm_.size());
 }
 
-CastAllReduce::CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel)
-    : comm_(comm), cast_(cast), numel_(numel), feedback_(cast) {}
+CastAllReduce::CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback)
+    : comm_(comm), cast_(cast), numel_(numel), feedback_(cast, errorFeedback), errorFeedback_(errorFeedback) {}
 
 void CastAllReduce::start(const at::Tensor& buffer) {
   wire_ = feedback_.encode(buffer);
@@ -59,7 +59,8 @@ std::vector<at::Tensor> CastAllReduce::saveState() const {
 void CastAllReduce::loadState(const std::vector<at::Tensor>& state) { feedback_.restore(state.at(0)); }
 
 std::string CastAllReduce::describe() const {
-  return fmt::format("{} with error feedback", compression::gradCompressionName(cast_));
+  return fmt::format("{} {}", compression::gradCompressionName(cast_),
+                     errorFeedback_ ? "with error feedback" : "without error feedback");
 }
 
 }  // namespace balancenet::comm

@@ -26,7 +26,7 @@ class ExactAllReduce : public BufferAllReduce {
 
 class CastAllReduce : public BufferAllReduce {
  public:
-  CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel);
+  CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
@@ -42,6 +42,7 @@ class CastAllReduce : public BufferAllReduce {
   compression::GradCompression cast_;
   int64_t numel_;
   compression::ErrorFeedback feedback_;
+  bool errorFeedback_ = true;
   at::Tensor wire_;  // the cast, summed in place
   PendingWork work_;
 };

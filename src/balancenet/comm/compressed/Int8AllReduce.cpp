@@ -8,8 +8,8 @@
 
 namespace balancenet::comm {
 
-Int8AllReduce::Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device)
-    : comm_(comm), numel_(numel) {
+Int8AllReduce::Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback)
+    : comm_(comm), numel_(numel), errorFeedback_(errorFeedback) {
   const int64_t world = comm.size();
   chunk_ = ((numel + world - 1) / world + 3) / 4 * 4;
   const auto floats = device.dtype(at::kFloat), bytes = device.dtype(at::kChar);
@@ -32,6 +32,7 @@ void Int8AllReduce::start(const at::Tensor& buffer) {
                                                               residual_.narrow(0, r * chunk_, chunk_), codes);
     scaleOf(send_, r).fill_(scale);
   }
+  if (!errorFeedback_) residual_.zero_();
   // What leaves this rank: every chunk but its own.
   work_ = comm_.alltoallAsync(send_, receive_, (comm_.size() - 1) * send_[0].nbytes());
 }
@@ -48,6 +49,7 @@ void Int8AllReduce::finish(const at::Tensor& buffer, Timeline* timeline, const s
   }
   auto codes = codesOf(own_, 0);
   scaleOf(own_, 0).fill_(compression::quantizeInt8WithFeedback(sum_, serverResidual_, codes));
+  if (!errorFeedback_) serverResidual_.zero_();
   auto gather = comm_.allgatherAsync(own_, gathered_, (comm_.size() - 1) * own_.nbytes());
   gather.wait(timeline, "wait " + label + " gather",
               fmt::format("all-gather {} ({:.2f} MB as int8)", label, megabytes(own_.nbytes() * comm_.size())));

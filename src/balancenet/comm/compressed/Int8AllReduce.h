@@ -16,14 +16,18 @@ namespace balancenet::comm {
 
 class Int8AllReduce : public BufferAllReduce {
  public:
-  Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device);
+  // `errorFeedback` false: both residuals stay zero (--no-error-feedback).
+  Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
   int64_t wireBytes() const override;
   int64_t phases() const override;
   int64_t wireBytesOf(const std::vector<int64_t>& shape) const override;
-  std::string describe() const override { return "int8 with a scale per chunk, error feedback on both phases"; }
+  std::string describe() const override {
+    return errorFeedback_ ? "int8 with a scale per chunk, error feedback on both phases"
+                          : "int8 with a scale per chunk, without error feedback";
+  }
   std::vector<at::Tensor> saveState() const override { return {residual_, serverResidual_}; }
   void loadState(const std::vector<at::Tensor>& state) override {
     residual_.copy_(state.at(0));
@@ -37,6 +41,7 @@ class Int8AllReduce : public BufferAllReduce {
 
   Communicator& comm_;
   int64_t numel_;
+  bool errorFeedback_ = true;
   int64_t chunk_;                     // values per chunk, a multiple of 4
   at::Tensor padded_;                 // float32, size() * chunk_: the buffer, zero-padded
   at::Tensor residual_;               // float32, size() * chunk_: this rank's worker feedback

@@ -16,8 +16,8 @@ constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ULL;
 }  // namespace
 
 PowerSgdAllReduce::PowerSgdAllReduce(Communicator& comm, int rank, const std::vector<BufferPart>& parts,
-                                     const at::TensorOptions& device)
-    : comm_(comm), rank_(rank) {
+                                     const at::TensorOptions& device, bool errorFeedback)
+    : comm_(comm), rank_(rank), errorFeedback_(errorFeedback) {
   int64_t offset = 0, wholeNumel = 0;
   for (const auto& part : parts) {
     const int64_t numel = numelOf(part.shape);
@@ -71,6 +71,7 @@ void PowerSgdAllReduce::finish(const at::Tensor& buffer, Timeline* timeline, con
     at::mm_out(q, m.compensated.t(), p);
     // What the projection onto orth(P) lost of this rank's own share: e = C - P (C^T P)^T.
     at::addmm_out(m.residual, m.compensated, p, q.t(), /*beta=*/1, /*alpha=*/-1);
+    if (!errorFeedback_) m.residual.zero_();
   }
   auto second = comm_.allreduceSumAsync(second_);
   second.wait(timeline, "wait " + label + " Q",
@@ -112,8 +113,9 @@ void PowerSgdAllReduce::loadState(const std::vector<at::Tensor>& state) {
 }
 
 std::string PowerSgdAllReduce::describe() const {
-  return fmt::format("powersgd rank {} with error feedback ({} matrices as factors, {} tensors whole)", rank_,
-                     matrices_.size(), whole_.size());
+  return fmt::format("powersgd rank {} {} ({} matrices as factors, {} tensors whole)", rank_,
+                     errorFeedback_ ? "with error feedback" : "without error feedback", matrices_.size(),
+                     whole_.size());
 }
 
 }  // namespace balancenet::comm

@@ -19,8 +19,9 @@ class PowerSgdAllReduce : public BufferAllReduce {
  public:
   // A buffer without a matrix worth compressing at `rank` sends everything whole (checkCompressible refuses a
   // model where no buffer has one).
-  PowerSgdAllReduce(Communicator& comm, int rank, const std::vector<BufferPart>& parts,
-                    const at::TensorOptions& device);
+  // `errorFeedback` false: the residuals stay zero (--no-error-feedback); Q still warm-starts from the last step.
+  PowerSgdAllReduce(Communicator& comm, int rank, const std::vector<BufferPart>& parts, const at::TensorOptions& device,
+                    bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
@@ -50,6 +51,7 @@ class PowerSgdAllReduce : public BufferAllReduce {
 
   Communicator& comm_;
   int rank_;
+  bool errorFeedback_ = true;
   std::vector<Matrix> matrices_;
   std::vector<Whole> whole_;
   at::Tensor first_;   // the whole tensors, then every P
