@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "BinaryFixture.h"
+#include "CsvRows.h"
 #include "testing/FloatBound.h"
 #include "testing/ReferenceTraining.h"
 
@@ -53,6 +54,26 @@ TEST_F(ParameterServerProcess, BspWithTwoServersMatchesOneProcess) {
   std::printf("2 workers (split 5,19) + 2 servers vs 1 process: max |param difference| = %.3g (float bound %.3g)\n",
               diff, bound);
   EXPECT_LT(diff, bound);
+}
+
+// --grad-compress int8 with real server processes: the servers take the workers' compressed pushes (a server given
+// float32 messages of another size would fail the step), the explanation says so, and the pushes' bytes shrink.
+TEST_F(ParameterServerProcess, CompressedPushesReachServerProcesses) {
+  auto exact =
+      trainWith({"--nodes", "2", "--split", "5,19", "--comm", "ps", "--ps", "2", "--run-dir", dir_.file("exact")});
+  ASSERT_EQ(exact.exitCode, 0) << exact.output;
+  auto r = trainWith({"--nodes", "2", "--split", "5,19", "--comm", "ps", "--ps", "2", "--grad-compress", "int8",
+                      "--explain-comm", "--run-dir", dir_.file("int8")});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("pushes as int8 with error feedback; replies (the parameters) float32"), std::string::npos)
+      << r.output;
+  const auto steps = readCsvRows(dir_.file("int8/steps.csv")), exactSteps = readCsvRows(dir_.file("exact/steps.csv"));
+  ASSERT_EQ(steps.size(), exactSteps.size());
+  // A push of n floats is 1 + ceil(n / 4) floats after the header; the reply stays n.
+  const double ratio = std::stod(steps.back().at("bytes_sent")) / std::stod(exactSteps.back().at("bytes_sent"));
+  EXPECT_GT(ratio, 0.24);
+  EXPECT_LT(ratio, 0.27);
+  EXPECT_NEAR(std::stod(steps.back().at("loss")), std::stod(exactSteps.back().at("loss")), 0.05);
 }
 
 TEST_F(ParameterServerProcess, SspWithSlowWorkerCompletes) {

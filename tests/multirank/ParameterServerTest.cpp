@@ -134,6 +134,53 @@ INSTANTIATE_TEST_SUITE_P(Splits, ParameterServerBsp,
 
 // The protocol alone, with known gradients: BSP returns the summed scalars (the global loss) and the
 // parameters after one SGD step on the summed gradient, on every worker.
+// --grad-compress with --comm ps: each worker's push in the wire type with error feedback, the server's sum and update
+// in float32. Unequal shares train as one float32 process within the wire type's bound (testing/FloatBound.cpp; int8
+// takes bf16's eps, as in CompressedSyncTest), and ten times farther than the float32 pushes' run: they were
+// compressed.
+TEST(ParameterServer, CompressedPushesTrainAsOneProcessWithinTheWireTypesBound) {
+  const Split split{{5, 27}};
+  const auto train = testing::syntheticDataset(300, 3);
+  const auto options = testing::comparisonOptions("sgd", 5, split.total(), 0.0);
+  const auto model = testing::comparisonModel("mlp");
+  const auto ref = testing::referenceTraining(model, options, train);
+  auto notTrained = options;
+  notTrained.steps = 0;
+  const auto start = testing::referenceTraining(model, notTrained, train);
+  double float32Diff = -1;
+  for (const auto kind :
+       {compression::GradCompression::None, compression::GradCompression::Bf16, compression::GradCompression::Int8}) {
+    compression::CompressionOptions wire;
+    wire.kind = kind;
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    ps::ServerOptions server;
+    server.optimizer = options.optimizer;
+    server.steps = options.steps;
+    server.compression = wire;
+    ServerThreads servers(store, split.worldSize(), 2, parameterCount(model), server);
+    testing::DistributedRun run{split.worldSize(),
+                                [&] { return std::make_unique<orchestrator::StaticAllocator>(split); }};
+    run.store = store;
+    run.sync = [&](comm::Communicator& comm, models::Network& net) -> std::unique_ptr<comm::GradientSync> {
+      auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), 2, kTimeout);
+      return std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), 0, wire);
+    };
+    const auto dist = testing::distributedTraining(model, options, train, run);
+    servers.join();
+    const double diff = testing::maxAbsDifference(dist, ref);
+    const double bound = testing::mixedPrecisionBound(ref, start, 0x1p-7);
+    std::printf("[ps %s] split %s: max |param difference| vs one fp32 process = %.3g (bound %.3g)\n",
+                compression::gradCompressionName(kind), split.str().c_str(), diff, bound);
+    if (kind == compression::GradCompression::None) {
+      EXPECT_LT(diff, testing::exactnessBound(ref, options.steps));
+      float32Diff = diff;
+      continue;
+    }
+    EXPECT_LT(diff, bound) << compression::gradCompressionName(kind);
+    EXPECT_GT(diff, 10 * float32Diff) << compression::gradCompressionName(kind);
+  }
+}
+
 TEST(ParameterServer, BspSumsGradientsAndScalars) {
   constexpr int kWorkers = 3, kServers = 2;
   constexpr double kLr = 0.5;

@@ -80,9 +80,11 @@ void ParameterServer::reply(int worker, int64_t step, int64_t slowestClock, cons
 
 void ParameterServer::runSynchronous() {
   const int n = options_.workers;
+  const PushCodec codec(options_.compression, options_.shard.size());
   std::vector<PsMessage> pushes;
-  for (int w = 0; w < n; ++w) pushes.emplace_back(options_.shard.size());
+  for (int w = 0; w < n; ++w) pushes.emplace_back(codec.payloadFloats());
   auto sum = at::zeros({options_.shard.size()}, at::kFloat);
+  auto decoded = at::zeros({options_.shard.size()}, at::kFloat);
   for (int64_t step = 0; step < options_.steps; ++step) {
     std::vector<comm::PendingWork> receives;
     for (int w = 0; w < n; ++w) receives.push_back(group_.recvAsync(pushes[w].buffer(), w, kPushTag));
@@ -93,7 +95,8 @@ void ParameterServer::runSynchronous() {
     for (int w = 0; w < n; ++w) {
       receives[w].wait();
       const PsHeader h = checkedPush(pushes[w], w, step);
-      sum.add_(pushes[w].payload());
+      codec.decode(pushes[w].payload(), decoded);
+      sum.add_(decoded);
       total.scalarCount = h.scalarCount;
       for (int i = 0; i < h.scalarCount; ++i) total.scalars[i] += h.scalars[i];
       if (w == 0) lr = h.lr;
@@ -112,14 +115,17 @@ void ParameterServer::runStaleSynchronous() {
   // A worker about to start step c may go once the slowest has pushed c - staleness steps; after its
   // last step it waits for everyone, so all end on the same parameters.
   auto mayStart = [&](int64_t c, int64_t slowest) { return slowest >= (c >= steps ? steps : c - options_.staleness); };
-  PsMessage push(options_.shard.size());
+  const PushCodec codec(options_.compression, options_.shard.size());
+  PsMessage push(codec.payloadFloats());
+  auto decoded = at::zeros({options_.shard.size()}, at::kFloat);
   for (int64_t left = n * steps; left > 0; --left) {
     const int w = group_.recvFromAny(push.buffer(), kPushTag);
     if (w < 0 || w >= n)
       throw RuntimeFailure(
           fmt::format("parameter server {}: a push came from rank {}, not a worker", options_.index, w));
     const PsHeader h = checkedPush(push, w, clocks[w]);
-    apply(push.payload(), h.lr);
+    codec.decode(push.payload(), decoded);
+    apply(decoded, h.lr);
     ++report_.pushes;
     ++clocks[w];
     waiting[w] = true;

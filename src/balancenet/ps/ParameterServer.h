@@ -7,7 +7,9 @@
 #include <ATen/core/Tensor.h>
 
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/compression/GradCompression.h"
 #include "balancenet/ps/PsMessage.h"
+#include "balancenet/ps/PushCodec.h"
 #include "balancenet/ps/ShardLayout.h"
 #include "balancenet/trainer/OptimizerFactory.h"
 
@@ -22,8 +24,9 @@ struct ServerOptions {
   int index = 0;  // this server's number; its rank in the group is serverRank(workers, index)
   ShardRange shard;
   trainer::OptimizerOptions optimizer;
-  int staleness = 0;  // 0: BSP; s > 0: SSP with a bound of s steps
-  int64_t steps = 0;  // every worker pushes this many steps
+  int staleness = 0;                            // 0: BSP; s > 0: SSP with a bound of s steps
+  int64_t steps = 0;                            // every worker pushes this many steps
+  compression::CompressionOptions compression;  // the pushes' wire type (ps/PushCodec.h), as the workers'
 };
 
 struct ServerReport {

@@ -29,8 +29,12 @@ RuntimeFailure lostServer(int server, int64_t step, const RuntimeFailure& cause)
 }  // namespace
 
 PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::ParameterList params, int workers,
-                           int staleness)
-    : group_(std::move(group)), params_(std::move(params)), workers_(workers), staleness_(staleness) {
+                           int staleness, compression::CompressionOptions compression)
+    : group_(std::move(group)),
+      params_(std::move(params)),
+      workers_(workers),
+      staleness_(staleness),
+      compression_(compression) {
   const int servers = group_->size() - workers_;
   std::vector<int64_t> elements;
   for (const auto& p : params_) {
@@ -44,19 +48,47 @@ PsWorkerSync::PsWorkerSync(std::unique_ptr<comm::Communicator> group, comm::Para
   shards_ = layoutShards(total, servers);
   for (const auto& shard : shards_) {
     pieces_.push_back(piecesOf(shard, elements));
-    pushes_.emplace_back(shard.size());
+    codecs_.emplace_back(compression_, shard.size());
+    shardValues_.push_back(compression::compresses(compression_) ? at::zeros({shard.size()}, at::kFloat)
+                                                                 : at::Tensor());
+    pushes_.emplace_back(codecs_.back().payloadFloats());
     replies_.emplace_back(shard.size());
   }
-  traffic_ = comm::trafficByLayer(params_, "ps", [](int64_t bytes) { return bytes; });  // push and pull once
+  // A parameter costs its bytes once each way: pushed in the wire type, pulled in float32.
+  int64_t pushedFloats = 0;
+  for (const auto& codec : codecs_) pushedFloats += codec.payloadFloats();
+  const double pushed = total > 0 ? static_cast<double>(pushedFloats) / static_cast<double>(total) : 1.0;
+  traffic_ = comm::trafficByLayer(params_, "ps", [pushed](int64_t bytes) {
+    return static_cast<int64_t>((1.0 + pushed) / 2.0 * static_cast<double>(bytes));
+  });
 }
 
 PsWorkerSync::~PsWorkerSync() = default;
 
-void PsWorkerSync::pack(PsMessage& message, int server, const std::vector<at::Tensor>& tensors) const {
-  auto payload = message.payload();
+void PsWorkerSync::pack(const at::Tensor& shard, int server, const std::vector<at::Tensor>& tensors) const {
   for (const auto& piece : pieces_[server])
-    payload.narrow(0, piece.shardOffset, piece.length)
+    shard.narrow(0, piece.shardOffset, piece.length)
         .copy_(tensors[piece.tensor].detach().reshape({-1}).narrow(0, piece.tensorOffset, piece.length));
+}
+
+void PsWorkerSync::packPush(int server, const std::vector<at::Tensor>& grads) {
+  // Float32 pushes are packed straight into the message; compressed ones into the shard, then encoded.
+  if (!compression::compresses(compression_)) return pack(pushes_[server].payload(), server, grads);
+  pack(shardValues_[server], server, grads);
+  codecs_[server].encode(shardValues_[server], pushes_[server].payload());
+}
+
+std::vector<at::Tensor> PsWorkerSync::saveState() const {
+  if (!compression::compresses(compression_)) return {};
+  std::vector<at::Tensor> state;
+  for (const auto& codec : codecs_) state.push_back(codec.residual());
+  return state;
+}
+
+bool PsWorkerSync::loadState(const std::vector<at::Tensor>& state) {
+  if (!comm::sameLayout(saveState(), state)) return false;
+  for (size_t k = 0; k < state.size(); ++k) codecs_[k].restore(state[k]);
+  return true;
 }
 
 void PsWorkerSync::unpack(const PsMessage& message, int server) {
@@ -74,7 +106,7 @@ int64_t PsWorkerSync::sendStartParameters() {
   int64_t bytes = 0;
   for (int k = 0; k < static_cast<int>(shards_.size()); ++k) {
     PsMessage start(shards_[k].size());
-    pack(start, k, tensors);
+    pack(start.payload(), k, tensors);  // the parameters: float32 whatever the pushes' wire type
     try {
       group_->send(start.buffer(), serverRank(workers_, k), kInitTag);
     } catch (const RuntimeFailure& e) {
@@ -105,7 +137,7 @@ void PsWorkerSync::exchange(const PsHeader& header, const std::vector<at::Tensor
       Timeline::Span span(timeline, "push", "comm", Timeline::kCommunication);
       std::vector<comm::PendingWork> sends;
       for (server = 0; server < servers; ++server) {
-        pack(pushes_[server], server, grads);
+        packPush(server, grads);
         pushes_[server].setHeader(header);
         sends.push_back(group_->sendAsync(pushes_[server].buffer(), serverRank(workers_, server), kPushTag));
         receives.push_back(group_->recvAsync(replies_[server].buffer(), serverRank(workers_, server), kReplyTag));
@@ -171,6 +203,10 @@ std::string PsWorkerSync::explain() const {
                               "parameter servers, SSP (staleness {}): pushes applied on arrival; a worker "
                               "starts step c once the slowest has pushed c - {} steps\n",
                               staleness_, staleness_);
+  if (compression::compresses(compression_))
+    out += fmt::format("pushes as {} {}; replies (the parameters) float32\n",
+                       compression::gradCompressionName(compression_),
+                       compression_.errorFeedback ? "with error feedback" : "without error feedback");
   out += fmt::format("{} server(s), contiguous equal ranges of the flattened parameters:\n", shards_.size());
   for (size_t k = 0; k < shards_.size(); ++k) {
     std::vector<std::string> names;

@@ -239,9 +239,9 @@ CompressedBuckets& Session::compressGradients(const std::string& spec, int warmu
           "grad_compress is not for --elastic jobs: a re-formed group would drop every rank's error feedback");
   require(warmupSteps >= 0, fmt::format("compress_warmup must not be negative, got {}", warmupSteps));
   options.warmupSteps = warmupSteps;
-  compressed_ = std::make_unique<CompressedBuckets>(*comm_, options, model);
-  if (rank() == 0) spdlog::info("gradients cross the wire as {}", compressed_->describe());
-  return *compressed_;
+  compressed_.push_back(std::make_unique<CompressedBuckets>(*comm_, options, model));
+  if (rank() == 0) spdlog::info("gradients cross the wire as {}", compressed_.back()->describe());
+  return *compressed_.back();
 }
 
 void Session::endStep(double loss) {

@@ -178,7 +178,8 @@ class Session {
   bool joined_ = false;
   std::string joinState_;
   std::unique_ptr<monitor::NodeMonitor> monitor_;
-  std::unique_ptr<CompressedBuckets> compressed_;
+  // One per compressGradients() (a model attached): each lives as long as the session, so a hook never outlives it.
+  std::vector<std::unique_ptr<CompressedBuckets>> compressed_;
   double gemmFlops_ = 0;
   std::unique_ptr<orchestrator::Allocator> allocator_;
   std::optional<data::GlobalPermutationSampler> sampler_;

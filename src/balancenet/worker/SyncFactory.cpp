@@ -129,8 +129,8 @@ std::unique_ptr<comm::GradientSync> makeGradientSync(comm::Communicator& comm, m
     auto group = ps::joinPsGroup(comm.sharedStore(), comm.rank(), comm.size(), c.comm.servers, rv.timeout,
                                  rv.glooHost(), rv.iface);
     installLinkEmulation(*group, c.emulation);  // pushes and pulls cross the emulated links too
-    sync =
-        std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(), c.comm.staleness);
+    sync = std::make_unique<ps::PsWorkerSync>(std::move(group), comm::namedParameters(net), comm.size(),
+                                              c.comm.staleness, c.comm.compression);
   } else {
     sync = makeAllReduce(c.comm.mode, comm, net, c.comm, c.comm.compression);
   }

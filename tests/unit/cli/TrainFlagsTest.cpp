@@ -111,7 +111,15 @@ TEST_F(TrainFlags, GradCompressReachesTheExchangeOrIsRefusedWhereItCannotWork) {
                      "--compress-warmup must not be negative, got -1");
   for (const char* mode : {"hd", "a2a", "sfb", "hybrid"})
     expectTrainRefused({"--workers", "2", "--comm", mode, "--grad-compress", "fp16"},
-                       fmt::format("--grad-compress is for --comm allreduce, flat or auto (got --comm {})", mode));
+                       fmt::format("--grad-compress is for --comm allreduce, flat, auto or ps (got --comm {})", mode));
+  EXPECT_EQ(parseTrainCommandLine({"--workers", "2", "--comm", "ps", "--ps", "1", "--grad-compress", "int8"})
+                .comm.compression.kind,
+            compression::GradCompression::Int8);
+  expectTrainRefused({"--workers", "2", "--comm", "ps", "--ps", "1", "--grad-compress", "powersgd"},
+                     "--grad-compress powersgd is not for --comm ps");
+  expectTrainRefused(
+      {"--workers", "2", "--comm", "ps", "--ps", "1", "--grad-compress", "bf16", "--compress-warmup", "5"},
+      "--compress-warmup is not for --comm ps");
   expectTrainRefused({"--comm", "flat", "--allow-lossy-comm"},
                      "--allow-lossy-comm is for --comm auto (got --comm flat)");
   expectTrainRefused({"--workers", "2", "--pipeline-stages", "2", "--grad-compress", "bf16"},

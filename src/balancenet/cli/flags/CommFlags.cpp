@@ -50,7 +50,7 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
                  "feedback (what compression loses is added to the next step's gradient). bf16/fp16: half the bytes; "
                  "int8: a quarter (8-bit codes, a scale per chunk; an all-to-all and an all-gather); powersgd: each "
                  "matrix as two rank-RANK factors (default rank 1), vectors whole. Lossy, so off by default. With "
-                 "--comm allreduce, flat or auto (which then tries those two only)")
+                 "--comm allreduce, flat or auto (which then tries those two only), and ps (its pushes; not powersgd)")
       ->capture_default_str();
   app.add_option("--compress-warmup", raw.compressWarmup,
                  "With --grad-compress: the first STEPS steps exchange exact float32, then compression starts "
@@ -87,10 +87,18 @@ void validateComm(JobConfig& c, const CommRaw& raw) {
   }
   const bool ring = c.comm.mode == comm::CommMode::Auto || c.comm.mode == comm::CommMode::AllReduce ||
                     c.comm.mode == comm::CommMode::Flat;
-  require(!compression::compresses(c.comm.compression) || ring,
-          fmt::format("--grad-compress is for --comm allreduce, flat or auto (got --comm {}): the other exchanges "
+  const bool ps = c.comm.mode == comm::CommMode::ParameterServers;
+  require(!compression::compresses(c.comm.compression) || ring || ps,
+          fmt::format("--grad-compress is for --comm allreduce, flat, auto or ps (got --comm {}): the other exchanges "
                       "move float32 or factors",
                       raw.comm));
+  if (ps && compression::compresses(c.comm.compression)) {
+    require(c.comm.compression.kind != compression::GradCompression::PowerSgd,
+            "--grad-compress powersgd is not for --comm ps: its factors need one Q agreed by every worker, and a "
+            "server sees one worker's slice of a shard at a time (bf16, fp16 and int8 are)");
+    require(c.comm.compression.warmupSteps == 0,
+            "--compress-warmup is not for --comm ps: a push's size is fixed for the whole run");
+  }
   require(!c.comm.allowLossy || c.comm.mode == comm::CommMode::Auto,
           fmt::format("--allow-lossy-comm is for --comm auto (got --comm {}); give --grad-compress to choose yourself",
                       raw.comm));

@@ -35,6 +35,7 @@ int runParameterServer(const JobConfig& c) {
   options.optimizer = c.trainer.optimizer;
   options.staleness = c.comm.staleness;
   options.steps = c.trainer.steps;
+  options.compression = c.comm.compression;
 
   const comm::RendezvousOptions rv = rendezvousOptions(c);
   auto group = ps::joinPsGroup(comm::connectJobStore(rv), ps::serverRank(workers, index), workers, c.comm.servers,
