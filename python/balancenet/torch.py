@@ -191,13 +191,18 @@ def _completed(tensor):
     return future
 
 
+def _require_weight():
+    """A bucket's weight is its batch's share: a batch from anywhere but bn.DataLoader has none."""
+    if _state.weight is None:
+        raise UsageError("the model trained a batch that did not come from bn.DataLoader: its gradient weight "
+                         "is unknown")
+
+
 def _weighted_allreduce(state, bucket):
     """DDP's comm hook: this rank's gradient (the mean over its share) times share / global batch, summed.
     A failed all-reduce (a peer died) does not fail DDP's backward: the step is marked broken, and
     step_done() re-forms the group and takes it again (--elastic) or ends the job with one line."""
-    if _state.weight is None:
-        raise UsageError("the model trained a batch that did not come from bn.DataLoader: its gradient weight "
-                         "is unknown")
+    _require_weight()
     buffer = bucket.buffer()
     if _state.broken is not None:
         return _completed(buffer)
@@ -217,9 +222,7 @@ def _compressed_allreduce(state, bucket):
     """DDP's comm hook under grad_compress: each weighted bucket starts its compressed sum as DDP hands it over
     (overlapped with the rest of backward); at the last bucket all finish, in start order (a compressed sum's second
     phase, PowerSGD's Q or int8's all-gather, is a collective of its own: every rank issues them alike)."""
-    if _state.weight is None:
-        raise UsageError("the model trained a batch that did not come from bn.DataLoader: its gradient weight "
-                         "is unknown")
+    _require_weight()
     buffer, future = bucket.buffer(), torch.futures.Future()
     state.waiting.append((buffer, future))
     last = bucket.is_last()

@@ -38,6 +38,10 @@ inline bool compresses(const CompressionOptions& options) { return compresses(op
 inline bool casts(GradCompression compression) {
   return compression == GradCompression::Bf16 || compression == GradCompression::Fp16;
 }
+// What an exchange says of its residuals: "with error feedback", or "without error feedback" (--no-error-feedback).
+inline const char* feedbackName(bool errorFeedback) {
+  return errorFeedback ? "with error feedback" : "without error feedback";
+}
 // The --precision format a cast sends: fp32 for the others (none, and the non-cast families' float32 messages).
 inline precision::Precision formatOf(GradCompression compression) {
   return compression == GradCompression::Bf16   ? precision::Precision::Bf16

@@ -95,8 +95,7 @@ void ParameterServer::runSynchronous() {
     for (int w = 0; w < n; ++w) {
       receives[w].wait();
       const PsHeader h = checkedPush(pushes[w], w, step);
-      codec.decode(pushes[w].payload(), decoded);
-      sum.add_(decoded);
+      sum.add_(codec.decode(pushes[w].payload(), decoded));
       total.scalarCount = h.scalarCount;
       for (int i = 0; i < h.scalarCount; ++i) total.scalars[i] += h.scalars[i];
       if (w == 0) lr = h.lr;
@@ -124,8 +123,7 @@ void ParameterServer::runStaleSynchronous() {
       throw RuntimeFailure(
           fmt::format("parameter server {}: a push came from rank {}, not a worker", options_.index, w));
     const PsHeader h = checkedPush(push, w, clocks[w]);
-    codec.decode(push.payload(), decoded);
-    apply(decoded, h.lr);
+    apply(codec.decode(push.payload(), decoded), h.lr);
     ++report_.pushes;
     ++clocks[w];
     waiting[w] = true;

@@ -206,7 +206,7 @@ std::string PsWorkerSync::explain() const {
   if (compression::compresses(compression_))
     out += fmt::format("pushes as {} {}; replies (the parameters) float32\n",
                        compression::gradCompressionName(compression_),
-                       compression_.errorFeedback ? "with error feedback" : "without error feedback");
+                       compression::feedbackName(compression_.errorFeedback));
   out += fmt::format("{} server(s), contiguous equal ranges of the flattened parameters:\n", shards_.size());
   for (size_t k = 0; k < shards_.size(); ++k) {
     std::vector<std::string> names;

@@ -11,12 +11,17 @@ namespace balancenet::ps {
 
 using compression::GradCompression;
 
+void checkPushCompression(const compression::CompressionOptions& options) {
+  require(options.kind != GradCompression::PowerSgd,
+          "--grad-compress powersgd is not for --comm ps: its factors need one Q agreed by every worker, and a server "
+          "sees one worker's slice of a shard at a time (bf16, fp16 and int8 are)");
+  require(!compression::compresses(options) || options.warmupSteps == 0,
+          "--compress-warmup is not for --comm ps: a push's size is fixed for the whole run");
+}
+
 PushCodec::PushCodec(compression::CompressionOptions options, int64_t elements)
     : options_(options), elements_(elements), feedback_(options.kind, options.errorFeedback) {
-  if (options_.kind == GradCompression::PowerSgd)
-    throw UsageError(
-        "--grad-compress powersgd is not for --comm ps: its factors need one Q agreed by every worker, and a server "
-        "sees one worker's slice of a shard at a time (bf16, fp16 and int8 are)");
+  checkPushCompression(options_);
   if (options_.kind == GradCompression::Int8) residual_ = at::zeros({elements_}, at::kFloat);
 }
 
@@ -47,17 +52,17 @@ void PushCodec::encode(const at::Tensor& values, const at::Tensor& payload) {
   }
 }
 
-void PushCodec::decode(const at::Tensor& payload, const at::Tensor& out) const {
+at::Tensor PushCodec::decode(const at::Tensor& payload, const at::Tensor& scratch) const {
   switch (options_.kind) {
     case GradCompression::None:
-      out.copy_(payload.narrow(0, 0, elements_));
-      return;
+      return payload.narrow(0, 0, elements_);
     case GradCompression::Int8:
       compression::dequantizeInt8(payload.narrow(0, 1, payloadFloats() - 1).view(at::kChar).narrow(0, 0, elements_),
-                                  payload[0].item<float>(), out);
-      return;
+                                  payload[0].item<float>(), scratch);
+      return scratch;
     default:
-      out.copy_(payload.view(wireType(options_.kind)).narrow(0, 0, elements_));
+      scratch.copy_(payload.view(wireType(options_.kind)).narrow(0, 0, elements_));
+      return scratch;
   }
 }
 

@@ -13,6 +13,10 @@
 
 namespace balancenet::ps {
 
+// UsageError, naming the flag, where the pushes cannot carry `options`: powersgd, and --compress-warmup (a push's size
+// is fixed for the whole run). The command line's check and the codec's are this one.
+void checkPushCompression(const compression::CompressionOptions& options);
+
 class PushCodec {
  public:
   // A codec for shards of `elements` floats; UsageError for a kind the servers cannot take (powersgd).
@@ -22,8 +26,9 @@ class PushCodec {
   int64_t payloadFloats() const;
   // Worker: `values` (float32, the shard) into `payload` (payloadFloats() floats), its residual updated.
   void encode(const at::Tensor& values, const at::Tensor& payload);
-  // Server: `payload` decoded into `out` (float32, the shard).
-  void decode(const at::Tensor& payload, const at::Tensor& out) const;
+  // Server: the shard `payload` carries, float32: a view of the payload itself when it travels float32 (no copy on
+  // the uncompressed path), else decoded into `scratch` (float32, the shard) and `scratch` returned.
+  at::Tensor decode(const at::Tensor& payload, const at::Tensor& scratch) const;
   // The worker's residual (checkpoints); float32, the shard's size.
   at::Tensor residual() const;
   void restore(const at::Tensor& residual);

@@ -85,8 +85,7 @@ PYBIND11_MODULE(_engine, m) {
           py::arg("parameters"), py::arg("shapes"), py::arg("buffer"), py::arg("step"), release())
       .def("finish", &CompressedBuckets::finish, release())
       .def("abandon", &CompressedBuckets::abandon, release())
-      .def("describe", &CompressedBuckets::describe)
-      .def_property_readonly("last_step_bytes", &CompressedBuckets::lastStepBytes);
+      .def("describe", &CompressedBuckets::describe);
 
   py::class_<Session>(m, "Session")
       .def(py::init([](const std::string& runDir) {

@@ -35,7 +35,6 @@ void CompressedBuckets::start(const std::vector<comm::BufferPart>& bucket, const
 void CompressedBuckets::finish() {
   auto started = std::move(started_);
   started_.clear();
-  lastStepBytes_ = 0;
   for (size_t i = 0; i < started.size(); ++i) {
     try {
       started[i].first->finish(started[i].second, nullptr, "");
@@ -43,7 +42,6 @@ void CompressedBuckets::finish() {
       for (size_t j = i + 1; j < started.size(); ++j) started[j].first->abandon();
       throw;
     }
-    lastStepBytes_ += started[i].first->wireBytes();
   }
 }
 

@@ -37,15 +37,12 @@ class CompressedBuckets {
 
   // What the wire carries ("int8 with error feedback ..."), for the log.
   std::string describe() const;
-  // Bytes this rank sent for the sums of the last finish (as the ring counts them: comparable with float32's).
-  int64_t lastStepBytes() const { return lastStepBytes_; }
 
  private:
   comm::Communicator& comm_;
   compression::CompressionOptions options_;
   std::map<std::vector<int>, std::unique_ptr<comm::BufferAllReduce>> byLayout_;
   std::vector<std::pair<comm::BufferAllReduce*, at::Tensor>> started_;
-  int64_t lastStepBytes_ = 0;
 };
 
 }  // namespace balancenet::session

@@ -95,11 +95,12 @@ std::unique_ptr<comm::GradientSync> makeAutoSync(comm::Communicator& comm, model
   if (options.allowLossy && !compressed) {
     auto inRing = options;
     inRing.offloadBelow = 0;
+    const auto parts = comm::partsOf(comm::namedParameters(net));
     const auto lossy = [&](compression::GradCompression kind, std::vector<comm::CommMode> lossyModes) {
       compression::CompressionOptions wire;
       wire.kind = kind;
       wire.rank = kAutoPowerSgdRank;
-      if (!comm::compressesSome(wire, comm::partsOf(comm::namedParameters(net)))) return;
+      if (!comm::compressesSome(wire, parts)) return;
       for (auto mode : lossyModes)
         candidates.push_back({nameOf(mode, wire), makeAllReduce(mode, comm, net, inRing, wire), true});
     };

@@ -11,6 +11,7 @@
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/ps/PushCodec.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -92,13 +93,7 @@ void validateComm(JobConfig& c, const CommRaw& raw) {
           fmt::format("--grad-compress is for --comm allreduce, flat, auto or ps (got --comm {}): the other exchanges "
                       "move float32 or factors",
                       raw.comm));
-  if (ps && compression::compresses(c.comm.compression)) {
-    require(c.comm.compression.kind != compression::GradCompression::PowerSgd,
-            "--grad-compress powersgd is not for --comm ps: its factors need one Q agreed by every worker, and a "
-            "server sees one worker's slice of a shard at a time (bf16, fp16 and int8 are)");
-    require(c.comm.compression.warmupSteps == 0,
-            "--compress-warmup is not for --comm ps: a push's size is fixed for the whole run");
-  }
+  if (ps) ps::checkPushCompression(c.comm.compression);
   require(!c.comm.allowLossy || c.comm.mode == comm::CommMode::Auto,
           fmt::format("--allow-lossy-comm is for --comm auto (got --comm {}); give --grad-compress to choose yourself",
                       raw.comm));

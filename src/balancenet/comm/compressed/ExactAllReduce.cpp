@@ -59,8 +59,7 @@ std::vector<at::Tensor> CastAllReduce::saveState() const {
 void CastAllReduce::loadState(const std::vector<at::Tensor>& state) { feedback_.restore(state.at(0)); }
 
 std::string CastAllReduce::describe() const {
-  return fmt::format("{} {}", compression::gradCompressionName(cast_),
-                     errorFeedback_ ? "with error feedback" : "without error feedback");
+  return fmt::format("{} {}", compression::gradCompressionName(cast_), compression::feedbackName(errorFeedback_));
 }
 
 }  // namespace balancenet::comm

@@ -114,8 +114,7 @@ void PowerSgdAllReduce::loadState(const std::vector<at::Tensor>& state) {
 
 std::string PowerSgdAllReduce::describe() const {
   return fmt::format("powersgd rank {} {} ({} matrices as factors, {} tensors whole)", rank_,
-                     errorFeedback_ ? "with error feedback" : "without error feedback", matrices_.size(),
-                     whole_.size());
+                     compression::feedbackName(errorFeedback_), matrices_.size(), whole_.size());
 }
 
 }  // namespace balancenet::comm
