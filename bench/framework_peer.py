@@ -17,16 +17,23 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ddp_peer's cnn
 
 
 def arguments():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--framework", choices=["lightning", "transformers", "accelerate", "fsdp2"], required=True)
     p.add_argument("--balanced", action="store_true")
-    p.add_argument("--node-speed", required=True, help="samples/s of each rank, comma separated")
+    p.add_argument("--node-speed", help="samples/s of each rank, comma separated (default: no pacing, the hosts'"
+                   " own speed, as on the testbed)")
+    p.add_argument("--model", choices=["mlp", "cnn"], default="mlp",
+                   help="lightning: the example's MLP or the zoo's cnn (ddp_peer.py's: the testbed's model)")
+    p.add_argument("--data-dir", default=None, help="lightning, accelerate: Fashion-MNIST's IDX files (default: "
+                   "Debian's dataset-fashion-mnist)")
     p.add_argument("--global-batch", type=int, default=128)
     p.add_argument("--steps", type=int, default=60)
-    p.add_argument("--eval-every", type=int, default=0, help="test accuracy every N steps (lightning, accelerate)")
+    p.add_argument("--eval-every", type=int, default=0,
+                   help="test accuracy every N steps (transformers: next-token accuracy on held-out fortunes)")
     p.add_argument("--target-accuracy", type=float, default=0, help="stop at the first evaluation at or above it")
     p.add_argument("--out", required=True)
     return p.parse_args()
@@ -58,8 +65,15 @@ class Pacer:
         self.per_sample = (time.perf_counter() - self.start - self.slept) / self.batch
 
 
-def speed_of_this_rank(args):
-    return [float(v) for v in args.node_speed.split(",")][int(os.environ.get("RANK", "0"))]
+def pace(module, args, whole=False):
+    """The pacer of --node-speed on this rank, if one is given."""
+    if args.node_speed:
+        Pacer(module, [float(v) for v in args.node_speed.split(",")][int(os.environ.get("RANK", "0"))], whole)
+
+
+def fashion_mnist(args, part):
+    from example_data import FASHION_MNIST, fashion_mnist
+    return fashion_mnist(part, args.data_dir or FASHION_MNIST)
 
 
 class Record:
@@ -85,7 +99,8 @@ class Record:
             return
         summary = {"framework": self.framework, "nodes": int(os.environ.get("WORLD_SIZE", "1")),
                    "global_batch": self.args.global_batch, "steps": len(self.steps), "step_seconds": self.steps,
-                   "train_seconds": self.train_seconds, "evaluations": self.evaluations}
+                   "train_seconds": self.train_seconds, "evaluations": self.evaluations,
+                   "target_accuracy": self.args.target_accuracy}
         with open(self.args.out + ".tmp", "w") as f:
             json.dump(summary, f, indent=2)
         os.replace(self.args.out + ".tmp", self.args.out)
@@ -105,13 +120,15 @@ def accuracy_on(model, test, world, rank):
 def lightning(args, record):
     import lightning.pytorch as L
     import lightning_train as example
-    from example_data import fashion_mnist
 
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+    world, local = int(os.environ.get("WORLD_SIZE", "1")), int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
     L.seed_everything(0, verbose=False)
-    train, test = fashion_mnist("train"), fashion_mnist("t10k")
+    train, test = fashion_mnist(args, "train"), fashion_mnist(args, "t10k")
     model = example.Classifier(784, 256, 0.05)
-    Pacer(model.net, speed_of_this_rank(args))
+    if args.model == "cnn":
+        from ddp_peer import cnn
+        model.net = torch.nn.Sequential(torch.nn.Unflatten(1, (1, 28, 28)), cnn())
+    pace(model.net, args)
 
     class Timing(L.Callback):
         def on_train_batch_start(self, trainer, module, batch, batch_idx):
@@ -130,10 +147,25 @@ def lightning(args, record):
     else:
         strategy = "ddp"
     data = torch.utils.data.DataLoader(train, batch_size=args.global_batch // world, shuffle=True)
-    trainer = L.Trainer(accelerator="cpu", devices=world, strategy=strategy, max_steps=args.steps, logger=False,
+    trainer = L.Trainer(accelerator="cpu", devices=local, num_nodes=world // local, strategy=strategy, max_steps=args.steps, logger=False,
                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
                         callbacks=[Timing()], limit_val_batches=0)
     trainer.fit(model, data)
+
+
+def token_accuracy_on(model, held_out, collate, world, rank):
+    """Next-token accuracy on held-out sequences (the padding left out), sharded over the ranks and summed."""
+    with torch.no_grad():
+        part = [held_out[i] for i in range(rank * len(held_out) // world, (rank + 1) * len(held_out) // world)]
+        batch = collate(part)
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits[:, :-1]
+        labels = batch["labels"][:, 1:]
+        counted = labels != -100
+        counts = torch.tensor([(logits.argmax(dim=-1) == labels)[counted].sum().item(), counted.sum().item()],
+                              dtype=torch.float64)
+    if world > 1:
+        torch.distributed.all_reduce(counts)
+    return (counts[0] / counts[1]).item()
 
 
 def transformers(args, record):
@@ -142,11 +174,16 @@ def transformers(args, record):
 
     world = int(os.environ.get("WORLD_SIZE", "1"))
     torch.manual_seed(0)
-    options = argparse.Namespace(data="fortunes", samples=4096, max_length=64, task="causal-lm")
+    train_samples, held_out_samples = 4096, 512  # the held-out fortunes follow the training ones
+    options = argparse.Namespace(data="fortunes", samples=train_samples + held_out_samples, max_length=64,
+                                 task="causal-lm")
+    sequences = example.Sequences(options)
+    train = torch.utils.data.Subset(sequences, range(train_samples))
+    held_out = torch.utils.data.Subset(sequences, range(train_samples, len(sequences)))
     config = GPT2Config(vocab_size=example.VOCAB, n_positions=64, n_embd=64, n_layer=2, n_head=4,
                         pad_token_id=example.PAD, eos_token_id=example.EOS, bos_token_id=example.EOS)
     model = GPT2LMHeadModel(config)
-    Pacer(model.transformer, speed_of_this_rank(args))
+    pace(model.transformer, args)
 
     class Timing(TrainerCallback):
         def on_step_begin(self, training, state, control, **kwargs):
@@ -154,13 +191,17 @@ def transformers(args, record):
 
         def on_step_end(self, training, state, control, **kwargs):
             record.end()
+            steps = len(record.steps)
+            if args.eval_every and steps % args.eval_every == 0:
+                accuracy = token_accuracy_on(model, held_out, example.pad, world, training.process_index)
+                if record.evaluated(accuracy):
+                    control.should_training_stop = True
 
     training = TrainingArguments(output_dir="hf-bench", max_steps=args.steps, learning_rate=1e-3, use_cpu=True,
                                  per_device_train_batch_size=args.global_batch // world, report_to="none",
                                  save_strategy="no", disable_tqdm=True, logging_steps=max(1, args.steps),
                                  ddp_backend="gloo", seed=0)
-    common = dict(model=model, args=training, train_dataset=example.Sequences(options), data_collator=example.pad,
-                  callbacks=[Timing()])
+    common = dict(model=model, args=training, train_dataset=train, data_collator=example.pad, callbacks=[Timing()])
     if args.balanced:
         from balancenet.transformers import BalancedTrainer
         trainer = BalancedTrainer(**common, global_batch=args.global_batch)
@@ -171,14 +212,13 @@ def transformers(args, record):
 
 def accelerate(args, record):
     from accelerate import Accelerator
-    from example_data import fashion_mnist
 
     torch.manual_seed(0)
     accelerator = Accelerator(cpu=True)
     world, rank = accelerator.num_processes, accelerator.process_index
-    train, test = fashion_mnist("train"), fashion_mnist("t10k")
+    train, test = fashion_mnist(args, "train"), fashion_mnist(args, "t10k")
     net = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
-    Pacer(net, speed_of_this_rank(args))
+    pace(net, args)
     optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     loader = torch.utils.data.DataLoader(train, batch_size=args.global_batch // world, shuffle=True)
     if args.balanced:
@@ -221,7 +261,7 @@ def fsdp2(args, record):
         import balancenet.torch as bn
         bn.init()
     model = example.sharded_model(shape, torch.device("cpu"))
-    Pacer(model, speed_of_this_rank(args), whole=True)
+    pace(model, args, whole=True)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     if args.balanced:
         bn.attach(model)

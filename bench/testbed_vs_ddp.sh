@@ -42,6 +42,10 @@
 #                  as before issue 15); fewer bits (issue 54): bn-gc-W (balanced, --grad-compress W),
 #                  bn-auto-lossy (--comm auto --allow-lossy-comm), ddp-W (DDP with its own hook, ddp_peer.py
 #                  --comm-hook W), W one of bf16 fp16 int8 (bn only) powersgd powersgdR (PowerSGD at rank R);
+#                  the frameworks (issue 52): lightning-balanced and lightning-ddp, Lightning's Trainer
+#                  (bench/framework_peer.py --framework lightning --model M: the same network, data, batch
+#                  and SGD) with BalancedStrategy under `balancenet launch --nnodes N` per host, and with
+#                  strategy "ddp" started with torchrun's environment as DDP is (cnn only);
 #                  default: every bn-MODE, bn-equal and ddp (the table shows the runs
 #                  found in out-dir, so a second call with the same out-dir adds systems or scenarios to it)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target
@@ -160,7 +164,8 @@ estimate_minutes() {
         t += 15
         m = split(sys, ss, " ")
         for (i = 1; i <= m; i++)
-          t += 8 + n * (ss[i] ~ /^ddp/ || ss[i] == "bn-equal" ? b / k / (c * slow) : b / (0.65 * c * sum))
+          t += (ss[i] ~ /^lightning/ ? 60 : 8) + \
+            n * (ss[i] ~ /ddp/ || ss[i] == "bn-equal" ? b / k / (c * slow) : b / (0.65 * c * sum))
         printf "%.0f", t }')
   done
   echo $(((total + 59) / 60))
@@ -170,12 +175,15 @@ require_torch testbed_vs_ddp
 [ -x "$BN" ] || { echo "testbed_vs_ddp: error: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 for s in $SCENARIOS; do scenario "$s" > /dev/null; done # an unknown name fails here, before any run
 for system in $SYSTEMS; do
-  [[ " bn-balanced bn-nooffload bn-equal ddp bn-auto-lossy $(printf 'bn-%s ' $MODES)" == *" $system "* ]] ||
+  [[ " bn-balanced bn-nooffload bn-equal ddp bn-auto-lossy lightning-balanced lightning-ddp $(printf 'bn-%s ' $MODES)" \
+    == *" $system "* ]] ||
     [[ $system =~ ^bn-gc-(bf16|fp16|int8|powersgd[0-9]*)$ ]] || [[ $system =~ ^ddp-(bf16|fp16|powersgd[0-9]*)$ ]] || {
     echo "testbed_vs_ddp: error: unknown system '$system' in SYSTEMS (bn-MODE for a MODE of MODES, bn-equal," \
-      "ddp, bn-balanced, bn-nooffload, bn-auto-lossy, bn-gc-W, ddp-W)" >&2
+      "ddp, bn-balanced, bn-nooffload, bn-auto-lossy, bn-gc-W, ddp-W, lightning-balanced, lightning-ddp)" >&2
     exit 2
   }
+  [[ $system != lightning-* ]] || [ "$MODEL" = cnn ] ||
+    { echo "testbed_vs_ddp: error: $system runs the cnn only (MODEL=cnn)" >&2; exit 2; }
 done
 for mode in $MODES; do # the binary's own check of --comm, before a run: a mode it lacks fails here
   [[ $mode =~ ^[a-z0-9]+$ ]] || { echo "testbed_vs_ddp: error: '$mode' in MODES is not a --comm mode" >&2; exit 2; }
@@ -212,6 +220,12 @@ ddp_on_host() {
   shift
   LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GLOO_SOCKET_IFNAME=eth0 on_host "$i" "$@"
 }
+# Lightning reads torchrun's GROUP_RANK too (its TorchElasticEnvironment): one host per node.
+lightning_on_host() {
+  local i=$1
+  shift
+  GROUP_RANK=$i TORCHELASTIC_RUN_ID=testbed ddp_on_host "$i" "$@"
+}
 
 next_port=29500 # a fresh store port per run: no run waits for the last one's sockets to close
 
@@ -225,6 +239,25 @@ run_bn() {
     on_host "$i" "$BN" train --nnodes "$nodes" --node-rank "$i" --nproc-per-node 1 --master-addr "$(tb addr 0)" \
       --master-port "$port" --iface eth0 --threads 1 --run-dir "$dir$( ((i == 0)) || echo ".host$i")" \
       --log-level info --progress-seconds 0.2 "$@" > "$log.host$i.log" 2>&1 &
+    pids+=($!)
+  done
+  wait_peers "${pids[@]}"
+}
+
+# run_lightning_bn NODES RUN_DIR OUT_JSON LOG ARGS...: Lightning with BalancedStrategy, `balancenet launch` per
+# host as a user would start it on a cluster. Importing torch and Lightning takes the 0.11-core host over a
+# minute, past the default --rendezvous-timeout of 60 s (torchrun's DDP side waits up to 30 minutes).
+run_lightning_bn() {
+  local nodes=$1 dir=$2 json=$3 log=$4 i port=$next_port
+  local -a pids=()
+  shift 4
+  next_port=$((next_port + 1))
+  for ((i = 0; i < nodes; i++)); do
+    PYTHONWARNINGS=ignore on_host "$i" "$BN" launch --nnodes "$nodes" --node-rank "$i" --nproc-per-node 1 \
+      --master-addr "$(tb addr 0)" --master-port "$port" --iface eth0 --threads 1 --log-level warn \
+      --rendezvous-timeout 600 \
+      --run-dir "$dir$( ((i == 0)) || echo ".host$i")" bench/framework_peer.py --framework lightning --balanced \
+      --out "$json" "$@" > "$log.host$i.log" 2>&1 &
     pids+=($!)
   done
   wait_peers "${pids[@]}"
@@ -284,6 +317,19 @@ measure_allreduce_cpu() { # scenario folder, hosts
 # A system's wire type as --grad-compress and ddp_peer.py's --comm-hook take it: powersgd4 is powersgd:4.
 wire_of() { sed -E 's/^powersgd([0-9]+)$/powersgd:\1/' <<< "$1"; }
 
+# framework_peer.py's flags of a run's: the same batch, steps, data, evaluation and model (cnn), no pacing.
+lightning_args() {
+  local -a out=()
+  while (($#)); do
+    case $1 in
+      --global-batch | --steps | --data-dir | --eval-every | --model) out+=("$1" "$2") ;;
+      *) echo "testbed_vs_ddp: error: lightning systems do not take $1" >&2; return 2 ;;
+    esac
+    shift 2
+  done
+  echo "${out[@]}" --target-accuracy 0
+}
+
 run_system() { # scenario folder, system, nodes, quotas, steps, changes, flags...
   local s=$1 system=$2 nodes=$3 quotas=$4 steps=$5 changes=$6 log=$OUT/$1/$2 rc=0
   shift 6
@@ -305,6 +351,11 @@ run_system() { # scenario folder, system, nodes, quotas, steps, changes, flags..
       --comm-hook "$(wire_of "${system#ddp-}")" "$@" > "$log.host0.log" 2>&1 || rc=$? ;;
     bn-*) run_bn "$nodes" "$OUT/$s/$system" "$log" "$@" --comm "${system#bn-}" || rc=$? ;;
     ddp) run_ddp ddp_on_host "$nodes" "$(tb addr 0)" "$((next_port++))" "$OUT/$s/ddp.json" --print-steps "$@" \
+      > "$log.host0.log" 2>&1 || rc=$? ;;
+    lightning-balanced) run_lightning_bn "$nodes" "$OUT/$s/$system-run" "$OUT/$s/$system.json" "$log" \
+      $(lightning_args "$@") || rc=$? ;;
+    lightning-ddp) PYTHONWARNINGS=ignore run_peers lightning_on_host "$nodes" "$(tb addr 0)" "$((next_port++))" \
+      bench/framework_peer.py --framework lightning --out "$OUT/$s/$system.json" $(lightning_args "$@") \
       > "$log.host0.log" 2>&1 || rc=$? ;;
   esac
   if [ -n "$watcher" ]; then
@@ -340,13 +391,13 @@ for s in $SCENARIOS; do
   every=$steps target=- data=$CHECK_DATA timed=""
   [ "$s" != T1 ] && [ "$s" != TSLOW ] || target=${TARGET:-0.85}
   if [ "$s" = T1 ] && [ -n "${EVAL_EVERY:-}" ]; then
-    every=$EVAL_EVERY data=$DATA timed="bn-balanced bn-auto ddp"
+    every=$EVAL_EVERY data=$DATA timed="bn-balanced bn-auto ddp lightning-balanced lightning-ddp"
   elif [ "$s" = TSLOW ] && [ -n "${EVAL_EVERY:-}" ]; then
     every=$EVAL_EVERY data=$DATA timed="bn-auto-lossy ddp ddp-powersgd ddp-powersgd4"
   fi
   if [ "${QUICK:-0}" = 1 ]; then
     ALONE_STEPS=4 every=$steps
-    [ "$s" != T1 ] || every=4 target=0.5 timed="bn-balanced bn-auto ddp"
+    [ "$s" != T1 ] || every=4 target=0.5 timed="bn-balanced bn-auto ddp lightning-balanced lightning-ddp"
   fi
   folder=$s$suffix
   mkdir -p "$OUT/$folder"

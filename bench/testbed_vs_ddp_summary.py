@@ -30,7 +30,8 @@ from vs_ddp_summary import balancenet_run, ddp_run, fmt, time_to
 MODE_ORDER = ["allreduce", "flat", "hd", "a2a", "auto"]  # --comm modes in the table's order
 FIRST = [("bn-balanced", "balancenet, balanced (the default --comm)"),
          ("bn-nooffload", "balancenet, balanced, --offload-below 0")]
-LAST = [("bn-equal", "balancenet, --policy equal"), ("ddp", "PyTorch DDP")]
+LAST = [("bn-equal", "balancenet, --policy equal"), ("ddp", "PyTorch DDP"),
+        ("lightning-balanced", "Lightning, balancenet's BalancedStrategy"), ("lightning-ddp", 'Lightning, strategy "ddp"')]
 
 
 def wire_label(wire):
@@ -56,7 +57,7 @@ def systems_in(scenario_dir):
     names = set(os.listdir(scenario_dir)) if os.path.isdir(scenario_dir) else set()
     found = {n for n in names  # bn-flat.host1: another host's run folder of bn-flat
              if n.startswith("bn-") and "." not in n and os.path.isdir(os.path.join(scenario_dir, n))}
-    found |= {n[:-len(".json")] for n in names if re.fullmatch(r"ddp(-[a-z0-9]+)?\.json", n)}
+    found |= {n[:-len(".json")] for n in names if re.fullmatch(r"(ddp(-[a-z0-9]+)?|lightning-[a-z]+)\.json", n)}
     fixed = {system for system, _ in FIRST + LAST}
     bits = fewer_bits(found)
     modes = sorted((n[3:] for n in found - fixed - {s for s, _, _ in bits} if n.startswith("bn-")),
@@ -123,7 +124,7 @@ def scenario_rows(out, fields, warmup):
     cpu = allreduce_cpu(out, name, len(quotas))
     runs = {}
     for system, label, mode in systems_in(os.path.join(out, name)):
-        ddp = system.startswith("ddp")
+        ddp = system.startswith(("ddp", "lightning"))  # a Python side's summary JSON (ddp_peer.py's format)
         path = os.path.join(out, name, system + (".json" if ddp else ""))
         if not os.path.exists(path if ddp else os.path.join(path, "summary.json")):
             continue  # stopped before its end

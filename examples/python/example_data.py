@@ -1,6 +1,7 @@
 """The examples' data: Fashion-MNIST from Debian's dataset-fashion-mnist (the IDX files, gzip'd), as TensorDatasets of
 flattened images in [0, 1] and their labels, read without a download; or a synthetic classification set."""
 import gzip
+import os
 
 import numpy as np
 import torch
@@ -9,21 +10,28 @@ from torch.utils.data import TensorDataset
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 
 
+def read_idx(path):
+    """An IDX file's bytes, gzip'd (Debian's) or not (a benchmark's cut of the test set)."""
+    with (gzip.open(path) if path.endswith(".gz") else open(path, "rb")) as f:
+        return f.read()
+
+
 def idx_images(path):
-    with gzip.open(path) as f:
-        data = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
+    data = np.frombuffer(read_idx(path), dtype=np.uint8, offset=16)
     return torch.from_numpy(data.reshape(-1, 784).astype(np.float32) / 255.0)
 
 
 def idx_labels(path):
-    with gzip.open(path) as f:
-        return torch.from_numpy(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
+    return torch.from_numpy(np.frombuffer(read_idx(path), dtype=np.uint8, offset=8).astype(np.int64))
 
 
-def fashion_mnist(part):
-    """`part`: "train" (60,000 samples) or "t10k" (10,000)."""
-    return TensorDataset(idx_images(f"{FASHION_MNIST}/{part}-images-idx3-ubyte.gz"),
-                         idx_labels(f"{FASHION_MNIST}/{part}-labels-idx1-ubyte.gz"))
+def fashion_mnist(part, directory=FASHION_MNIST):
+    """`part`: "train" (60,000 samples) or "t10k" (10,000), from `directory`'s IDX files, gzip'd or not (as
+    balancenet's --data-dir takes them)."""
+    def path(name):
+        plain = os.path.join(directory, f"{part}-{name}")
+        return plain if os.path.exists(plain) else plain + ".gz"
+    return TensorDataset(idx_images(path("images-idx3-ubyte")), idx_labels(path("labels-idx1-ubyte")))
 
 
 def datasets(kind, samples):

@@ -115,6 +115,40 @@ TEST(TestbedSummary, FewerBitsRowsAreNamedByTheirFlagsAndComparedWithDdp) {
   EXPECT_NE(table.find("| TSLOW | 0.5/0.5 cores, every link 50 Mbit/s | 100 |"), std::string::npos) << table;
 }
 
+// Issue 52's rows: Lightning with BalancedStrategy and with strategy "ddp" (bench/framework_peer.py's summaries,
+// ddp_peer.py's format) after PyTorch DDP, each compared with it; the launcher's run folder is not a row.
+TEST(TestbedSummary, LightningRowsFollowDdpWithTheirRatios) {
+  balancenet::testing::TempDir dir;
+  const std::string out = dir.path();
+  std::ofstream(out + "/scenarios.txt") << "T1 100 0.5,0.25 0.85 3 - - cnn 2\n";
+  writeRun(out + "/alone/q0.5-b100", {1000, 500, 500}, 100);
+  writeRun(out + "/alone/q0.25-b100", {1000, 1000, 1000}, 100);
+  std::filesystem::create_directories(out + "/T1");
+  writeRun(out + "/T1/bn-balanced", {9999, 9999, 400, 400, 400}, 100);  // 250 samples/s
+  writeRun(out + "/T1/lightning-balanced-run", {1, 1, 1, 1, 1}, 100);   // the launcher's run folder
+  std::ofstream(out + "/T1/ddp.json") << R"({"global_batch": 100, "step_seconds": [9, 9, 1, 1, 1], "evaluations": []})";
+  std::ofstream(out + "/T1/lightning-ddp.json")
+      << R"({"global_batch": 100, "step_seconds": [9, 9, 1.25, 1.25, 1.25], "evaluations": []})";
+  std::ofstream(out + "/T1/lightning-balanced.json")
+      << R"({"global_batch": 100, "step_seconds": [9, 9, 0.5, 0.5, 0.5], "evaluations": []})";
+
+  const auto result =
+      balancenet::testing::runProcess({BALANCENET_PYTHON_EXE, kBench + "/testbed_vs_ddp_summary.py", out, "1"});
+  const std::string& table = result.output;
+  ASSERT_EQ(result.exitCode, 0) << table;
+  const auto ddp = table.find("| PyTorch DDP | 100.0 |");
+  const auto balanced = table.find("| Lightning, balancenet's BalancedStrategy | 200.0 | 300.0 |");
+  const auto plain = table.find("| Lightning, strategy \"ddp\" | 80.0 | 300.0 |");
+  ASSERT_NE(ddp, std::string::npos) << table;
+  ASSERT_NE(balanced, std::string::npos) << table;
+  ASSERT_NE(plain, std::string::npos) << table;
+  EXPECT_LT(ddp, balanced);
+  EXPECT_LT(balanced, plain);
+  EXPECT_NE(table.substr(balanced, table.find('\n', balanced) - balanced).find("| 2.00 |"), std::string::npos) << table;
+  EXPECT_NE(table.substr(plain, table.find('\n', plain) - plain).find("| 0.80 |"), std::string::npos) << table;
+  EXPECT_EQ(table.find("lightning-balanced-run"), std::string::npos) << table;
+}
+
 // A host whose all-reduce alone outlasts the others' whole step trains nothing, and the step lasts as long as
 // that all-reduce: 100 samples in 10 s, not the 18.2 samples/s of the formula with every host training.
 TEST(TestbedSummary, LimitLeavesOutAHostWhoseAllReduceOutlastsTheStep) {

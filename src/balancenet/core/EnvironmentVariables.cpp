@@ -18,6 +18,10 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
       {kUseAgentStoreVar, "launch: True, so torch's env:// joins the launcher's store instead of rank 0 hosting one",
        true},
       {kOmpThreadsVar, "launch: --threads, set on each worker unless the launcher's environment has it", false},
+      {kGlooIfaceVar,
+       "launch: --iface (or the interface that routes to the master), set on each worker of a job over several "
+       "hosts unless the launcher's environment has it",
+       false},
       {kJobTokenVar, "shared secret of a job over several hosts (preferred to --job-token)", true},
       {kStoreHostedVar, "internal: 1 when the launcher hosts the store", true},
       {kStoreFileVar, "internal: a single-host job's private store file", true},

@@ -19,6 +19,8 @@ inline constexpr const char* kMaxRestartsVar = "TORCHELASTIC_MAX_RESTARTS";
 inline constexpr const char* kRunIdVar = "TORCHELASTIC_RUN_ID";
 inline constexpr const char* kUseAgentStoreVar = "TORCHELASTIC_USE_AGENT_STORE";
 inline constexpr const char* kOmpThreadsVar = "OMP_NUM_THREADS";
+// torch's Gloo interface: torchrun users set it by hand on multi-host jobs.
+inline constexpr const char* kGlooIfaceVar = "GLOO_SOCKET_IFNAME";
 // balancenet's own.
 inline constexpr const char* kJobTokenVar = "BALANCENET_JOB_TOKEN";
 inline constexpr const char* kStoreHostedVar = "BALANCENET_STORE_HOSTED";

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "balancenet/core/EnvironmentVariables.h"
+#include "balancenet/job/JobRendezvous.h"
 
 namespace balancenet::launch {
 namespace {
@@ -62,6 +63,12 @@ std::vector<std::string> programVariables(const job::JobConfig& c, int restarts,
   };
   // The user's own OMP_NUM_THREADS wins, as under torchrun.
   if (!hasVariable(inherited, kOmpThreadsVar)) env.push_back(fmt::format("{}={}", kOmpThreadsVar, c.threads));
+  // The script's own init_process_group("gloo") listens where balancenet's session does: without it Gloo
+  // advertises what the host's name resolves to (127.0.0.1 in containers and namespaces) and the job times out.
+  if (!hasVariable(inherited, kGlooIfaceVar)) {
+    const std::string iface = job::rendezvousOptions(c).iface;
+    if (!iface.empty()) env.push_back(fmt::format("{}={}", kGlooIfaceVar, iface));
+  }
   return env;
 }
 

@@ -11,7 +11,8 @@ namespace balancenet::launch {
 // What one program worker adds to childEnvironment's (WorkerEnvironment.h), as "NAME=value" entries:
 // GROUP_RANK, TORCHELASTIC_RESTART_COUNT (`restarts` so far), TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID,
 // TORCHELASTIC_USE_AGENT_STORE=True (torch's env:// then connects to the launcher's TCPStore as a client, under
-// the prefix /worker/attempt_<restarts>), and OMP_NUM_THREADS = c.threads unless `inherited` has it. (The job
+// the prefix /worker/attempt_<restarts>), OMP_NUM_THREADS = c.threads and GLOO_SOCKET_IFNAME = the interface Gloo
+// listens on (--iface, or the one that routes to the master; none on one machine) unless `inherited` has them. (The job
 // itself, BALANCENET_JOB_CONFIG, every child of the launcher gets: LocalLauncher.cpp.)
 std::vector<std::string> programVariables(const job::JobConfig& c, int restarts,
                                           const std::vector<std::string>& inherited);
