@@ -180,6 +180,30 @@ class FederatedServe : public BinaryFixture {
     c.reply = federated::decodeReply(federated::recordText(c.store->get(federated::replyKey(k))));
     return c;
   }
+  // Every task answered with a zero update until the server's stop; the number of tasks (-1: not a task).
+  static int answerTasksUntilStop(federated::ClientChannel& channel, int64_t size) {
+    int tasks = 0;
+    for (;;) {
+      federated::Message m = channel.receive(size);
+      if (m.header.kind == federated::MessageKind::Stop) return tasks;
+      if (m.header.kind != federated::MessageKind::Task) return -1;
+      ++tasks;
+      federated::MessageHeader h = m.header;
+      h.kind = federated::MessageKind::Update;
+      h.doneSteps = h.localSteps;
+      h.samples = h.localSteps * h.batch;
+      h.computeSeconds = 0.01;
+      channel.send(h, at::zeros({size}, at::kFloat));
+    }
+  }
+  // The rounds in which `client`'s update was accepted.
+  std::set<int64_t> roundsWithUpdateOf(int client) {
+    std::set<int64_t> rounds;
+    for (const auto& [round, rows] : roundsOf(dir_.file("run/rounds.csv")))
+      for (const auto& [c, status] : rows)
+        if (c == client && status == "ok") rounds.insert(round);
+    return rounds;
+  }
   int port_ = 0;
 };
 
@@ -347,29 +371,12 @@ TEST_F(FederatedServe, AClientThatOpensItsChannelLateIsLeftOutUntilItDoesThenTak
   federated::ChannelOptions channelOptions;
   channelOptions.timeout = std::chrono::seconds(30);
   auto channel = federated::ClientChannel::connectClient(store, reply.client, channelOptions);
-  const int64_t size = federated::flatWeights(*net).numel();
-  // Every task answered with a zero update until the server's stop.
-  int tasks = 0;
-  for (;;) {
-    federated::Message m = channel->receive(size);
-    if (m.header.kind == federated::MessageKind::Stop) break;
-    ASSERT_EQ(m.header.kind, federated::MessageKind::Task);
-    ++tasks;
-    federated::MessageHeader h = m.header;
-    h.kind = federated::MessageKind::Update;
-    h.doneSteps = h.localSteps;
-    h.samples = h.localSteps * h.batch;
-    h.computeSeconds = 0.01;
-    channel->send(h, at::zeros({size}, at::kFloat));
-  }
+  const int tasks = answerTasksUntilStop(*channel, federated::flatWeights(*net).numel());
   const ProcessResult s = server.result();
   ASSERT_EQ(s.exitCode, 0) << s.output;
   EXPECT_GT(tasks, 0);
   EXPECT_NE(s.output.find(late + "(late) enrolled: 64 samples"), std::string::npos) << s.output;
-  std::set<int64_t> lateRounds;  // rounds with the late client's update in
-  for (const auto& [round, rows] : roundsOf(dir_.file("run/rounds.csv")))
-    for (const auto& [client, status] : rows)
-      if (client == reply.client && status == "ok") lateRounds.insert(round);
+  const std::set<int64_t> lateRounds = roundsWithUpdateOf(reply.client);
   ASSERT_FALSE(lateRounds.empty()) << "the late client never took part";
   EXPECT_GE(*lateRounds.begin(), 10);
   EXPECT_EQ(a.result().exitCode, 0);
@@ -380,6 +387,32 @@ TEST_F(FederatedServe, AClientThatOpensItsChannelLateIsLeftOutUntilItDoesThenTak
        at = s.output.find("has not opened its channel", at + 1))
     ++named;
   EXPECT_EQ(named, 1u) << s.output;
+}
+
+// Issue 56, defect 6: a client that enrols while a long round runs is answered and its channel formed within that
+// round, not at the boundaries (then it waited two rounds, and one that came in the last two never trained). The
+// rounds last at least 5 s (20 samples a task at --node-speed 4); enrolling and connecting take far less.
+TEST_F(FederatedServe, AClientThatEnrolsDuringALongRoundIsAnsweredAndConnectedWithinIt) {
+  Running server(serve(4, 2, {"--peer-timeout", "30"}));
+  Running a(join("a", 96, {"--node-speed", "4"})), b(join("b", 128, {"--node-speed", "4"}));
+  ASSERT_TRUE(server.waitFor("round 1/", 60)) << server.result().output;
+  const auto start = std::chrono::steady_clock::now();
+  auto [store, net, reply] = enrolByHand("late");
+  ASSERT_TRUE(reply.accepted) << reply.why;
+  federated::ChannelOptions channelOptions;
+  channelOptions.timeout = std::chrono::seconds(30);
+  auto channel = federated::ClientChannel::connectClient(store, reply.client, channelOptions);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int tasks = answerTasksUntilStop(*channel, federated::flatWeights(*net).numel());
+  const ProcessResult s = server.result();
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_LT(seconds, 2.5) << "enrolling and connecting waited for a round boundary";
+  EXPECT_GT(tasks, 0);
+  EXPECT_FALSE(roundsWithUpdateOf(reply.client).empty()) << s.output;
+  for (const auto& row : readCsvRows(dir_.file("run/rounds.csv")))
+    EXPECT_GE(std::stod(row.at("round_s")), 4.5) << "round " << row.at("round") << " was not long: no test";
+  EXPECT_EQ(a.result().exitCode, 0);
+  EXPECT_EQ(b.result().exitCode, 0);
 }
 
 TEST_F(FederatedServe, PoisonedAndSilentUpdatesAreRejectedAndNeverReachTheModel) {

@@ -1,15 +1,17 @@
 // The enrolled clients' roster (see EnrolledRoster.h).
 //
 // Enrolment: a client adds 1 to serve/requests (its request number k), writes its enrolment under
-// serve/request/k and waits for serve/reply/k. At a round boundary the server reads the new requests, checks
-// each (model signature, --model, samples) and replies; for an accepted one it polls the client's channel at
-// every boundary from then on (the client connects as soon as it reads its reply) and admits the client once
-// the channel formed. It never waits for one: a client that enrols and does not connect costs no round time.
+// serve/request/k and waits for serve/reply/k. The roster's poller (every 50 ms, and at each round boundary) reads
+// the new requests, checks each (model signature, --model, samples) and replies; for an accepted one it polls the
+// client's channel from then on (the client connects as soon as it reads its reply), and the server admits the
+// client at the first boundary after the channel formed. It never waits for one: a client that enrols and does not
+// connect costs no round time.
 #include "balancenet/federated/process/EnrolledRoster.h"
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -41,13 +43,41 @@ std::vector<Arrival> EnrolledRoster::first(const RosterStart& start) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  pollInTheBackground();
   return out;
 }
 
 std::vector<Arrival> EnrolledRoster::arrivals(const std::vector<bool>& /*connected*/) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  poll();
+  return std::exchange(ready_, {});
+}
+
+void EnrolledRoster::pollInTheBackground() {
+  poller_ = std::thread([this] {
+    while (!stop_) {
+      try {
+        std::lock_guard<std::mutex> lock(mutex_);
+        poll();
+      } catch (const std::exception& e) {  // the store is going: the server is ending
+        spdlog::debug("enrolments: {}", firstLine(e.what()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+}
+
+void EnrolledRoster::stopPolling() {
+  stop_ = true;
+  if (poller_.joinable()) poller_.join();
+}
+
+EnrolledRoster::~EnrolledRoster() { stopPolling(); }
+
+void EnrolledRoster::poll() {
   // An asynchronous server asks between every two updates: the store is read at most every 20 ms.
   const auto now = std::chrono::steady_clock::now();
-  if (now - lastPoll_ < std::chrono::milliseconds(20)) return {};
+  if (now - lastPoll_ < std::chrono::milliseconds(20)) return;
   lastPoll_ = now;
   // A known client enrolling again replaces its channel, live or not: its process was restarted.
   const int64_t count = store_->add(kRequestCountKey, 0);
@@ -61,10 +91,11 @@ std::vector<Arrival> EnrolledRoster::arrivals(const std::vector<bool>& /*connect
     admit(*it);
     it = waiting_.erase(it);
   }
-  return opened();
+  opened();
 }
 
 void EnrolledRoster::restore(const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mutex_);
   known_.clear();
   byName_.clear();
   for (const auto& name : names) {
@@ -104,8 +135,8 @@ void EnrolledRoster::admit(int64_t k) {
   reply(k, {true, id, ""});  // the client connects as soon as it reads it
 }
 
-std::vector<Arrival> EnrolledRoster::opened() {
-  std::vector<Arrival> out;
+void EnrolledRoster::opened() {
+  bool any = false;
   const auto now = std::chrono::steady_clock::now();
   for (auto it = opening_.begin(); it != opening_.end();) {
     const int id = it->first;
@@ -127,11 +158,11 @@ std::vector<Arrival> EnrolledRoster::opened() {
       spdlog::info("client {} ({}) enrolled{}: {} samples", id, client.name,
                    id < restored_ ? " under its id of the checkpoint" : "", client.enrolment.samples);
     client.enrolled = true;
-    out.push_back(Arrival{id, client.name, client.enrolment.samples, std::move(channel)});
+    ready_.push_back(Arrival{id, client.name, client.enrolment.samples, std::move(channel)});
+    any = true;
     it = opening_.erase(it);
   }
-  if (!out.empty()) writePartition();
-  return out;
+  if (any) writePartition();
 }
 
 void EnrolledRoster::writePartition() const {
@@ -145,6 +176,7 @@ void EnrolledRoster::writePartition() const {
 }
 
 void EnrolledRoster::close() {
+  stopPolling();
   // Whoever still waits for an answer (or enrols now) reads it and exits with one line.
   store_->set(kServerFinishedKey, recordBytes("1"));
 }

@@ -62,6 +62,27 @@ Enrolment enrolmentOf(const std::string& name, const data::Dataset& train, int64
   return {name, trainSamples, counts, modelSignature(net), model};
 }
 
+// The channel to the server; none when the server finished its run meanwhile. A server that stopped (its store
+// gone) is said in one line instead of Gloo's "Failed to recv, got 0 bytes".
+std::unique_ptr<ClientChannel> connectOrSayWhy(const c10::intrusive_ptr<c10d::Store>& store, int client,
+                                               const JoinSettings& s) {
+  try {
+    return ClientChannel::connectClient(store, client, s.channel);
+  } catch (const std::exception& e) {
+    bool finished = false;
+    try {
+      finished = store->check({kServerFinishedKey});
+    } catch (const std::exception&) {
+      throw RuntimeFailure(
+          fmt::format("the server at {} went away before this client's channel formed (its run "
+                      "ended or it stopped): {}",
+                      s.where, firstLine(e.what())));
+    }
+    if (finished) return nullptr;
+    throw;
+  }
+}
+
 }  // namespace
 
 ServedModel servedModelOf(const models::ModelOptions& model, uint64_t seed, double clientEvalFraction) {
@@ -98,7 +119,7 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
   models::fitModelToData(modelOptions, spec);
   auto built = models::buildModel(modelOptions);  // the architecture; the weights come with every task
 
-  // Enrol: a request number, the record under it, then the server's answer (at its next round boundary).
+  // Enrol: a request number, the record under it, then the server's answer (within 50 ms of a live server).
   const int64_t k = store->add(kRequestCountKey, 1);
   // What it trains on: its data less the share it holds out for federated evaluation (the count is known now; which
   // samples, once it has its id).
@@ -113,7 +134,8 @@ int runJoinClient(const JoinSettings& s, const c10::intrusive_ptr<c10d::Store>& 
   const EnrolmentReply reply = decodeReply(*replyText);
   if (!reply.accepted) throw UsageError("the server refused this client: " + reply.why);
 
-  auto channel = ClientChannel::connectClient(store, reply.client, s.channel);
+  auto channel = connectOrSayWhy(store, reply.client, s);
+  if (!channel) return joinFinished(s);
   spdlog::info("client {} ({}): accepted, {} samples (generation {})", reply.client, s.name, train->size(),
                channel->generation());
   const objective::Objective objective(spec, s.objective);
