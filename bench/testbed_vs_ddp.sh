@@ -48,6 +48,7 @@
 #                  strategy "ddp" started with torchrun's environment as DDP is (cnn only);
 #                  default: every bn-MODE, bn-equal and ddp (the table shows the runs
 #                  found in out-dir, so a second call with the same out-dir adds systems or scenarios to it)
+#   BN_FLAGS="..." more flags for every balancenet run (e.g. "--timeline F" or "--explain-comm" to see a run's steps)
 #   QUICK=1        a smoke run: a few steps everywhere, a 50% target
 #   TB_NAME, TB_SUBNET   the testbed's name and /24 (default vsddp, 10.213.99)
 #   RUN_TIMEOUT=s  a run still going after s seconds fails (default 900)
@@ -77,11 +78,12 @@ shift $(($# > 0 ? 1 : 0))
 SCENARIOS=${*:-T1 T2 T3 T4 T5 T6}
 . bench/lib/peers.sh # PY, require_torch, wait_peers, run_peers, run_ddp
 . bench/lib/testset.sh # FULL_DATA, make_data
-BN=build/apps/balancenet
+BN=${BN:-build/apps/balancenet} # BN=path: another build of balancenet (the same commit's flags), e.g. to compare two
 TB=scripts/testbed.sh
 TB_ARGS=(--name "${TB_NAME:-vsddp}" --subnet "${TB_SUBNET:-10.213.99}")
 WARMUP=1 # steps left out of the alone rates and of the rows' all-steps rates, as in bench/vs_ddp.sh
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+BN_FLAGS=${BN_FLAGS:-}
 EVAL_IMAGES=${EVAL_IMAGES:-10000}
 DATA=$OUT/data             # the training set and the first EVAL_IMAGES test images: T1's, with EVAL_EVERY
 CHECK_DATA=$OUT/data-check # the training set and the first 1000 test images: the others'
@@ -238,7 +240,7 @@ run_bn() {
   for ((i = 0; i < nodes; i++)); do
     on_host "$i" "$BN" train --nnodes "$nodes" --node-rank "$i" --nproc-per-node 1 --master-addr "$(tb addr 0)" \
       --master-port "$port" --iface eth0 --threads 1 --run-dir "$dir$( ((i == 0)) || echo ".host$i")" \
-      --log-level info --progress-seconds 0.2 "$@" > "$log.host$i.log" 2>&1 &
+      --log-level info --progress-seconds 0.2 "$@" $BN_FLAGS > "$log.host$i.log" 2>&1 &
     pids+=($!)
   done
   wait_peers "${pids[@]}"

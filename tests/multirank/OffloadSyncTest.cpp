@@ -116,6 +116,7 @@ TEST(OffloadSync, EveryRankGetsTheSumAndTheSlowRankMovesOnePayloadEachWay) {
     comm::OffloadSync sync(comm, {{"layers.0.weight", param}}, std::make_unique<comm::FlatAllReduceSync>(comm));
     comm::SyncContext context;
     context.batches = batches;
+    context.scalars = 2;  // the peer's receive goes up in beginStep, sized for them
     sync.beginStep(context);
     ASSERT_EQ(sync.plan().peerOf, (std::vector<int>{-1, -1, -1, 0}));
     std::vector<at::Tensor> grads{at::full({1000}, comm.rank() + 1.0f)};
@@ -128,6 +129,31 @@ TEST(OffloadSync, EveryRankGetsTheSumAndTheSlowRankMovesOnePayloadEachWay) {
     EXPECT_EQ(stats.bytesSent, expected[comm.rank()]) << "rank " << comm.rank();
     EXPECT_EQ(stats.bytesReceived, expected[comm.rank()]) << "rank " << comm.rank();
     EXPECT_EQ(stats.phases, 2 + 4) << "rank " << comm.rank();  // hand-over, a ring of three, hand-back
+  });
+}
+
+// The hand-back is not waited for within its step and a peer's receives go up in beginStep: consecutive steps whose
+// plans change (a client becomes a peer, a step without offloading) must still each give every rank its own step's
+// sum, none of the last step's.
+TEST(OffloadSync, ConsecutiveStepsWithChangingPlansEachGiveTheirOwnSum) {
+  const std::vector<std::vector<int64_t>> splits{
+      {30, 28, 26, 4}, {30, 28, 26, 4}, {4, 30, 28, 26}, {25, 25, 25, 25}, {30, 28, 26, 4}};
+  testing::runRanks(4, [&](comm::Communicator& comm) {
+    auto param = at::zeros({1000}, at::kFloat);
+    comm::OffloadSync sync(comm, {{"layers.0.weight", param}}, std::make_unique<comm::FlatAllReduceSync>(comm));
+    for (size_t step = 0; step < splits.size(); ++step) {
+      comm::SyncContext context;
+      context.step = static_cast<int64_t>(step);
+      context.batches = splits[step];
+      sync.beginStep(context);
+      const float mine = comm.rank() + 1.0f + 10.0f * static_cast<float>(step);
+      std::vector<at::Tensor> grads{at::full({1000}, mine)};
+      auto scalars = at::full({1}, mine);
+      sync.synchronize(grads, scalars, context);
+      const float sum = 10.0f + 40.0f * static_cast<float>(step);
+      EXPECT_TRUE(grads[0].eq(sum).all().item<bool>()) << "rank " << comm.rank() << " step " << step;
+      EXPECT_EQ(scalars.item<float>(), sum) << "rank " << comm.rank() << " step " << step;
+    }
   });
 }
 

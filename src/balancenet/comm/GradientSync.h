@@ -84,6 +84,9 @@ struct SyncStats {
   double emulatedComputeMs = 0;        // part of elapsedMs that a wrapper spent emulating slower compute
   std::vector<LayerTraffic> layers{};  // optional per-layer breakdown of the two byte counts
   int64_t phases = 0;                  // dependent communication phases this rank waited on in the step
+  // Part of elapsedMs this rank spent on its own work that the others wait for, not waiting itself (a hand-over's
+  // pack and unpack: OffloadSync); the policies count it with the rank's compute.
+  double ownMs = 0;
 };
 
 // What a strategy may want to know about the step it synchronises (cost models, emulation).
@@ -94,6 +97,7 @@ struct SyncContext {
   std::vector<int64_t> batches{};  // every rank's samples in the step (the split); may be empty in tests
   double lr = 0;                   // the learning rate of the step (servers that update parameters need it)
   Timeline* timeline = nullptr;    // where strategies record their events; null: not recorded
+  int64_t scalars = 1;             // numel of synchronize()'s `scalars`, known at beginStep (receives posted early)
 };
 
 // Contract: on entry to synchronize() each rank's gradients are its share of the global-batch

@@ -24,6 +24,7 @@ class OffloadSync : public GradientSync {
   // `ringExchange`: how the fast ranks all-reduce among themselves (the job's --comm algorithm).
   OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven,
               double below = kDefaultOffloadBelow, Exchange ringExchange = Exchange::Ring);
+  ~OffloadSync() override;
 
   void beginStep(const SyncContext& context) override;
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
@@ -37,6 +38,8 @@ class OffloadSync : public GradientSync {
  private:
   SyncStats handToPeer(int peer, const SyncContext& context);
   SyncStats sumForClients(const SyncContext& context);
+  void finishHandBacks();                    // waits for the sums sent to clients in the last step
+  void postClientReceives(int64_t scalars);  // a peer's, for its clients' gradients of this step
 
   Communicator& comm_;
   ParameterList params_;
@@ -44,8 +47,12 @@ class OffloadSync : public GradientSync {
   double below_;
   Exchange ringExchange_;
   OffloadPlan plan_;
-  at::Tensor buffer_;  // grads then scalars, reused
+  at::Tensor buffer_;                   // grads then scalars, reused
+  at::Tensor returned_;                 // a client's: the sum from its peer
+  PendingWork sum_;                     // a client's receive of it, posted before its hand-over
+  std::vector<PendingWork> handBacks_;  // a peer's sends of the sum, still reading from buffer_
   std::vector<at::Tensor> fromClients_;
+  std::vector<PendingWork> clientReceives_;  // a peer's, posted by beginStep
 };
 
 }  // namespace balancenet::comm

@@ -40,7 +40,9 @@ int AutoSync::candidateFor(int64_t step) {
 }
 
 void AutoSync::beginStep(const comm::SyncContext& context) {
-  candidates_[candidateFor(context.step)].sync->beginStep(context);
+  comm::SyncContext withTiming = context;
+  ++withTiming.scalars;  // synchronize() sends the last step's time beside the job's scalars
+  candidates_[candidateFor(context.step)].sync->beginStep(withTiming);
 }
 
 comm::SyncStats AutoSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,

@@ -41,9 +41,13 @@ struct StepRecord {
   // skipped because that gradient overflowed (the weights did not change).
   double lossScale = 0;
   int64_t skipped = 0;
+  // This rank's own work outside forward+backward that the others' exchange waits for (issue 55): the optimizer's
+  // step, and the part of the sync it spent working rather than waiting (a hand-over's packing). The policies
+  // balance computeMs + ownMs: on a capped host this work is as slow as its compute.
+  double ownMs = 0;
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 25;
+  static constexpr int kFields = 26;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -69,13 +73,14 @@ struct StepRecord {
             gradSq,
             noiseScale,
             lossScale,
-            double(skipped)};
+            double(skipped),
+            ownMs};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],          v[4],           v[5],           v[6],
-            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]),    int64_t(v[11]), v[12],          v[13],
-            v[14],         v[15],         int64_t(v[16]), v[17],         v[18],          int64_t(v[19]), v[20],
-            v[21],         v[22],         v[23],          int64_t(v[24])};
+    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],           v[4],           v[5],           v[6],
+            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]),     int64_t(v[11]), v[12],          v[13],
+            v[14],         v[15],         int64_t(v[16]), v[17],          v[18],          int64_t(v[19]), v[20],
+            v[21],         v[22],         v[23],          int64_t(v[24]), v[25]};
   }
 };
 

@@ -59,7 +59,7 @@ std::string StepTable::toCsv() const {
   std::string out =
       "step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
       "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,comm_phases,"
-      "grad_sq_local,grad_sq,noise_scale,loss_scale,skipped\n";
+      "grad_sq_local,grad_sq,noise_scale,loss_scale,skipped,own_ms\n";
   for (const auto& r : records_) {
     out += fmt::format(
         "{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.6f},{:.6g},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{:.3f},{:"
@@ -73,7 +73,8 @@ std::string StepTable::toCsv() const {
     else
       out += ",";
     out += r.noiseScale >= 0 ? fmt::format(",{:.6g}", r.noiseScale) : ",";
-    out += r.lossScale > 0 ? fmt::format(",{:g},{}\n", r.lossScale, r.skipped) : fmt::format(",,{}\n", r.skipped);
+    out += r.lossScale > 0 ? fmt::format(",{:g},{}", r.lossScale, r.skipped) : fmt::format(",,{}", r.skipped);
+    out += fmt::format(",{:.4f}\n", r.ownMs);
   }
   return out;
 }

@@ -29,9 +29,12 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
 
 NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes) {
-  double compute = 0, sync = 0, samples = 0;
+  // The policies balance each rank's time to its part of the exchange: its compute and its own work around it
+  // (StepRecord::ownMs). The ops/s stay the compute's.
+  double compute = 0, own = 0, sync = 0, samples = 0;
   for (const auto& r : window) {
     compute += r.computeMs;
+    own += r.ownMs;
     sync += r.syncMs;
     samples += static_cast<double>(r.batch);
   }
@@ -39,7 +42,7 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
   NodeMetrics m;
   m.rank = rank;
   m.batch = batchInForce;
-  m.computeMs = compute / n;
+  m.computeMs = (compute + own) / n;
   m.waitMs = sync / n;  // the sync time for now; decideOnMaster derives the wait once all ranks are known
   m.flopsPerSample = flopsPerSample;
   m.opsPerSecond = compute > 0 ? 3 * flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
@@ -50,7 +53,7 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
     m.maxBatch =
         batchInForce +
         static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
-  for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs);
+  for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs + r.ownMs);
   m.latencyMs = sample.latencyMs;
   m.latencyPeers = sample.latencyPeers;
   return m;

@@ -140,20 +140,23 @@ metrics::StepRecord Trainer::step() {
   setLearningRate(*optimizer_, lr);
   const Share share = readShare(split, rank);
 
-  comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get()};
   // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
   // during backward then, so the sync is armed after it, as with micro-steps.
   const bool measuring = parts_->allocator.needsGradientNorms();
+  comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get(), measuring ? 2 : 1};
   const at::Tensor localLoss = computeGradients(share.batch, globalBatch, context, measuring);
   context.computeMs = computeWatch.elapsedMs();
 
   const SyncedStep synced = synchronizeGradients(localLoss, context, globalBatch, measuring);
   const double lossScale = scaler_ ? scaler_->scale() : 0;  // before the step may change it
+  Stopwatch updateWatch;
   const bool applied = updateParameters(synced.grads);
+  const double optimizerMs = updateWatch.elapsedMs();
   logLayerTraffic(synced.stats.layers);
   metrics::StepRecord record = recordOf(rank, share.dataMs, context, synced, measuring, stepWatch);
   if (scaler_) record.lossScale = lossScale;
   record.skipped = applied ? 0 : 1;
+  record.ownMs = optimizerMs + synced.stats.ownMs;
   parts_->allocator.observe(record);
   record.noiseScale = parts_->allocator.noiseScale();
 

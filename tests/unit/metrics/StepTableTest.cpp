@@ -48,7 +48,7 @@ TEST(StepTable, CsvHasHeaderAndOneRowPerStepAndRank) {
   EXPECT_EQ(
       csv.rfind("step,rank,batch,compute_ms,comm_ms,wait_ms,sync_ms,update_ms,loss,lr,bytes_sent,bytes_received,"
                 "stage,micro_batches,bubble_ms,send_ms,recv_ms,data_ms,throttled_periods,throttled_ms,sync_cpu_ms,"
-                "comm_phases,grad_sq_local,grad_sq,noise_scale,loss_scale,skipped\n",
+                "comm_phases,grad_sq_local,grad_sq,noise_scale,loss_scale,skipped,own_ms\n",
                 0),
       0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
@@ -87,6 +87,7 @@ TEST(StepRecord, RowRoundTrip) {
   r.noiseScale = 17;
   r.lossScale = 1024;
   r.skipped = 1;
+  r.ownMs = 6.5;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -110,26 +111,29 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.noiseScale, 17);
   EXPECT_DOUBLE_EQ(back.lossScale, 1024);
   EXPECT_EQ(back.skipped, 1);
+  EXPECT_DOUBLE_EQ(back.ownMs, 6.5);
 }
 
 // New columns come last, so a reader that takes columns by position up to data_ms still reads: the CPU-quota
-// ones (issue 30), the gradient noise scale's (issue 32), then fp16's loss scale and skipped step (issue 54); empty
-// cells where nothing was measured.
-TEST(StepTable, CsvEndsWithTheCpuQuotaTheNoiseScaleThenTheLossScaleColumns) {
+// ones (issue 30), the gradient noise scale's (issue 32), fp16's loss scale and skipped step (issue 54), then the
+// rank's own time around its compute (issue 55); empty cells where nothing was measured.
+TEST(StepTable, CsvEndsWithTheCpuQuotaTheNoiseScaleTheLossScaleThenTheOwnTimeColumns) {
   StepRecord r = rec(0, 0, 1, 2);
   r.throttledPeriods = 3;
   r.throttledMs = 12.5;
   r.syncCpuMs = 0.75;
   r.commPhases = 4;
-  EXPECT_NE(StepTable({r}).toCsv().find(",3,12.500,0.7500,4,,,,,0\n"), std::string::npos) << StepTable({r}).toCsv();
+  EXPECT_NE(StepTable({r}).toCsv().find(",3,12.500,0.7500,4,,,,,0,0.0000\n"), std::string::npos)
+      << StepTable({r}).toCsv();
   r.gradSqLocal = 2.5;
   r.gradSq = 1.25;
   r.noiseScale = 40;
   const std::string csv = StepTable({r}).toCsv();
-  EXPECT_NE(csv.find(",3,12.500,0.7500,4,2.5,1.25,40,,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",3,12.500,0.7500,4,2.5,1.25,40,,0,0.0000\n"), std::string::npos) << csv;
   r.lossScale = 32768;
   r.skipped = 1;
-  EXPECT_NE(StepTable({r}).toCsv().find(",40,32768,1\n"), std::string::npos) << StepTable({r}).toCsv();
+  r.ownMs = 6.25;
+  EXPECT_NE(StepTable({r}).toCsv().find(",40,32768,1,6.2500\n"), std::string::npos) << StepTable({r}).toCsv();
 }
 
 TEST(RunSummary, JsonCarriesTheHeadlineNumbers) {

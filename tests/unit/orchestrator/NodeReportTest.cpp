@@ -39,6 +39,22 @@ TEST(NodeReport, SummarisesTheWindow) {
   EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
 }
 
+// Issue 55: a capped host's hand-over and optimizer step hold the exchange as its compute does, so the policies see
+// them with it (a share that fits its compute alone made every T1 step wait 50 ms for the 0.11-core host); the ops/s
+// stay the compute's.
+TEST(NodeReport, CountsTheRanksOwnWorkAroundItsComputeAsItsTime) {
+  auto slow = record(1, 4, 40, 60);
+  slow.ownMs = 50;
+  auto slower = record(2, 4, 60, 60);
+  slower.ownMs = 70;
+  const NodeMetrics m = summarizeWindow(3, 4, {slow, slower}, NodeSample{}, 1e6, 0);
+  EXPECT_DOUBLE_EQ(m.computeMs, 110);
+  ASSERT_EQ(m.recent.size(), 2u);
+  EXPECT_EQ(m.recent[0], (std::pair<int64_t, double>{4, 90}));
+  EXPECT_EQ(m.recent[1], (std::pair<int64_t, double>{4, 130}));
+  EXPECT_DOUBLE_EQ(m.opsPerSecond, 3 * 1e6 * 8 / 0.1);
+}
+
 TEST(NodeReport, MasterTurnsSyncIntoWaitingAndChecksTheSplit) {
   auto input = testing::blankInput(3, 30, 5);
   input.nodes[0].waitMs = 7;
