@@ -88,18 +88,20 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   Stopwatch unpacking;
   unpackGradients(peer >= 0 ? returned_ : buffer_, grads, scalars);
   stats.elapsedMs = watch.elapsedMs();
-  // On a host capped to a tenth of a core, packing a few MB is tens of ms the peer waits for. A client's whole
-  // hand-over is its own: it sends and receives the full gradient for a small share, at its host's pace, and the
-  // ring cannot finish before its gradient is in (counting the wait for the sum too errs on the safe side: the
-  // policy gives it a sample less rather than let it hold every step).
-  stats.ownMs = peer >= 0 ? stats.elapsedMs : ownMs + unpacking.elapsedMs();
+  // On a host capped to a tenth of a core, packing a few MB is tens of ms the peer waits for, and so is a client's
+  // sending of the full gradient for its small share. Its receiving of the sum is as long again (the same bytes at
+  // the same pace) but cannot be told from its wait for the others' ring, which must not count: a client that got
+  // fast again would look slow for as long as it waits, and never win its share back.
+  stats.ownMs = ownMs + unpacking.elapsedMs() + (peer >= 0 ? 2 * handOverMs_ : 0);
   return stats;
 }
 
 SyncStats OffloadSync::handToPeer(int peer, const SyncContext& context) {
   const int64_t bytes = buffer_.numel() * static_cast<int64_t>(sizeof(float));
+  Stopwatch sending;
   comm_.sendAsync(buffer_, peer, kTagToPeer)
       .wait(context.timeline, "hand to peer", fmt::format("send to rank {} ({:.2f} MB)", peer, bytes / 1048576.0));
+  handOverMs_ = sending.elapsedMs();
   sum_.wait(context.timeline, "wait for sum", fmt::format("recv from rank {}", peer));
   SyncStats stats;
   stats.bytesSent = stats.bytesReceived = bytes;

@@ -8,16 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "balancenet/core/Median.h"
+
 namespace balancenet::federated {
-namespace {
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
 
 double updateNorm(const at::Tensor& delta) {
   const auto d = delta.to(at::kDouble);

@@ -8,7 +8,6 @@
 namespace balancenet::orchestrator {
 namespace {
 
-constexpr int kHeaderDoubles = 11;
 // Share of the node's available memory a worker may grow into: the rest is headroom for everything else.
 constexpr double kUsableMemoryShare = 0.8;
 
@@ -18,7 +17,7 @@ int reportWindow(int rebalanceEvery) { return std::min(kMaxReportWindow, std::ma
 
 int64_t reportRowLength(int rebalanceEvery, int worldSize, int probePeers) {
   const int64_t latencies = probePeers > 0 ? 2 * int64_t{probePeers} : int64_t{worldSize};
-  return kHeaderDoubles + 2 * int64_t{reportWindow(rebalanceEvery)} + latencies;
+  return kReportHeaderDoubles + 2 * int64_t{reportWindow(rebalanceEvery)} + latencies;
 }
 
 int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare) {
@@ -29,8 +28,6 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
 
 NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes) {
-  // The policies balance each rank's time to its part of the exchange: its compute and its own work around it
-  // (StepRecord::ownMs). The ops/s stay the compute's.
   double compute = 0, own = 0, sync = 0, samples = 0;
   for (const auto& r : window) {
     compute += r.computeMs;
@@ -42,7 +39,8 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
   NodeMetrics m;
   m.rank = rank;
   m.batch = batchInForce;
-  m.computeMs = (compute + own) / n;
+  m.computeMs = compute / n;
+  m.ownMs = own / n;
   m.waitMs = sync / n;  // the sync time for now; decideOnMaster derives the wait once all ranks are known
   m.flopsPerSample = flopsPerSample;
   m.opsPerSecond = compute > 0 ? 3 * flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
@@ -53,7 +51,7 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
     m.maxBatch =
         batchInForce +
         static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
-  for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs + r.ownMs);
+  for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs);
   m.latencyMs = sample.latencyMs;
   m.latencyPeers = sample.latencyPeers;
   return m;

@@ -2,7 +2,7 @@
 //
 // Wire format of one rank's metrics (float64, fixed length so one all-gather carries them):
 //   [rank, batch, computeMs, syncMs, flopsPerSample, opsPerSecond, memoryUsed, memoryTotal, bandwidth,
-//    maxBatch, nRecent, (batch, computeMs) x window, latencies]
+//    maxBatch, nRecent, ownMs, (batch, computeMs) x window, latencies]
 // latencies: latencyMs x worldSize (all pairs), or with --probe-peers k: peer rank x k, then latencyMs x k
 // (a peer of -1: not measured yet). reportRowLength() is the length.
 #include "balancenet/orchestrator/Orchestrator.h"
@@ -26,7 +26,7 @@
 namespace balancenet::orchestrator {
 namespace {
 
-constexpr int kHeader = 11;
+constexpr int kHeader = kReportHeaderDoubles;
 // splits.csv is rewritten (with fsync: ~15 ms here) when the split changes or this often, not at every
 // decision: rank 0 writes it while the other ranks wait for the decision.
 constexpr double kLogWriteEveryMs = 10000;
@@ -125,7 +125,8 @@ std::vector<double> Orchestrator::encode(const NodeMetrics& m) const {
                                   m.memoryTotalBytes,
                                   m.bandwidthBytesPerSecond,
                                   double(m.maxBatch),
-                                  double(std::min<size_t>(m.recent.size(), window_))};
+                                  double(std::min<size_t>(m.recent.size(), window_)),
+                                  m.ownMs};
   std::copy(header, header + kHeader, row.begin());
   for (size_t i = 0; i < m.recent.size() && i < static_cast<size_t>(window_); ++i) {
     row[kHeader + 2 * i] = static_cast<double>(m.recent[i].first);
@@ -157,6 +158,7 @@ NodeMetrics Orchestrator::decode(const double* row) const {
   m.memoryTotalBytes = row[7];
   m.bandwidthBytesPerSecond = row[8];
   m.maxBatch = static_cast<int64_t>(row[9]);
+  m.ownMs = row[11];
   for (int i = 0; i < static_cast<int>(row[10]); ++i)
     m.recent.emplace_back(static_cast<int64_t>(row[kHeader + 2 * i]), row[kHeader + 2 * i + 1]);
   const double* latencies = row + kHeader + 2 * window_;

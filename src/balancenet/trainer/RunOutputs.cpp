@@ -5,8 +5,11 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/metrics/RankBreakdown.h"
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/metrics/StepTable.h"
 
@@ -79,6 +82,9 @@ std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
     summary.extra["blas"] = blasLibraryPath();
   }
   if (comm.rank() != 0) return efficiency;
+  const auto breakdown = metrics::breakdownByRank(table);
+  summary.extra["per_rank"] = metrics::toJson(breakdown);
+  if (breakdown.ranks.size() > 1) spdlog::info("{}", metrics::describe(breakdown));
   writeRunFile(runDir, "steps.csv", table.toCsv());
   writeRunFile(runDir, "summary.json", summary.toJson().dump(2) + "\n");
   return efficiency;

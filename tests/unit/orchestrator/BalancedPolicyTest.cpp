@@ -264,6 +264,33 @@ TEST(BalancedPolicy, RecoversWhenTheSlowNodeSpeedsUpAgain) {
   EXPECT_EQ(loop.in.current.batches, (V{50, 50}));
 }
 
+// Issue 55, T1's measured shape: three hosts at 2.4 ms a sample with 2 ms of their own work a step (optimizer,
+// packing), a 0.11-core host at 15 ms a sample whose hand-over and optimizer take 60 ms whatever its share. Its
+// own work is a fixed cost its share must make room for (the min-max with it, checked against every split); when
+// the host gets its CPU back, so do its samples.
+TEST(BalancedPolicy, AHostsOwnWorkIsAFixedCostItsShareMakesRoomForAndGivesBackWhenItShrinks) {
+  bool throttled = true;
+  const auto perSample = [&](int r) { return r == 3 && throttled ? 15.0 : 2.4; };
+  const auto own = [&](int r) { return r == 3 ? (throttled ? 60.0 : 8.0) : 2.0; };
+  const TimeFn step = [&](int r, int64_t b) { return own(r) + perSample(r) * static_cast<double>(b); };
+  PolicyInput in = blankInput(4, 128);
+  BalancedPolicy policy;
+  const auto decide = [&] {
+    observe(
+        in, [&](int r, int64_t b) { return perSample(r) * static_cast<double>(b); }, 10);
+    for (int r = 0; r < 4; ++r) in.nodes[r].ownMs = own(r);
+    in.current = policy.decide(in).split;
+    in.step += 10;
+  };
+  for (int k = 0; k < 4; ++k) decide();
+  EXPECT_LE(in.current.batches[3], 3) << in.current.str();
+  EXPECT_NEAR(maxTime(in.current.batches, step), bruteForceMinMax(4, 128, step), 2.5) << in.current.str();
+  throttled = false;
+  decide();
+  decide();
+  EXPECT_NEAR(static_cast<double>(in.current.batches[3]), 30, 3) << in.current.str();
+}
+
 TEST(BalancedPolicy, TwoNodesWithSlowdownOneAndThreeConverge) {
   // t = s(2 + 0.5b) with s = 1, 3 and B = 64: 2 + 0.5(64 - b) = 3(2 + 0.5b) -> b = 14 (22% of 64).
   const TimeFn exact = [](int r, int64_t b) { return (r == 1 ? 3.0 : 1.0) * (2 + 0.5 * static_cast<double>(b)); };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "balancenet/core/Error.h"
+#include "balancenet/orchestrator/NodeReport.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/simulate/ClusterSimulator.h"
 
@@ -101,10 +102,10 @@ TEST(ClusterSimulator, ReportBytesAreOOfKWithProbePeersAndOOfNWithout) {
   auto o = quiet(4096, 65536, 2);
   o.probePeers = 8;
   const auto sampled = run("equal", o);
-  EXPECT_EQ(sampled.reportBytesPerNode, 8 * (11 + 2 * 5 + 2 * 8));
+  EXPECT_EQ(sampled.reportBytesPerNode, 8 * (orchestrator::kReportHeaderDoubles + 2 * 5 + 2 * 8));
   o.probePeers = 0;
   o.nodes = 512;  // all pairs: the row grows with N
-  EXPECT_EQ(run("equal", o).reportBytesPerNode, 8 * (11 + 2 * 5 + 512));
+  EXPECT_EQ(run("equal", o).reportBytesPerNode, 8 * (orchestrator::kReportHeaderDoubles + 2 * 5 + 512));
 }
 
 TEST(ClusterSimulator, RejectsWhatCannotRun) {

@@ -329,12 +329,19 @@ BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) co
     sumC += c[i];
     ++modelled;
   }
+  // Every rank's own work around its compute is a fixed cost of its step whatever its share: part of a_i (fitted
+  // into the compute line, at a small share it would read as a slow sample, and a host that got fast again would not
+  // win its share back).
+  const auto addOwnWork = [&] {
+    for (int i = 0; i < measured; ++i) lines.a[i] += input.nodes[i].ownMs;
+  };
   if (modelled == 0) {
     bool allOps = measured == n;
     for (int i = 0; i < measured; ++i)
       allOps = allOps && std::isfinite(input.nodes[i].opsPerSecond) && input.nodes[i].opsPerSecond > 0;
     for (int i = 0; i < n; ++i) c[i] = allOps ? 1.0 / input.nodes[i].opsPerSecond : 1.0;
     basis = allOps ? "opsPerSecond, no step measured" : "nothing measured, equal speeds";
+    addOwnWork();
     return lines;
   }
   for (int i = 0; i < n; ++i) {
@@ -342,6 +349,7 @@ BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) co
     a[i] = sumA / modelled;
     c[i] = sumC / modelled;
   }
+  addOwnWork();
   return lines;
 }
 

@@ -20,8 +20,10 @@ namespace balancenet::orchestrator {
 //  3. hysteresis: the current split stays unless the optimum is predicted faster by more than
 //     max(options.hysteresis, options.noiseMultiplier x the measured noise of the window means).
 // Latency is ignored: under all-reduce the communication time is shared by all nodes, so it cannot be
-// balanced by moving samples. Nodes without any measurement take the mean model of the measured ones; with
-// no measurement at all, c_i = 1/opsPerSecond_i (or equal) and a_i = 0.
+// balanced by moving samples. Each node's own work around its compute (NodeMetrics::ownMs: its optimizer step, a
+// hand-over's packing) adds to its a_i: it is what the exchange waits for on a capped host. Nodes without any
+// measurement take the mean model of the measured ones; with no measurement at all, c_i = 1/opsPerSecond_i (or equal)
+// and a_i = 0.
 class BalancedPolicy : public Policy {
  public:
   // Throws UsageError for options outside their ranges.

@@ -13,10 +13,12 @@ namespace balancenet::orchestrator {
 // What the master knows about one node when it decides (gathered every --rebalance-every steps).
 struct NodeMetrics {
   int rank = 0;
-  int64_t batch = 0;  // samples in the split that was in force
-  double computeMs =
-      0;              // mean compute time (forward+backward, slowness included, and StepRecord::ownMs) over the window
-  double waitMs = 0;  // mean time waiting for slower peers over the window
+  int64_t batch = 0;     // samples in the split that was in force
+  double computeMs = 0;  // mean compute time (forward+backward, slowness included) over the window
+  double waitMs = 0;     // mean time waiting for slower peers over the window
+  // Mean of the rank's own work per step that the exchange waits for, whatever its share (StepRecord::ownMs: the
+  // optimizer step, a hand-over's packing): a fixed cost that on a capped host can match its compute.
+  double ownMs = 0;
   std::vector<std::pair<int64_t, double>> recent;  // (batch, computeMs) of the window's steps, oldest first
   double flopsPerSample = 0;                       // forward FLOPs of one sample of the model
   double opsPerSecond = 0;             // measured training FLOP/s (3 x forward), or the GEMM probe before any step
