@@ -96,14 +96,19 @@ TEST_F(Communication, AutoWithLossyAllowedPicksCompressionOnASlowLink) {
   EXPECT_NE(r.output.find("x the fastest exact exchange"), std::string::npos) << r.output;
 }
 
+// The trace goes into a directory that does not exist yet (made, as --run-dir is); the run ends with each rank's
+// medians.
 TEST_F(Communication, TimelineLayersAndExplanation) {
+  const std::string tracePath = dir_.file("traces/new/trace.json");
   auto r = train({"--nodes", "2", "--model", "mlp", "--steps", "4", "--global-batch", "16", "--threads", "1",
-                  "--bucket-mb", "0.1", "--explain-comm", "--timeline", dir_.file("trace.json")});
+                  "--bucket-mb", "0.1", "--explain-comm", "--timeline", tracePath});
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("per rank, medians of steps 2-3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 1: 8 samples, compute"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("bucket 0:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("overlapped with backward"), std::string::npos) << r.output;
 
-  const auto trace = nlohmann::json::parse(readFile(dir_.file("trace.json")));
+  const auto trace = nlohmann::json::parse(readFile(tracePath));
   std::set<std::string> names;
   std::set<int> ranks;
   for (const auto& e : trace["traceEvents"]) {

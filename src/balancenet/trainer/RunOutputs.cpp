@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include <spdlog/spdlog.h>
 
@@ -103,7 +104,11 @@ void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, cons
 
 void writeTimeline(comm::Communicator& comm, const Timeline& timeline, const std::string& path) {
   const auto parts = comm.allgatherText(timeline.eventsJson());
-  if (comm.rank() == 0) writeFileAtomically(path, Timeline::mergeTraces(parts));
+  if (comm.rank() != 0) return;
+  // Its directory is made as --run-dir's is: a trace asked for into a new folder must not fail the run at its end.
+  const auto folder = std::filesystem::path(path).parent_path();
+  if (!folder.empty()) ensureDirectory(folder.string());
+  writeFileAtomically(path, Timeline::mergeTraces(parts));
 }
 
 }  // namespace balancenet::trainer

@@ -16,7 +16,7 @@ void addRunFlags(CLI::App& app, JobConfig& c) {
   auto& t = c.trainer;
   app.add_option("--timeline", t.timelinePath,
                  "Write a Chrome trace of every rank's forward, backward, messages and waits (chrome://tracing, "
-                 "ui.perfetto.dev)");
+                 "ui.perfetto.dev); its directory is made if missing");
   app.add_option("--steps", t.steps, "Training steps (weight updates)")->capture_default_str();
   app.add_option("--seed", t.seed, "Seed for weights and data order")->capture_default_str();
 }
