@@ -85,7 +85,7 @@ struct SyncStats {
   std::vector<LayerTraffic> layers{};  // optional per-layer breakdown of the two byte counts
   int64_t phases = 0;                  // dependent communication phases this rank waited on in the step
   // Part of elapsedMs this rank spent on its own work that the others wait for, not waiting itself (a hand-over's
-  // pack and unpack: OffloadSync); the policies count it with the rank's compute.
+  // pack, unpack and send: OffloadSync); the balanced policy counts it as a fixed cost of the rank's step.
   double ownMs = 0;
 };
 

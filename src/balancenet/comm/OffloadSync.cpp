@@ -75,7 +75,7 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   const int peer = plan_.peerOf[comm_.rank()];
   Stopwatch packing;
   packGradients(grads, scalars, buffer_);
-  double ownMs = packing.elapsedMs();
+  const double packMs = packing.elapsedMs();
   // A client's sum lands in a buffer of its own, posted before its gradient leaves: Gloo then reads it straight in.
   if (peer >= 0) {
     if (!returned_.defined() || returned_.numel() != buffer_.numel()) returned_ = at::empty_like(buffer_);
@@ -92,7 +92,7 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   // sending of the full gradient for its small share. Its receiving of the sum is as long again (the same bytes at
   // the same pace) but cannot be told from its wait for the others' ring, which must not count: a client that got
   // fast again would look slow for as long as it waits, and never win its share back.
-  stats.ownMs = ownMs + unpacking.elapsedMs() + (peer >= 0 ? 2 * handOverMs_ : 0);
+  stats.ownMs += packMs + unpacking.elapsedMs();
   return stats;
 }
 
@@ -101,9 +101,10 @@ SyncStats OffloadSync::handToPeer(int peer, const SyncContext& context) {
   Stopwatch sending;
   comm_.sendAsync(buffer_, peer, kTagToPeer)
       .wait(context.timeline, "hand to peer", fmt::format("send to rank {} ({:.2f} MB)", peer, bytes / 1048576.0));
-  handOverMs_ = sending.elapsedMs();
+  const double sendMs = sending.elapsedMs();
   sum_.wait(context.timeline, "wait for sum", fmt::format("recv from rank {}", peer));
   SyncStats stats;
+  stats.ownMs = 2 * sendMs;  // the send, and the sum's receipt as long again (synchronize() says why)
   stats.bytesSent = stats.bytesReceived = bytes;
   stats.layers = trafficByLayer(params_, "offload", [](int64_t b) { return b; });
   return stats;

@@ -51,7 +51,6 @@ class OffloadSync : public GradientSync {
   at::Tensor returned_;                 // a client's: the sum from its peer
   PendingWork sum_;                     // a client's receive of it, posted before its hand-over
   std::vector<PendingWork> handBacks_;  // a peer's sends of the sum, still reading from buffer_
-  double handOverMs_ = 0;               // a client's: its send's wall time in the step synchronised last
   std::vector<at::Tensor> fromClients_;
   std::vector<PendingWork> clientReceives_;  // a peer's, posted by beginStep
 };

@@ -42,8 +42,8 @@ struct StepRecord {
   double lossScale = 0;
   int64_t skipped = 0;
   // This rank's own work outside forward+backward that the others' exchange waits for (issue 55): the optimizer's
-  // step, and the part of the sync it spent working rather than waiting (a hand-over's packing). The policies
-  // balance computeMs + ownMs: on a capped host this work is as slow as its compute.
+  // step, and the part of the sync it spent working rather than waiting (a hand-over's packing and sending). The
+  // balanced policy adds its mean to the rank's fixed cost: on a capped host this work is as slow as its compute.
   double ownMs = 0;
 
   // Flat numeric form, so records travel in one all-gather.
