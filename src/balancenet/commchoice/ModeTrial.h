@@ -17,10 +17,10 @@ struct TrialSettings {
   // ... and only when the trials, this one with them, stay within this share of the steps so far: each trial runs
   // the slower modes too (the demo's first run re-tried 4 times in 800 steps before this cap).
   double maxTrialShare = 0.05;
-  // A candidate whose median so far is above this times the fastest's runs no more rounds of the trial (0: every
-  // candidate runs every round): on a slow link the float32 exchanges' steps are several times the compressed ones'
-  // (8x on T-slow), and more rounds of them cost more than the trial can win back in a short job. 3x, not less: the
-  // first measured round has one step of each, and a passing stall may double one.
+  // A candidate whose best step so far is above this times the best step of any runs no more rounds of the trial (0:
+  // every candidate runs every round): on a slow link the float32 exchanges' steps are several times the compressed
+  // ones' (8x on T-slow), and more rounds of them cost more than the trial can win back in a short job. 3x, not less:
+  // the first measured round has one step of each, and a passing stall may double one.
   double dropRatio = 3.0;
 };
 
@@ -35,7 +35,7 @@ struct TrialDecision {
 
 // Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
 // every candidate alike): warmupRounds + rounds rounds (from the second measured round on, without the candidates
-// already dropRatio times slower than the fastest), then the one with the least median step time runs
+// whose best step is already dropRatio times the best of any), then the one with the least median step time runs
 // until its time drifts for good, within a cap on the steps spent trying. Ties go to the earlier candidate (the list
 // is ordered by preference). `margins` (one per candidate, default 0): how much faster than the choice among the
 // candidates before it a candidate must be to win (0.1: its median times 1.1 below theirs); a lossy exchange

@@ -154,6 +154,21 @@ TEST(ModeTrialTest, ACandidateFarSlowerAfterItsFirstRoundRunsNoMore) {
   EXPECT_EQ(everyRound.stepsInTrials(), 12);
 }
 
+// The drop compares best steps: b, the fastest, stalls on its first measured step (60 ms for 17), which put the
+// fastest median so far at 38.5 and kept a (80 ms, 4.7x b's 17) in every round; b's best drops it from the third.
+TEST(ModeTrialTest, AStallOnTheFastestsFirstStepDoesNotKeepAFarSlowerCandidate) {
+  ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3});
+  const auto modes = run(trial, 14, [](int mode, int64_t s) {
+    if (mode == 0) return 80.0;
+    if (mode == 1) return s == 4 ? 60.0 : 17.0;
+    return 40.0;
+  });
+  EXPECT_EQ(std::vector<int>(modes.begin(), modes.begin() + 11), (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 2}));
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].dropped, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(trial.decisions()[0].chosen, 1);
+}
+
 TEST(ModeTrialTest, MedianOfEvenAndOddCounts) {
   EXPECT_DOUBLE_EQ(medianOf({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(medianOf({4, 1, 3, 2}), 2.5);
