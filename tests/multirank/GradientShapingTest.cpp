@@ -44,6 +44,24 @@ TEST(GradientShaping, AccumulatedMicroStepsMatchSingleProcess) {
   }
 }
 
+// --accumulate auto: each rank cuts its share into the passes its memory holds (here 2, 3 and 16 samples a pass:
+// shares 5, 11, 16 in 3, 4 and 1 micro-steps), overlapping backward where it takes one pass and not where it takes
+// several, in one exchange; the sum is still the whole batch's.
+TEST(GradientShaping, PerWorkerMicroStepsFromMemoryMatchSingleProcess) {
+  const auto data = testing::syntheticDataset(200, 7);
+  auto options = testing::comparisonOptions("sgd", 4, kSplit.total(), 5e-4);
+  const auto reference = testing::referenceTraining(testing::comparisonModel("cnn"), options, data);
+  options.accumulate = trainer::kAccumulateAuto;
+  auto run = runWith(/*buckets=*/true);
+  run.samplesPerPass = [](int rank) { return std::vector<int64_t>{2, 3, 16}.at(rank); };
+  const auto accumulated = testing::distributedTraining(testing::comparisonModel("cnn"), options, data, run);
+  const double diff = testing::maxAbsDifference(accumulated, reference);
+  const double bound = testing::exactnessBound(reference, options.steps);
+  std::printf("accumulate auto (passes of 2, 3, 16): max |param difference| vs single process %.3g (bound %.3g)\n",
+              diff, bound);
+  EXPECT_LT(diff, bound);
+}
+
 TEST(GradientShaping, ClippedGlobalNormMatchesLibtorchClipping) {
   const auto data = testing::syntheticDataset(200, 6);
   auto options = testing::comparisonOptions("sgd", 4, kSplit.total(), 0.0);

@@ -52,7 +52,9 @@ std::vector<at::Tensor> distributedTraining(const models::ModelOptions& model, c
         auto alloc = run.allocator();
         std::unique_ptr<comm::GradientSync> sync =
             run.sync ? run.sync(comm, *built.net) : std::make_unique<comm::FlatAllReduceSync>(comm);
-        trainer::Trainer t(options, {*built.net, train, nullptr, objective, comm, *sync, *alloc});
+        trainer::TrainerOptions own = options;
+        if (run.samplesPerPass) own.samplesPerPass = run.samplesPerPass(comm.rank());
+        trainer::Trainer t(own, {*built.net, train, nullptr, objective, comm, *sync, *alloc});
         for (int64_t s = 0; s < options.steps; ++s) t.step();
         std::vector<at::Tensor> out;
         for (auto& p : built.net->parameters()) out.push_back(p.detach().to(at::kCPU, false, /*copy=*/true));

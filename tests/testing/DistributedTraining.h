@@ -32,6 +32,9 @@ struct DistributedRun {
   std::function<c10::Device(int rank)> device{};
   // GPU tensors sum by NCCL (a group of its own beside the ranks' Gloo group), not through Gloo's host copies.
   bool nccl = false;
+  // The most samples rank r's pass holds (TrainerOptions::samplesPerPass, under --accumulate auto); null: the
+  // options' own for every rank.
+  std::function<int64_t(int rank)> samplesPerPass{};
 };
 
 // Each rank seeds its own model differently (the start-up broadcast must make them equal), runs

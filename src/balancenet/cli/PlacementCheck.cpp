@@ -13,6 +13,7 @@
 #include "balancenet/pipeline/Partition.h"
 #include "balancenet/pipeline/Schedule.h"
 #include "balancenet/pipeline/planner/Planner.h"
+#include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/worker/StagePlacement.h"
 
 namespace balancenet::cli {
@@ -28,6 +29,7 @@ struct Placement {
   Split split;  // one share per pipeline (column)
   int micros = 1;
   pipeline::ScheduleKind schedule = pipeline::ScheduleKind::OneFOneB;
+  int64_t accumulate = 1;  // data parallelism: --accumulate's micro-steps (kAccumulateAuto: one sample a pass fits)
 };
 
 // One worker's estimate: stage s of the pipeline with the largest share (its replicas hold no more).
@@ -51,7 +53,11 @@ std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const 
       load.rank = static_cast<int>(column) * stages + s;
       if (stages == 1) {
         load.what = "the whole model";
-        load.memory = pipeline::estimateStageMemory(blocks, range, share, /*inFlight=*/1, optimizer);
+        // Under --accumulate auto a worker fits if one sample does: its share is cut into as many passes as needed.
+        const int64_t pass = p.accumulate == trainer::kAccumulateAuto
+                                 ? 1
+                                 : std::max<int64_t>(1, (share + p.accumulate - 1) / p.accumulate);
+        load.memory = pipeline::estimateStageMemory(blocks, range, pass, /*inFlight=*/1, optimizer);
       } else {
         // A share smaller than M is cut into one-sample micro-batches, `share` of them (pipeline/MicroBatches.h).
         const int micros = static_cast<int>(std::min<int64_t>(p.micros, share));
@@ -137,13 +143,19 @@ void checkPlacement(const JobConfig& c) {
     return;
   }
   const Placement placement{worker::givenPartition(c, blocks), c.split, p.microBatches,
-                            pipeline::parseScheduleKind(p.schedule)};
+                            pipeline::parseScheduleKind(p.schedule), c.trainer.accumulate};
   if (!c.memoryLimited()) return;
   const auto loads = workerLoads(blocks, placement, c.trainer.optimizer.name);
   if (fits(loads, c)) return;
   const int world = c.split.worldSize() * p.stages;
   const int k = stagesThatFit(blocks, c, placement, world);
-  const std::string hint = k > 0 ? fmt::format("try --pipeline-stages {}", k) : "";
+  std::string hint = k > 0 ? fmt::format("try --pipeline-stages {}", k) : "";
+  if (!p.enabled() && c.trainer.accumulate != trainer::kAccumulateAuto) {
+    Placement passes = placement;
+    passes.accumulate = trainer::kAccumulateAuto;
+    if (fits(workerLoads(blocks, passes, c.trainer.optimizer.name), c))
+      hint += std::string(hint.empty() ? "try" : ", or") + " --accumulate auto (the share in passes that fit)";
+  }
   requireAllFit(loads, c, hint);
 }
 

@@ -77,7 +77,7 @@ BucketedAllReduceSync::~BucketedAllReduceSync() {
 }
 
 void BucketedAllReduceSync::beginStep(const SyncContext& context) {
-  armed_ = options_.overlap;
+  armed_ = options_.overlap && context.overlap;
   for (auto& b : buckets_) b.exchange->beginStep(context.step);
   timeline_ = context.timeline;
   nextToStart_ = 0;

@@ -98,6 +98,9 @@ struct SyncContext {
   double lr = 0;                   // the learning rate of the step (servers that update parameters need it)
   Timeline* timeline = nullptr;    // where strategies record their events; null: not recorded
   int64_t scalars = 1;             // numel of synchronize()'s `scalars`, known at beginStep (receives posted early)
+  // False where hooks must not send during backward: backward runs once per micro-step, or the trainer reads this
+  // rank's own gradient first (the noise scale). beginStep still comes before forward, so receives go up early.
+  bool overlap = true;
 };
 
 // Contract: on entry to synchronize() each rank's gradients are its share of the global-batch
@@ -105,7 +108,7 @@ struct SyncContext {
 // sum over ranks, which is then exactly the gradient of the whole global batch, whatever the split.
 // `scalars` (float32, 1-D) are summed alongside, so per-step totals (weighted loss) travel with them.
 // A step is beginStep() before forward, then backward, then synchronize(): strategies that overlap
-// with backward (hooks) may start sending between the two.
+// with backward (hooks) may start sending between the two where context.overlap allows.
 class GradientSync {
  public:
   virtual ~GradientSync() = default;

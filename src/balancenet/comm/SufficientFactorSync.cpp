@@ -83,7 +83,7 @@ void SufficientFactorSync::decide(const std::vector<int64_t>& batches) {
 void SufficientFactorSync::beginStep(const SyncContext& context) {
   if (context.batches != batches_) decide(context.batches);
   timeline_ = context.timeline;
-  armed_ = options_.buckets.overlap;
+  armed_ = options_.buckets.overlap && context.overlap;
   startedEarly_ = 0;
   for (auto& layer : layers_) {
     layer.v = layer.u = at::Tensor();

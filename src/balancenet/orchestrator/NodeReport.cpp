@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "balancenet/memory/PassFit.h"
+
 namespace balancenet::orchestrator {
 namespace {
 
@@ -47,10 +49,12 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
   m.memoryUsedBytes = sample.residentBytes;
   m.memoryTotalBytes = sample.memoryTotalBytes;
   m.bandwidthBytesPerSecond = sample.bandwidthBytesPerSecond;
-  if (memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0)
+  if (memoryPerSampleBytes > 0 && sample.memoryAvailableBytes > 0 && sample.shareCap != memory::kUnlimited)
     m.maxBatch =
         batchInForce +
         static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
+  if (sample.shareCap > 0 && sample.shareCap != memory::kUnlimited)
+    m.maxBatch = m.maxBatch > 0 ? std::min(m.maxBatch, sample.shareCap) : sample.shareCap;
   for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs);
   m.latencyMs = sample.latencyMs;
   m.latencyPeers = sample.latencyPeers;

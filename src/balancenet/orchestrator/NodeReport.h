@@ -23,6 +23,9 @@ struct NodeSample {
   double bandwidthBytesPerSecond = 0;
   double gemmFlops = 0;           // prior for ops/s before any step is timed
   std::vector<int> latencyPeers;  // the ranks latencyMs[k] refers to with --probe-peers; empty: all pairs
+  // The largest share the worker's memory holds in its micro-steps (memory/PassFit). 0: not known, the available
+  // memory caps it; memory::kUnlimited: no cap (--accumulate auto takes any share, in more micro-steps).
+  int64_t shareCap = 0;
 };
 
 // Steps a report carries (the window): one rebalance period, at most kMaxReportWindow.
@@ -42,7 +45,8 @@ constexpr int kMaxRebalanceEvery = 640;
 int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare);
 
 // One rank's report: the window's mean compute and sync times, measured ops/s (or the GEMM prior), the
-// memory cap (the batch in force plus what 80% of the available memory holds), the latest latencies.
+// memory cap (the batch in force plus what 80% of the available memory holds, or the sample's shareCap), the
+// latest latencies.
 NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes);
 

@@ -141,10 +141,11 @@ metrics::StepRecord Trainer::step() {
   const Share share = readShare(split, rank);
 
   // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
-  // during backward then, so the sync is armed after it, as with micro-steps.
+  // during backward then, as with micro-steps.
   const bool measuring = parts_->allocator.needsGradientNorms();
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get(), measuring ? 2 : 1};
-  const at::Tensor localLoss = computeGradients(share.batch, globalBatch, context, measuring);
+  context.overlap = !measuring && microStepCount(split.batches[rank]) == 1;
+  const at::Tensor localLoss = computeGradients(share.batch, globalBatch, context);
   context.computeMs = computeWatch.elapsedMs();
 
   const SyncedStep synced = synchronizeGradients(localLoss, context, globalBatch, measuring);
@@ -187,17 +188,16 @@ Trainer::Share Trainer::readShare(const Split& split, int rank) {
   return {std::move(batch), dataMs};
 }
 
-at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context,
-                                     bool measuring) {
+at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context) {
   // Strategies that overlap with backward are armed by beginStep and take each gradient as one backward
-  // delivers it; with micro-steps the gradient is complete only after the last, so they are armed after
-  // it and synchronise p.grad as a whole (no overlap).
-  const bool accumulating = options_.accumulate > 1;
-  const bool armAfterBackward = accumulating || measuring;
-  if (!armAfterBackward) parts_->sync.beginStep(context);
+  // delivers it; with micro-steps the gradient is complete only after the last, so context.overlap is off and
+  // they synchronise p.grad as a whole. beginStep still comes first: a peer posts its clients' receives before
+  // its forward, micro-steps or not (after backward, a client's send waited for them and counted as its own work).
+  // Overlap is each rank's own choice: a rank's buckets start in the same order either way.
+  parts_->sync.beginStep(context);
   optimizer_->zero_grad();
   at::Tensor localLoss = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(device_));
-  for (const MicroStep& m : microSteps(batch.inputs.size(0), options_.accumulate)) {
+  for (const MicroStep& m : microSteps(batch.inputs.size(0), microStepCount(batch.inputs.size(0)))) {
     at::Tensor loss;
     {
       Timeline::Span span(timeline_.get(), "forward", "compute");
@@ -212,11 +212,15 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
     }
     localLoss += loss.detach().to(at::kFloat);
   }
-  if (armAfterBackward) parts_->sync.beginStep(context);
   // A GPU's kernels return before they run: the step's compute is timed once they are done (not the collectives
   // on their own streams), so the policies see the GPU's real time.
   device::waitForDevice(device_);
   return localLoss;
+}
+
+int64_t Trainer::microStepCount(int64_t rows) const {
+  if (options_.accumulate != kAccumulateAuto) return options_.accumulate;
+  return memory::microStepsFor(rows, options_.samplesPerPass);
 }
 
 Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, const comm::SyncContext& context,
@@ -273,6 +277,7 @@ metrics::StepRecord Trainer::recordOf(int rank, double dataMs, const comm::SyncC
   record.step = step_;
   record.rank = rank;
   record.batch = context.localBatch;
+  record.microBatches = microStepCount(context.localBatch);
   record.computeMs = context.computeMs + stats.emulatedComputeMs;
   record.dataMs = dataMs;
   record.syncMs = stats.elapsedMs - stats.emulatedComputeMs;

@@ -81,8 +81,9 @@ class Trainer : public StepEngine {
   Share readShare(const Split& split, int rank);
   // Forward and backward of the share, in micro-steps, with the sync armed before or after backward.
   // Returns the share's loss (its per-sample losses summed, over the global batch).
-  at::Tensor computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context,
-                              bool measuring);
+  // The micro-steps a share of `rows` samples runs in: --accumulate's, or under auto what the worker's memory needs.
+  int64_t microStepCount(int64_t rows) const;
+  at::Tensor computeGradients(const data::Batch& batch, int64_t globalBatch, const comm::SyncContext& context);
   // Sums every rank's gradient, and the scalars travelling with it (the loss; with `measuring`, the norms).
   SyncedStep synchronizeGradients(const at::Tensor& localLoss, const comm::SyncContext& context, int64_t globalBatch,
                                   bool measuring);

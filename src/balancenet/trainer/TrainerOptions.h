@@ -5,6 +5,7 @@
 #include <string>
 
 #include "balancenet/data/Dataset.h"
+#include "balancenet/memory/PassFit.h"
 #include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/MetricStyle.h"
 #include "balancenet/precision/Precision.h"
@@ -15,6 +16,8 @@ namespace balancenet::trainer {
 
 // --global-batch's default: the B the default learning rate is set for.
 inline constexpr int64_t kDefaultGlobalBatch = 128;
+// --accumulate auto: each step, as many micro-steps as this worker's share needs to fit its memory.
+inline constexpr int64_t kAccumulateAuto = 0;
 
 struct TrainerOptions {
   int64_t steps = 1000;
@@ -23,7 +26,9 @@ struct TrainerOptions {
   LrSchedule lr;
   OptimizerOptions optimizer;
   double clipGradNorm = 0;  // > 0: the synchronised gradient scaled down to this global L2 norm
-  int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated
+  int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated; kAccumulateAuto: from samplesPerPass
+  // With kAccumulateAuto: the most samples one pass of this worker holds (memory/PassFit, set by the worker).
+  int64_t samplesPerPass = memory::kUnlimited;
   precision::Precision precision = precision::Precision::Fp32;  // of the forward pass (autocast); weights stay fp32
   int64_t evalEvery = 0;                                        // 0: evaluate only at the end
   bool evalAtEnd = true;

@@ -29,6 +29,7 @@
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/GenerationConfig.h"
 #include "balancenet/worker/SyncFactory.h"
+#include "balancenet/worker/WorkerMemory.h"
 #include "balancenet/worker/WorkerSetup.h"
 #include "balancenet/worker/WorkerThreads.h"
 
@@ -43,9 +44,10 @@ namespace {
 class WorkerGroup : public elastic::GroupParts {
  public:
   // gemmFlops: the allocator's prior ops/s, from the one GEMM probe this process ran.
+  // shareCap: the largest share this worker's memory holds (WorkerPasses), for the policies.
   WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model, c10::Device device,
-              double gemmFlops)
-      : config_(c), rv_(rv), model_(model), device_(device), gemmFlops_(gemmFlops) {}
+              double gemmFlops, int64_t shareCap)
+      : config_(c), rv_(rv), model_(model), device_(device), gemmFlops_(gemmFlops), shareCap_(shareCap) {}
   ~WorkerGroup() override { release(); }
 
   void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
@@ -54,7 +56,7 @@ class WorkerGroup : public elastic::GroupParts {
     comm::attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
     monitor_ = makeNodeMonitor(c, *comm_, rv_);
-    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_, device_),
+    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_, device_, shareCap_),
                                splitLogStart(generation, workers_));
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
@@ -91,6 +93,7 @@ class WorkerGroup : public elastic::GroupParts {
   models::BuiltModel& model_;
   const c10::Device device_;  // where this worker computes (the model is there)
   const double gemmFlops_;
+  const int64_t shareCap_;
   int workers_ = 0;  // in the group built last; 0: none yet
   std::unique_ptr<comm::Communicator> comm_;
   std::unique_ptr<monitor::NodeMonitor> monitor_;
@@ -164,7 +167,7 @@ struct WiredTrainer {
 // (collective), membership (it may re-form the group, so nothing collective follows it), a fault.
 WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const TrainingData& data, WorkerGroup& group,
                          elastic::ElasticAgent& agent, WorkerCheckpoints& checkpoints, const JobEntry& entry,
-                         const metrics::GemmPeak& peak) {
+                         const metrics::GemmPeak& peak, const WorkerPasses& passes) {
   const bool joining = c.worker->joining;
   WiredTrainer wired;
   // A restarted worker must not repeat its first incarnation's injected fault.
@@ -172,6 +175,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   auto& options = wired.options;
   options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
+  options.samplesPerPass = passes.samplesPerPass;
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
   options.metricStyle = data.objective.metricStyle();
   trainer::TrainerParts parts{*model.net,   *data.train,  data.test.get(),  data.objective,
@@ -215,12 +219,15 @@ int runWorker(const JobConfig& c) {
     model.net->to(device);
     spdlog::info("rank {} trains on {}", entry.comm->rank(), device::describeDevice(device));
   }
-  WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()));
+  const WorkerPasses passes = workerPasses(c, entry.member, model, device);
+  if (c.trainer.accumulate == trainer::kAccumulateAuto && passes.samplesPerPass != memory::kUnlimited)
+    spdlog::debug("worker {}: at most {} samples a pass (--accumulate auto)", entry.member, passes.samplesPerPass);
+  WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()), passes.shareCap);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
 
   WorkerCheckpoints checkpoints(c, group.comm(), *model.net);
-  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak);
+  auto wired = wireTrainer(c, model, data, group, agent, checkpoints, entry, peak, passes);
   const auto summary = trainer::RunLoop(wired.options, {*wired.trainer, wired.boundaries, &agent}).run();
   agent.finish();
 

@@ -61,8 +61,9 @@ std::unique_ptr<monitor::NodeMonitor> makeNodeMonitor(const job::JobConfig& c, c
   return std::make_unique<monitor::NodeMonitor>(comm::sideGroup(comm, comm::kProbeGroupPrefix, rv), options);
 }
 
-orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device) {
-  return [&monitor, gemmFlops, device] {
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device,
+                                         int64_t shareCap) {
+  return [&monitor, gemmFlops, device, shareCap] {
     const auto snap = monitor.snapshot();
     orchestrator::NodeSample sample{snap.residentBytes, snap.memoryTotalBytes,        snap.memoryAvailableBytes,
                                     snap.latencyMs,     snap.bandwidthBytesPerSecond, gemmFlops,
@@ -73,6 +74,7 @@ orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, do
       sample.memoryTotalBytes = static_cast<double>(gpu.totalBytes);
       sample.memoryAvailableBytes = static_cast<double>(gpu.freeBytes);
     }
+    sample.shareCap = shareCap;
     return sample;
   };
 }

@@ -38,8 +38,11 @@ std::unique_ptr<monitor::NodeMonitor> makeNodeMonitor(const job::JobConfig& c, c
 
 // What the orchestrator reads of the node between its steps: the monitor thread's latest figures, and the
 // GEMM rate measured at start (a speed prior before any step is timed). A GPU worker's memory is its GPU's (free,
-// total, the caching allocator's peak), which is what caps its share. `monitor` must outlive the sampler.
-orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device);
+// total, the caching allocator's peak), which is what caps its share unless `shareCap` says otherwise
+// (NodeSample::shareCap: --memory-limit-mb's passes, or none under --accumulate auto). `monitor` must outlive the
+// sampler.
+orchestrator::NodeSampler monitorSampler(const monitor::NodeMonitor& monitor, double gemmFlops, c10::Device device,
+                                         int64_t shareCap = 0);
 
 // The chooser of B for --global-batch auto or a schedule; null for a fixed B.
 std::unique_ptr<orchestrator::BatchSizer> makeBatchSizer(const job::JobConfig& c);

@@ -107,6 +107,26 @@ TEST_F(PlacementCheck, EachWorkerHasItsOwnCapAndAutoAsksThePlanner) {
   EXPECT_EQ(none.find('\n'), std::string::npos) << none;
 }
 
+// A worker whose share does not fit in one pass: --accumulate K is checked at the share's K-th (32 samples in 8
+// passes of 4 fit where 32 in one did not), and the refusal suggests --accumulate auto, which fits any worker whose
+// memory holds one sample beside the state; a cap below that is refused under auto too, without the suggestion.
+TEST_F(PlacementCheck, MicroStepsFitAShareInPassesAndTheRefusalSaysSo) {
+  const std::vector<std::string> job{"--model", "cnn", "--nodes", "2", "--global-batch", "64"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), job.begin(), job.end());
+    return more;
+  };
+  const auto onePass = refusal(with({"--memory-limit-mb", "0,22"}));
+  EXPECT_NE(onePass.find("node 1 (the whole model)"), std::string::npos) << onePass;
+  EXPECT_NE(onePass.find("--accumulate auto (the share in passes that fit)"), std::string::npos) << onePass;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,22", "--accumulate", "8"})), kAccepted);
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,22", "--accumulate", "auto"})), kAccepted);
+  const auto noSample = refusal(with({"--memory-limit-mb", "0,14", "--accumulate", "auto"}));
+  EXPECT_NE(noSample.find("above --memory-limit-mb 14"), std::string::npos) << noSample;
+  EXPECT_EQ(noSample.find("--accumulate"), std::string::npos) << noSample;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,14"})).find("--accumulate"), std::string::npos);
+}
+
 // 1F1B holds at most S - s micro-batches at stage s, GPipe all M: some limit admits the one and not the other.
 TEST_F(PlacementCheck, GPipeHoldsMoreActivationsThan1F1B) {
   const std::vector<std::string> job{"--model",           "vgg16", "--width",         "0.25", "--nodes",        "2",

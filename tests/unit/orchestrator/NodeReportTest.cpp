@@ -3,6 +3,7 @@
 
 #include "PolicyTestSupport.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/memory/PassFit.h"
 #include "balancenet/orchestrator/NodeReport.h"
 #include "balancenet/orchestrator/policies/EqualPolicy.h"
 
@@ -37,6 +38,20 @@ TEST(NodeReport, SummarisesTheWindow) {
   sample.gemmFlops = 7e9;
   EXPECT_DOUBLE_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).opsPerSecond, 7e9);  // nothing timed yet: the prior
   EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
+}
+
+// A worker's memory budget in passes (worker/WorkerMemory): a fixed --accumulate's cap is the tighter of it and
+// the available memory's; --accumulate auto lifts both (more passes instead of a smaller share).
+TEST(NodeReport, TheSharesCapFromItsPassesOrNoneUnderAccumulateAuto) {
+  NodeSample sample;
+  sample.memoryAvailableBytes = 1e9;  // 40 + 80 samples at 10 MB
+  sample.shareCap = 56;
+  EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 1e7).maxBatch, 56);
+  sample.shareCap = 500;
+  EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 1e7).maxBatch, 120);
+  EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 500);  // no per-sample estimate: the passes' cap
+  sample.shareCap = memory::kUnlimited;
+  EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 1e7).maxBatch, 0);
 }
 
 // Issue 55: a capped host's hand-over and optimizer step hold the exchange as its compute does: the window carries

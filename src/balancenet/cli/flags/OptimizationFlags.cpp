@@ -6,8 +6,10 @@
 
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/core/ParseNumber.h"
 #include "balancenet/precision/Precision.h"
 #include "balancenet/trainer/LrSchedule.h"
+#include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -27,9 +29,11 @@ void addOptimizationFlags(CLI::App& app, JobConfig& c, OptimizationRaw& raw) {
                  "Scale the gradient down to this global L2 norm when above it, computed over the exact global "
                  "gradient (the same on every worker); 0: no clipping")
       ->capture_default_str();
-  app.add_option("--accumulate", t.accumulate,
-                 "Split each worker's share of a step into K micro-steps whose gradients add up (less memory, "
-                 "the same gradient; BatchNorm sees the smaller batches)")
+  app.add_option("--accumulate", raw.accumulate,
+                 "K or auto: split each worker's share of a step into K micro-steps whose gradients add up (less "
+                 "memory, the same gradient; BatchNorm sees the smaller batches). auto: per worker and step, as few "
+                 "as fit its memory (--memory-limit-mb, else a GPU's memory), so a worker short of memory keeps the "
+                 "share its speed earns; a fixed K caps each worker's share at what K passes hold")
       ->capture_default_str();
   app.add_option("--precision", raw.precision,
                  "fp32, bf16 or fp16: the forward pass under autocast in that type (matrix products and convolutions; "
@@ -61,7 +65,14 @@ void validateOptimization(JobConfig& c, const OptimizationRaw& raw) {
   require(t.optimizer.name == "sgd" || t.optimizer.name == "adam" || t.optimizer.name == "adamw",
           fmt::format("--optimizer must be sgd, adam or adamw, got '{}'", t.optimizer.name));
   require(t.clipGradNorm >= 0, fmt::format("--clip-grad-norm must not be negative, got {}", t.clipGradNorm));
-  require(t.accumulate >= 1, fmt::format("--accumulate must be at least 1, got {}", t.accumulate));
+  if (raw.accumulate == "auto") {
+    t.accumulate = trainer::kAccumulateAuto;
+  } else {
+    const auto k = parseInteger<int64_t>(raw.accumulate);
+    require(k && *k >= 1,
+            fmt::format("--accumulate must be auto or a whole number at least 1, got '{}'", raw.accumulate));
+    t.accumulate = *k;
+  }
   t.precision = precision::parsePrecision(raw.precision);
   t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
   t.lr.totalSteps = t.steps;

@@ -1,0 +1,26 @@
+// WorkerMemory: a data-parallel worker's memory as --accumulate uses it: what one pass of its share may hold, and
+// the share the policies may give it.
+#pragma once
+#include <cstdint>
+
+#include <c10/core/Device.h>
+
+#include "balancenet/job/JobConfig.h"
+#include "balancenet/models/ModelZoo.h"
+
+namespace balancenet::worker {
+
+struct WorkerPasses {
+  int64_t samplesPerPass = 0;  // memory/PassFit: the most samples one forward and backward holds
+  // The largest share its micro-steps hold, for the policies (NodeSample::shareCap): under --accumulate auto
+  // none (memory::kUnlimited: more micro-steps instead), with a fixed K what K passes hold, 0 without a budget.
+  int64_t shareCap = 0;
+};
+
+// The budget: --memory-limit-mb for launch rank `member`, else 80% of a GPU's memory, else none (the CPU's memory
+// is the node's, watched by the monitor). The footprint: the whole model's state and activations per sample
+// (pipeline/MemoryEstimate.h, the estimate the launch check uses). Throws UsageError in one line where the budget
+// does not hold one sample beside the state.
+WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::BuiltModel& model, c10::Device device);
+
+}  // namespace balancenet::worker

@@ -1,0 +1,103 @@
+// --accumulate auto end to end, real processes: a worker whose --memory-limit-mb does not hold its share in one
+// pass takes it in micro-steps that fit, trains exactly as without the cap, and keeps the share its speed earns,
+// where a fixed --accumulate holds the policy to what its passes hold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "BinaryFixture.h"
+#include "CsvRows.h"
+#include "balancenet/core/Median.h"
+
+namespace balancenet::testing {
+namespace {
+
+class MemoryPasses : public BinaryFixture {
+ protected:
+  // cnn's state is about 14 MiB and a sample's activations about 1 MiB: 22 MiB holds a pass of a few samples.
+  const std::vector<std::string> job_{"--nodes",        "2",  "--model",        "cnn", "--dropout", "0",
+                                      "--global-batch", "64", "--eval-samples", "0"};
+  std::vector<std::string> with(std::vector<std::string> more) const {
+    more.insert(more.begin(), job_.begin(), job_.end());
+    return more;
+  }
+  ProcessResult trainInto(const std::string& runDir, const std::vector<std::string>& flags) {
+    return runProcess(trainCommand(dataDir_, dir_.file(runDir), flags));
+  }
+};
+
+// steps.csv's column `name` of rank `rank`, by step.
+std::map<long long, double> columnOf(const std::string& stepsCsv, const std::string& name, int rank) {
+  std::map<long long, double> byStep;
+  for (const auto& row : readCsvRows(stepsCsv))
+    if (std::stoi(row.at("rank")) == rank) byStep[std::stoll(row.at("step"))] = std::stod(row.at(name));
+  return byStep;
+}
+
+// Rank `rank`'s share at each decision of splits.csv.
+std::vector<int64_t> sharesOf(const std::string& splitsCsv, int rank) {
+  std::vector<int64_t> shares;
+  for (const auto& row : readCsvRows(splitsCsv))
+    if (std::stoi(row.at("rank")) == rank) shares.push_back(std::stoll(row.at("batch")));
+  return shares;
+}
+
+// The capped worker takes its 48 samples in passes of a few (micro_batches > 1, the other worker 1), and every
+// step's loss is the uncapped run's: the gradient summed over the passes is the share's.
+TEST_F(MemoryPasses, ACappedWorkersPassesTrainAsOnePass) {
+  const std::vector<std::string> fixed{"--split", "16,48", "--steps", "6"};
+  auto uncapped = with(fixed);
+  ASSERT_EQ(trainInto("uncapped", uncapped).exitCode, 0);
+  auto capped = with(fixed);
+  capped.insert(capped.end(), {"--memory-limit-mb", "0,22", "--accumulate", "auto"});
+  const auto r = trainInto("capped", capped);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  const auto passes1 = columnOf(dir_.file("capped/steps.csv"), "micro_batches", 1);
+  const auto passes0 = columnOf(dir_.file("capped/steps.csv"), "micro_batches", 0);
+  ASSERT_EQ(passes1.size(), 6u);
+  for (const auto& [step, k] : passes1) EXPECT_GT(k, 1) << "step " << step;
+  for (const auto& [step, k] : passes0) EXPECT_EQ(k, 1) << "step " << step;
+  const auto want = stepLosses(dir_.file("uncapped/steps.csv"));
+  const auto got = stepLosses(dir_.file("capped/steps.csv"));
+  ASSERT_EQ(got.size(), want.size());
+  // float32 sums in another order: a few ulps of the loss, far below what one wrong step moves it by.
+  for (size_t s = 0; s < want.size(); ++s) EXPECT_NEAR(got[s], want[s], 1e-5 * std::abs(want[s]) + 1e-6) << s;
+  EXPECT_GT(std::abs(want.back() - want.front()), 1e-3) << "training moved the loss";
+}
+
+// A fixed --accumulate 1 holds the capped worker to what one pass holds, whatever its speed earns; under auto the
+// same worker starts with 54 and is balanced against the other, both keeping a real share. Its peer's receives go up
+// before its passes, so the small worker's hand-over is not counted as its own work (it was: its send waited for
+// the peer's 8 passes, own_ms came to twice that, and the policy moved every sample off it, to a split of 1,63).
+TEST_F(MemoryPasses, AutoKeepsTheShareItsSpeedEarnsWhereOnePassCapsIt) {
+  const auto capped = trainInto(
+      "one-pass", with({"--split", "57,7", "--policy", "balanced", "--steps", "30", "--memory-limit-mb", "0,22"}));
+  ASSERT_EQ(capped.exitCode, 0) << capped.output;
+  const auto held = sharesOf(dir_.file("one-pass/splits.csv"), 1);
+  ASSERT_GE(held.size(), 4u);
+  for (int64_t share : held) EXPECT_LE(share, 7) << "the one-pass cap was crossed";
+
+  const auto r = trainInto("auto", with({"--split", "10,54", "--policy", "balanced", "--steps", "30",
+                                         "--memory-limit-mb", "0,22", "--accumulate", "auto"}));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto shares = sharesOf(dir_.file("auto/splits.csv"), 0);
+  ASSERT_GE(shares.size(), 4u);
+  EXPECT_GE(shares.back(), 16) << "the uncapped worker lost its share";
+  EXPECT_LE(shares.back(), 48) << "the capped worker lost its share";
+  const auto steps = dir_.file("auto/steps.csv");
+  const auto own = columnOf(steps, "own_ms", 0), peerCompute = columnOf(steps, "compute_ms", 1);
+  std::vector<double> ownEarly, computeEarly;
+  for (long long s = 1; s <= 4; ++s) {  // the initial split, before the first decision
+    ownEarly.push_back(own.at(s));
+    computeEarly.push_back(peerCompute.at(s));
+  }
+  EXPECT_LT(median(ownEarly), 0.25 * median(computeEarly)) << "the hand-over's wait counted as own work";
+}
+
+}  // namespace
+}  // namespace balancenet::testing
