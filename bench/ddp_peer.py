@@ -31,6 +31,7 @@ step as the plain side), bn.step_done() after each step; the pacing above is the
 sized from the rank's current share (bn.split()[rank], which the policy changes between steps).
 """
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -381,10 +382,15 @@ def main():
                         "(bf16_compress_hook, fp16_compress_hook) or powersgd[:RANK] (PowerSGD with error feedback "
                         "and warm start, rank 1 by default, compressing from the second step: its least "
                         "start_powerSGD_iter)")
+    p.add_argument("--accumulate", type=int, default=1,
+                   help="each rank's share in K micro-batches, DDP's no_sync before the last (cnn, fp32); paced, "
+                        "the sleep goes before the first pass, sized from the previous step's passes")
     p.add_argument("--out", default="ddp.json")
     p.add_argument("--print-steps", action="store_true",
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
     a = p.parse_args()
+    if a.accumulate < 1 or (a.accumulate > 1 and (a.model != "cnn" or a.precision != "fp32" or a.balancenet)):
+        raise SystemExit("ddp_peer: --accumulate K >= 1; above 1 only for the cnn in fp32, without --balancenet")
 
     torch.set_num_threads(a.threads)
     device = pick_device(a.device)
@@ -456,10 +462,11 @@ def main():
         if paced:
             torch.cuda.synchronize(device)
         forward_start = time.perf_counter()
-        with torch.autocast(device.type, dtype=low, enabled=low is not None):
-            out = model(x)
-            loss = nn.functional.cross_entropy(out.view(-1, out.size(-1)) if a.model == "gpt" else out,
-                                               y.view(-1) if a.model == "gpt" else y)
+        if a.accumulate == 1:  # (accumulated passes run their forwards below)
+            with torch.autocast(device.type, dtype=low, enabled=low is not None):
+                out = model(x)
+                loss = nn.functional.cross_entropy(out.view(-1, out.size(-1)) if a.model == "gpt" else out,
+                                                   y.view(-1) if a.model == "gpt" else y)
         if paced:
             torch.cuda.synchronize(device)
         forward = time.perf_counter() - forward_start
@@ -469,8 +476,12 @@ def main():
         elif pace and last_compute > 0:
             time.sleep(max(0.0, share / pace(step)[rank] - compute))
         backward_start = time.perf_counter()
-        # DDP all-reduces from its hooks (a mean, or balancenet's weighted sum), waits at the end
-        (scaler.scale(loss) if scaler else loss).backward()
+        if a.accumulate > 1:
+            # DDP's gradient accumulation: the share in passes, the all-reduce only from the last (no_sync before).
+            loss = accumulate_share(model, x, y, a.accumulate)
+        else:
+            # DDP all-reduces from its hooks (a mean, or balancenet's weighted sum), waits at the end
+            (scaler.scale(loss) if scaler else loss).backward()
         last_compute, last_share = forward + gradients.last - backward_start, share
         if scaler:
             scaler.step(opt)
@@ -511,6 +522,20 @@ def main():
         bn.finish()  # steps.csv, splits.csv, summary.json in the run directory (collective)
     dist.destroy_process_group()
     leave()
+
+
+def accumulate_share(model, x, y, passes):
+    """The share's mean loss as `passes` micro-batches whose gradients add up (each pass's summed loss over the
+    share's size), DDP's all-reduce skipped (no_sync) for all but the last; returns the share's loss."""
+    total = 0.0
+    xs, ys = x.chunk(passes), y.chunk(passes)
+    for i, (xi, yi) in enumerate(zip(xs, ys)):
+        last = i == len(xs) - 1
+        with (contextlib.nullcontext() if last else model.no_sync()):
+            loss = nn.functional.cross_entropy(model(xi), yi, reduction="sum") / x.size(0)
+            loss.backward()
+        total += loss.detach()
+    return total
 
 
 def leave():

@@ -82,4 +82,27 @@ TEST(BenchPeers, PythonVsDdpQuickRunsBothSidesAndPrintsTheTable) {
   EXPECT_EQ(lines, 1 + 4 * 4);
 }
 
+// bench/memory_capped.sh (M1) at a smoke size: every side runs, the cap binds where it should (the one-pass run holds
+// worker 3 to its pass of 2 samples, the auto run gives it more in several passes), and the summary prints its ratios.
+TEST(BenchPeers, MemoryCappedQuickRunsEverySideAndTheCapBinds) {
+  ASSERT_TRUE(run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch.distributed' 2>/dev/null").second)
+      << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
+  balancenet::testing::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto [table, ok] =
+      run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && STEPS=8 WARMUP=2 BATCH=32 BN=" + BALANCENET_BINARY +
+          " bash bench/memory_capped.sh " + out + " 2>&1");
+  ASSERT_TRUE(ok) << table;
+  for (const char* name : {"bn-uncapped", "bn-one-pass", "bn-auto", "ddp", "ddp-accumulate"})
+    EXPECT_NE(table.find(std::string("| ") + name + " | "), std::string::npos) << name << "\n" << table;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(table, m, std::regex(R"(\| bn-one-pass \| [0-9.]+ \| ([0-9.]+), ([0-9.]+) \|)")))
+      << table;
+  EXPECT_LE(std::stod(m[1]), 2) << table;
+  EXPECT_EQ(std::stod(m[2]), 1) << table;
+  ASSERT_TRUE(std::regex_search(table, m, std::regex(R"(\| bn-auto \| [0-9.]+ \| ([0-9.]+), ([0-9.]+) \|)"))) << table;
+  EXPECT_GT(std::stod(m[2]), 1) << "worker 3 took its share in one pass under auto\n" << table;
+  EXPECT_NE(table.find("auto / one-pass shares: "), std::string::npos) << table;
+}
+
 }  // namespace

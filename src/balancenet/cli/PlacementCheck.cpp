@@ -15,6 +15,7 @@
 #include "balancenet/pipeline/planner/Planner.h"
 #include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/worker/StagePlacement.h"
+#include "balancenet/worker/WorkerMemory.h"
 
 namespace balancenet::cli {
 using job::JobConfig;
@@ -41,8 +42,10 @@ struct WorkerLoad {
 
 // Every worker's load: stage s of column j is rank j * S + s (pipeline::Topology's numbering), with column j's
 // share; data parallelism is S = 1, each worker the whole model with its own share.
-std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const Placement& p,
-                                    const std::string& optimizer) {
+std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const Placement& p, const JobConfig& c) {
+  const std::string& optimizer = c.trainer.optimizer.name;
+  int64_t parameters = 0;
+  for (const auto& b : blocks) parameters += b.parameters;
   const int stages = p.partition.stageCount();
   std::vector<WorkerLoad> loads;
   for (size_t column = 0; column < p.split.batches.size(); ++column) {
@@ -58,6 +61,9 @@ std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const 
                                  ? 1
                                  : std::max<int64_t>(1, (share + p.accumulate - 1) / p.accumulate);
         load.memory = pipeline::estimateStageMemory(blocks, range, pass, /*inFlight=*/1, optimizer);
+        // --shard-state: the optimiser's slots for this worker's slice only.
+        load.memory.stateBytes =
+            worker::stateBytesOf(c, parameters, load.rank, static_cast<int>(p.split.batches.size()));
       } else {
         // A share smaller than M is cut into one-sample micro-batches, `share` of them (pipeline/MicroBatches.h).
         const int micros = static_cast<int>(std::min<int64_t>(p.micros, share));
@@ -101,7 +107,7 @@ int stagesThatFit(const std::vector<BlockInfo>& blocks, const JobConfig& c, cons
     const Placement candidate{pipeline::Partition::uniform(blocks.size(), k),
                               Split::equal(c.trainer.globalBatch, world / k), kDefaultMicroBatchesPerStage * k,
                               asked.schedule};
-    if (fits(workerLoads(blocks, candidate, c.trainer.optimizer.name), c)) return k;
+    if (fits(workerLoads(blocks, candidate, c), c)) return k;
   }
   return 0;
 }
@@ -145,16 +151,26 @@ void checkPlacement(const JobConfig& c) {
   const Placement placement{worker::givenPartition(c, blocks), c.split, p.microBatches,
                             pipeline::parseScheduleKind(p.schedule), c.trainer.accumulate};
   if (!c.memoryLimited()) return;
-  const auto loads = workerLoads(blocks, placement, c.trainer.optimizer.name);
+  const auto loads = workerLoads(blocks, placement, c);
   if (fits(loads, c)) return;
   const int world = c.split.worldSize() * p.stages;
-  const int k = stagesThatFit(blocks, c, placement, world);
+  const int k = c.trainer.shardState ? 0 : stagesThatFit(blocks, c, placement, world);  // (not with stages)
   std::string hint = k > 0 ? fmt::format("try --pipeline-stages {}", k) : "";
+  auto suggest = [&hint](const std::string& what) { hint += std::string(hint.empty() ? "try " : ", or ") + what; };
   if (!p.enabled() && c.trainer.accumulate != trainer::kAccumulateAuto) {
     Placement passes = placement;
     passes.accumulate = trainer::kAccumulateAuto;
-    if (fits(workerLoads(blocks, passes, c.trainer.optimizer.name), c))
-      hint += std::string(hint.empty() ? "try" : ", or") + " --accumulate auto (the share in passes that fit)";
+    if (fits(workerLoads(blocks, passes, c), c)) suggest("--accumulate auto (the share in passes that fit)");
+  }
+  if (!p.enabled() && !c.trainer.shardState) {
+    JobConfig sharded = c;
+    sharded.trainer.shardState = true;
+    Placement passes = placement;
+    passes.accumulate = trainer::kAccumulateAuto;
+    if (fits(workerLoads(blocks, placement, sharded), sharded))
+      suggest("--shard-state (the optimiser state in slices by memory)");
+    else if (fits(workerLoads(blocks, passes, sharded), sharded))
+      suggest("--shard-state (the optimiser state in slices by memory) with --accumulate auto");
   }
   requireAllFit(loads, c, hint);
 }

@@ -105,12 +105,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LrSchedule, baseLr, warmupSteps, decay, total
 static_assert(job::aggregateFields<LrSchedule>() == 7);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptimizerOptions, name, momentum, weightDecay, nesterov, beta1, beta2, eps)
 static_assert(job::aggregateFields<OptimizerOptions>() == 7);
-// Not carried: capacity, metricStyle and samplesPerPass, which each worker measures and derives from its data and
-// memory (worker/Worker.cpp).
-static_assert(job::aggregateFields<TrainerOptions>() == 21);
+// Not carried: capacity, metricStyle, samplesPerPass and stateSlices, which each worker measures and derives from
+// its data and memory (worker/Worker.cpp).
+static_assert(job::aggregateFields<TrainerOptions>() == 23);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainerOptions, steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate,
-                                   precision, evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS,
-                                   progressSeconds, runDir, modelName, timelinePath, broadcastInitialModel)
+                                   shardState, precision, evalEvery, evalAtEnd, evalSamples, stopAtAccuracy,
+                                   timeBudgetS, progressSeconds, runDir, modelName, timelinePath, broadcastInitialModel)
 }  // namespace balancenet::trainer
 
 namespace balancenet::elastic {

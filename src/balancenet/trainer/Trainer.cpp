@@ -23,6 +23,7 @@
 #include "balancenet/trainer/GradientClipping.h"
 #include "balancenet/trainer/MicroSteps.h"
 #include "balancenet/trainer/RunOutputs.h"
+#include "balancenet/trainer/ShardedState.h"
 
 namespace balancenet::trainer {
 
@@ -35,7 +36,12 @@ Trainer::Trainer(TrainerOptions options, TrainerParts parts)
   std::vector<at::Tensor> state = params_;
   for (auto& b : parts_->net.buffers()) state.push_back(b);
   if (options_.broadcastInitialModel) parts_->comm.broadcast(state, 0);
-  optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
+  if (!options_.stateSlices.empty()) {
+    sharded_ = std::make_unique<ShardedState>(params_, options_.stateSlices, parts_->comm.rank());
+    optimizer_ = makeOptimizer(options_.optimizer, {sharded_->slice()}, options_.lr.at(0));
+  } else {
+    optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
+  }
   if (precision::scalesLoss(options_.precision)) scaler_.emplace();
   // Measured (docs/benchmarks.md): the cnn 80x slower in fp16 than in fp32 on an AVX-512 Xeon, the mlp faster.
   if (options_.precision == precision::Precision::Fp16 && !device_.is_cuda() && parts_->comm.rank() == 0)
@@ -65,6 +71,8 @@ TrainingState Trainer::captureState() const {
   for (const auto& p : params_) s.parameters.push_back(p.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
   for (const auto& b : parts_->net.buffers())
     s.buffers.push_back(b.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  // A slice's state is not the job's: --shard-state is refused with checkpoints and elastic jobs (TrainValidation).
+  if (sharded_) throw InternalError("the training state of a --shard-state worker holds only its slice");
   torch::serialize::OutputArchive archive;
   optimizer_->save(archive);
   std::ostringstream out;
@@ -83,6 +91,7 @@ TrainingState Trainer::captureState() const {
 }
 
 void Trainer::restoreState(const TrainingState& s) {
+  if (sharded_) throw InternalError("a --shard-state worker restores no training state");
   auto buffers = parts_->net.buffers();
   if (s.parameters.size() != params_.size() || s.buffers.size() != buffers.size())
     throw RuntimeFailure(fmt::format("training state holds {} parameters and {} buffers, the model {} and {}",
@@ -158,6 +167,10 @@ metrics::StepRecord Trainer::step() {
   if (scaler_) record.lossScale = lossScale;
   record.skipped = applied ? 0 : 1;
   record.ownMs = optimizerMs + synced.stats.ownMs;
+  // --shard-state's all-gather of the updated slices is traffic of the step too (counted in its own work's time).
+  record.bytesSent += gatheredBytes_;
+  record.bytesReceived += gatheredBytes_;
+  gatheredBytes_ = 0;
   parts_->allocator.observe(record);
   record.noiseScale = parts_->allocator.noiseScale();
 
@@ -196,6 +209,8 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
   // Overlap is each rank's own choice: a rank's buckets start in the same order either way.
   parts_->sync.beginStep(context);
   optimizer_->zero_grad();
+  if (sharded_)  // the optimiser's parameter is the slice: the model's gradients are the trainer's to clear
+    for (auto& p : params_) p.mutable_grad().reset();
   at::Tensor localLoss = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(device_));
   for (const MicroStep& m : microSteps(batch.inputs.size(0), microStepCount(batch.inputs.size(0)))) {
     at::Tensor loss;
@@ -257,7 +272,13 @@ bool Trainer::updateParameters(const std::vector<at::Tensor>& grads) {
   if (scaler_ && !unscaleGradients(grads)) return false;
   // Every rank holds the same global gradient here, so every rank clips it alike.
   if (options_.clipGradNorm > 0) clipGradients(grads, options_.clipGradNorm);
+  if (!sharded_) {
+    optimizer_->step();
+    return true;
+  }
+  sharded_->takeGradients(grads);
   optimizer_->step();
+  gatheredBytes_ = sharded_->shareUpdates(parts_->comm);
   return true;
 }
 

@@ -24,6 +24,8 @@
 
 namespace balancenet::trainer {
 
+class ShardedState;  // trainer/ShardedState.h
+
 class BatchPrefetcher;
 
 // What the trainer works with; the caller owns all of it and wires the strategy choices in.
@@ -100,9 +102,11 @@ class Trainer : public StepEngine {
   TrainerOptions options_;
   std::optional<TrainerParts> parts_;  // references: re-seated by rewire()
   std::vector<at::Tensor> params_;
-  c10::Device device_{c10::DeviceType::CPU};  // the model's, where this rank computes
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::optional<precision::LossScaler> scaler_;  // --precision fp16 only
+  c10::Device device_{c10::DeviceType::CPU};            // the model's, where this rank computes
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;  // over params_, or over sharded_'s slice
+  std::unique_ptr<ShardedState> sharded_;               // --shard-state only
+  int64_t gatheredBytes_ = 0;                           // its all-gather's bytes in the step being taken
+  std::optional<precision::LossScaler> scaler_;         // --precision fp16 only
   data::GlobalPermutationSampler sampler_;
   std::unique_ptr<BatchPrefetcher> prefetcher_;  // reads the next step's share ahead
   int64_t step_ = 0;

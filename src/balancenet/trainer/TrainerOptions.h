@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "balancenet/data/Dataset.h"
 #include "balancenet/memory/PassFit.h"
@@ -29,6 +30,9 @@ struct TrainerOptions {
   int64_t accumulate = 1;   // micro-steps per worker share, gradients accumulated; kAccumulateAuto: from samplesPerPass
   // With kAccumulateAuto: the most samples one pass of this worker holds (memory/PassFit, set by the worker).
   int64_t samplesPerPass = memory::kUnlimited;
+  bool shardState = false;  // --shard-state: each worker keeps the optimiser state of its slice only
+  // With shardState: every worker's slice of the flattened parameters (memory/StateSlices, set by the worker).
+  std::vector<int64_t> stateSlices;
   precision::Precision precision = precision::Precision::Fp32;  // of the forward pass (autocast); weights stay fp32
   int64_t evalEvery = 0;                                        // 0: evaluate only at the end
   bool evalAtEnd = true;

@@ -176,6 +176,14 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.samplesPerPass = passes.samplesPerPass;
+  if (c.trainer.shardState) {
+    int64_t parameters = 0;
+    for (const auto& p : model.net->parameters()) parameters += p.numel();
+    options.stateSlices = stateSlicesOf(c, parameters, group.comm().size());
+    if (group.comm().rank() == 0)
+      spdlog::info("--shard-state: the optimiser state of {} parameters in slices of {} (by --memory-limit-mb)",
+                   parameters, fmt::join(options.stateSlices, ", "));
+  }
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
   options.metricStyle = data.objective.metricStyle();
   trainer::TrainerParts parts{*model.net,   *data.train,  data.test.get(),  data.objective,

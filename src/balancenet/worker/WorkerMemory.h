@@ -2,6 +2,7 @@
 // the share the policies may give it.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include <c10/core/Device.h>
 
@@ -22,5 +23,13 @@ struct WorkerPasses {
 // (pipeline/MemoryEstimate.h, the estimate the launch check uses). Throws UsageError in one line where the budget
 // does not hold one sample beside the state.
 WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::BuiltModel& model, c10::Device device);
+
+// --shard-state: every worker's slice of the model's `parameters` elements, sized by the room each worker's
+// --memory-limit-mb leaves beside the parameters and their gradients (memory/StateSlices; equal without caps).
+std::vector<int64_t> stateSlicesOf(const job::JobConfig& c, int64_t parameters, int world);
+
+// The state worker `rank` holds: replicated, the parameters x pipeline::stateBytesPerParameter; under --shard-state
+// the parameters and their gradients (8 bytes each) and the optimiser's slots for its slice only.
+int64_t stateBytesOf(const job::JobConfig& c, int64_t parameters, int rank, int world);
 
 }  // namespace balancenet::worker

@@ -123,8 +123,23 @@ TEST_F(PlacementCheck, MicroStepsFitAShareInPassesAndTheRefusalSaysSo) {
   EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,22", "--accumulate", "auto"})), kAccepted);
   const auto noSample = refusal(with({"--memory-limit-mb", "0,14", "--accumulate", "auto"}));
   EXPECT_NE(noSample.find("above --memory-limit-mb 14"), std::string::npos) << noSample;
-  EXPECT_EQ(noSample.find("--accumulate"), std::string::npos) << noSample;
-  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,14"})).find("--accumulate"), std::string::npos);
+  EXPECT_EQ(noSample.find("--accumulate auto (the share"), std::string::npos) << noSample;
+  // The sgd state beside one sample is above 14 MiB, its slices beside one sample are not.
+  EXPECT_NE(noSample.find("or --shard-state (the optimiser state in slices by memory)"), std::string::npos) << noSample;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,14"})).find("--accumulate auto (the share"), std::string::npos);
+}
+
+// Adam's state alone (16 bytes a parameter, 18.3 MiB for the cnn) is above a 17 MiB cap: no number of passes fits,
+// slices of the state do (8 bytes a parameter and half the slots each); the refusal says so and --shard-state fits.
+TEST_F(PlacementCheck, StateThatFitsNoWorkerWholeFitsInSlices) {
+  const std::vector<std::string> job{"--model",     "cnn",  "--nodes",           "2", "--global-batch", "4",
+                                     "--optimizer", "adam", "--memory-limit-mb", "17"};
+  const auto whole = refusal(job);
+  EXPECT_NE(whole.find("--shard-state (the optimiser state in slices by memory)"), std::string::npos) << whole;
+  EXPECT_EQ(whole.find("--accumulate auto"), std::string::npos) << whole;
+  auto sharded = job;
+  sharded.push_back("--shard-state");
+  EXPECT_EQ(refusal(sharded), kAccepted);
 }
 
 // 1F1B holds at most S - s micro-batches at stage s, GPipe all M: some limit admits the one and not the other.

@@ -35,6 +35,11 @@ void addOptimizationFlags(CLI::App& app, JobConfig& c, OptimizationRaw& raw) {
                  "as fit its memory (--memory-limit-mb, else a GPU's memory), so a worker short of memory keeps the "
                  "share its speed earns; a fixed K caps each worker's share at what K passes hold")
       ->capture_default_str();
+  app.add_flag("--shard-state", t.shardState,
+               "Each worker keeps the optimiser state of its own slice of the parameters only, slices sized by each "
+               "worker's --memory-limit-mb (equal without): the gradient is still summed whole, each worker updates "
+               "its slice and the slices are all-gathered (ZeRO stage 1, with unequal slices); for a model whose "
+               "optimiser state does not fit the smallest worker");
   app.add_option("--precision", raw.precision,
                  "fp32, bf16 or fp16: the forward pass under autocast in that type (matrix products and convolutions; "
                  "weights, optimiser state and the exchanged gradient stay fp32); fp16 scales the loss dynamically and "

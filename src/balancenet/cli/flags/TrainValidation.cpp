@@ -47,6 +47,22 @@ void validateGradientShaping(const JobConfig& c) {
           "--grad-compress is not yet with --pipeline-stages (the stage replicas exchange float32)");
 }
 
+// --shard-state with what keeps or moves the whole optimiser state: checkpoints and joiners carry it whole, and the
+// pipeline stages and parameter servers own their state already.
+void validateShardedState(const JobConfig& c) {
+  if (!c.trainer.shardState) return;
+  auto refuse = [](bool bad, const std::string& what) {
+    require(!bad,
+            "--shard-state is not yet with " + what + " (each worker holds only its slice of the optimiser state)");
+  };
+  refuse(c.pipeline.enabled(), "--pipeline-stages");
+  refuse(c.comm.mode == comm::CommMode::ParameterServers, "--comm ps");
+  refuse(!c.checkpoint.dir.empty(), "--checkpoint-dir");
+  refuse(c.resilience.elastic || c.resilience.join, "--elastic");
+  refuse(c.resilience.maxRestarts > 0, "--max-restarts");
+  refuse(c.comm.staleness > 0, "--staleness");
+}
+
 // --precision (after validateOptimization parsed it) with the ways of training that cannot take it.
 void validatePrecision(const JobConfig& c) {
   const auto p = c.trainer.precision;
@@ -100,6 +116,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateParameterServers(c, raw.comm);
   validateOptimization(c, raw.optimization);
   validatePrecision(c);
+  validateShardedState(c);
   validateStopping(c.trainer, raw.result);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);

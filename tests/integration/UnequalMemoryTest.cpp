@@ -1,6 +1,7 @@
-// --accumulate auto end to end, real processes: a worker whose --memory-limit-mb does not hold its share in one
-// pass takes it in micro-steps that fit, trains exactly as without the cap, and keeps the share its speed earns,
-// where a fixed --accumulate holds the policy to what its passes hold.
+// Workers of unequal memory end to end, real processes. --accumulate auto: a worker whose --memory-limit-mb does not
+// hold its share in one pass takes it in micro-steps that fit, trains exactly as without the cap, and keeps the share
+// its speed earns, where a fixed --accumulate holds the policy to what its passes hold. --shard-state: the optimiser
+// state in slices sized by the caps trains as the replicated state does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 namespace balancenet::testing {
 namespace {
 
-class MemoryPasses : public BinaryFixture {
+class UnequalMemory : public BinaryFixture {
  protected:
   // cnn's state is about 14 MiB and a sample's activations about 1 MiB: 22 MiB holds a pass of a few samples.
   const std::vector<std::string> job_{"--nodes",        "2",  "--model",        "cnn", "--dropout", "0",
@@ -48,7 +49,7 @@ std::vector<int64_t> sharesOf(const std::string& splitsCsv, int rank) {
 
 // The capped worker takes its 48 samples in passes of a few (micro_batches > 1, the other worker 1), and every
 // step's loss is the uncapped run's: the gradient summed over the passes is the share's.
-TEST_F(MemoryPasses, ACappedWorkersPassesTrainAsOnePass) {
+TEST_F(UnequalMemory, ACappedWorkersPassesTrainAsOnePass) {
   const std::vector<std::string> fixed{"--split", "16,48", "--steps", "6"};
   auto uncapped = with(fixed);
   ASSERT_EQ(trainInto("uncapped", uncapped).exitCode, 0);
@@ -74,7 +75,7 @@ TEST_F(MemoryPasses, ACappedWorkersPassesTrainAsOnePass) {
 // same worker starts with 54 and is balanced against the other, both keeping a real share. Its peer's receives go up
 // before its passes, so the small worker's hand-over is not counted as its own work (it was: its send waited for
 // the peer's 8 passes, own_ms came to twice that, and the policy moved every sample off it, to a split of 1,63).
-TEST_F(MemoryPasses, AutoKeepsTheShareItsSpeedEarnsWhereOnePassCapsIt) {
+TEST_F(UnequalMemory, AutoKeepsTheShareItsSpeedEarnsWhereOnePassCapsIt) {
   const auto capped = trainInto(
       "one-pass", with({"--split", "57,7", "--policy", "balanced", "--steps", "30", "--memory-limit-mb", "0,22"}));
   ASSERT_EQ(capped.exitCode, 0) << capped.output;
@@ -97,6 +98,23 @@ TEST_F(MemoryPasses, AutoKeepsTheShareItsSpeedEarnsWhereOnePassCapsIt) {
     computeEarly.push_back(peerCompute.at(s));
   }
   EXPECT_LT(median(ownEarly), 0.25 * median(computeEarly)) << "the hand-over's wait counted as own work";
+}
+
+// Adam's state in slices by memory (worker 1's cap leaves it about a third of worker 0's room): every step's loss is
+// the replicated run's, and the log names the slices.
+TEST_F(UnequalMemory, ShardedStateInSlicesByMemoryTrainsAsReplicated) {
+  const std::vector<std::string> fixed{"--split", "20,44", "--steps", "6", "--optimizer", "adam", "--lr", "0.001"};
+  ASSERT_EQ(trainInto("replicated", with(fixed)).exitCode, 0);
+  auto sharded = with(fixed);
+  sharded.insert(sharded.end(), {"--shard-state", "--memory-limit-mb", "300,110"});
+  const auto r = trainInto("sharded", sharded);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("--shard-state: the optimiser state of"), std::string::npos) << r.output;
+  const auto want = stepLosses(dir_.file("replicated/steps.csv"));
+  const auto got = stepLosses(dir_.file("sharded/steps.csv"));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t s = 0; s < want.size(); ++s) EXPECT_NEAR(got[s], want[s], 1e-5 * std::abs(want[s]) + 1e-6) << s;
+  EXPECT_GT(std::abs(want.back() - want.front()), 1e-3) << "training moved the loss";
 }
 
 }  // namespace

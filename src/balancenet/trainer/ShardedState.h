@@ -1,0 +1,41 @@
+// ShardedState: --shard-state's update. This worker keeps the optimiser state of its own slice of the flattened
+// parameters only, a slice sized by its memory (memory/StateSlices); every worker holds the whole summed gradient
+// (the exchange of any --comm), updates its slice, and the slices are all-gathered, so every worker ends the step
+// with all the parameters, as a replicated update leaves them (the optimisers are elementwise: the same ops on the
+// same elements).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/memory/StateSlices.h"
+
+namespace balancenet::trainer {
+
+class ShardedState {
+ public:
+  // `sliceSizes`: every worker's slice, in rank order, summing to the parameters' elements.
+  ShardedState(const std::vector<at::Tensor>& params, std::vector<int64_t> sliceSizes, int rank);
+
+  // What the optimiser updates: this worker's slice, a leaf of its own read from the parameters.
+  const at::Tensor& slice() const { return slice_; }
+  // The parameters' values into the slice (at start and after the parameters were set from elsewhere).
+  void readSlice();
+  // Before the optimiser: the summed gradient's part for this slice as the slice's gradient.
+  void takeGradients(const std::vector<at::Tensor>& grads);
+  // After the optimiser: every worker's updated slice into every worker's parameters (an all-gather, each slice
+  // padded to the largest). Returns the bytes this worker sent.
+  int64_t shareUpdates(comm::Communicator& comm);
+
+ private:
+  std::vector<at::Tensor> params_;
+  std::vector<int64_t> sizes_, offsets_;
+  int rank_ = 0;
+  std::vector<memory::Piece> mine_;                // this slice's pieces of the parameters
+  std::vector<std::vector<memory::Piece>> every_;  // every worker's
+  at::Tensor slice_;
+};
+
+}  // namespace balancenet::trainer
