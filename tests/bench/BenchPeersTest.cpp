@@ -29,6 +29,19 @@ std::pair<std::string, bool> run(const std::string& command) {
   return {out, pclose(pipe) == 0};
 }
 
+// Whether the project's Python has torch: the bench scripts' peers need it.
+bool pythonHasTorch() {
+  return run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch.distributed' 2>/dev/null").second;
+}
+
+// Runs `bash bench/SCRIPT OUT ARGS` in the source tree with ENV before it; its stdout and stderr, and whether it
+// exited 0.
+std::pair<std::string, bool> runBench(const std::string& env, const std::string& script, const std::string& out,
+                                      const std::string& args = "") {
+  return run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && " + env + " bash bench/" + script + " " + out +
+             (args.empty() ? "" : " " + args) + " 2>&1");
+}
+
 // bench/resnet_imagefolder.sh and bench/testbed_vs_ddp.sh (MODEL=resnet18, width 0.5) compare balancenet's
 // resnet18 with DDP's: the two must be one network, at the CIFAR stem (28 pixels), the ImageNet stem (64) and
 // half the channels.
@@ -58,13 +71,11 @@ TEST(BenchPeers, DdpPeerResnet18HasTheZoosParameters) {
 // bench/python_vs_ddp.sh's smoke mode (QUICK=1: 4 steps): plain DDP and the same script with balancenet.torch's
 // lines, each under `balancenet launch --workers 4`, and the table of the two with its ratios and target.
 TEST(BenchPeers, PythonVsDdpQuickRunsBothSidesAndPrintsTheTable) {
-  ASSERT_TRUE(run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch.distributed' 2>/dev/null").second)
-      << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
+  ASSERT_TRUE(pythonHasTorch()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   balancenet::testing::TempDir dir;
   const std::string out = dir.path() + "/out";
   const auto [table, ok] =
-      run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && QUICK=1 BALANCENET_BINARY=" + BALANCENET_BINARY +
-          " bash bench/python_vs_ddp.sh " + out + " homo 2>&1");
+      runBench(std::string("QUICK=1 BALANCENET_BINARY=") + BALANCENET_BINARY, "python_vs_ddp.sh", out, "homo");
   ASSERT_TRUE(ok) << table;
   const std::regex row(
       R"(\| homo \| [0-9]+\.[0-9] \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]{2}x \| n/r \| n/r \| n/r \| >= 0\.97x at 0%: )"
@@ -85,13 +96,11 @@ TEST(BenchPeers, PythonVsDdpQuickRunsBothSidesAndPrintsTheTable) {
 // bench/memory_capped.sh (M1) at a smoke size: every side runs, the cap binds where it should (the one-pass run holds
 // worker 3 to its pass of 2 samples, the auto run gives it more in several passes), and the summary prints its ratios.
 TEST(BenchPeers, MemoryCappedQuickRunsEverySideAndTheCapBinds) {
-  ASSERT_TRUE(run(std::string(BALANCENET_PYTHON_EXE) + " -c 'import torch.distributed' 2>/dev/null").second)
-      << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
+  ASSERT_TRUE(pythonHasTorch()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
   balancenet::testing::TempDir dir;
   const std::string out = dir.path() + "/out";
   const auto [table, ok] =
-      run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && STEPS=8 WARMUP=2 BATCH=32 BN=" + BALANCENET_BINARY +
-          " bash bench/memory_capped.sh " + out + " 2>&1");
+      runBench(std::string("STEPS=8 WARMUP=2 BATCH=32 BN=") + BALANCENET_BINARY, "memory_capped.sh", out);
   ASSERT_TRUE(ok) << table;
   for (const char* name : {"bn-uncapped", "bn-one-pass", "bn-auto", "ddp", "ddp-accumulate"})
     EXPECT_NE(table.find(std::string("| ") + name + " | "), std::string::npos) << name << "\n" << table;

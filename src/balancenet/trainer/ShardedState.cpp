@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <fmt/format.h>
 
@@ -48,12 +49,16 @@ void ShardedState::takeGradients(const std::vector<at::Tensor>& grads) {
 int64_t ShardedState::shareUpdates(comm::Communicator& comm) {
   at::NoGradGuard noGrad;
   const int64_t widest = *std::max_element(sizes_.begin(), sizes_.end());
-  auto padded = at::zeros({widest}, slice_.options().requires_grad(false));
-  padded.narrow(0, 0, sizes_[rank_]).copy_(slice_.detach());
-  const auto slices = comm.allgather(padded);
+  if (!padded_.defined()) {
+    padded_ = at::zeros({widest}, slice_.options().requires_grad(false));
+    for (size_t r = 0; r < sizes_.size(); ++r) gathered_.push_back(at::empty_like(padded_));
+  }
+  padded_.narrow(0, 0, sizes_[rank_]).copy_(slice_.detach());
+  const int64_t wire = widest * 4 * (static_cast<int64_t>(sizes_.size()) - 1);
+  comm.allgatherAsync(padded_, gathered_, wire).wait();
   for (size_t r = 0; r < every_.size(); ++r)
-    for (const auto& p : every_[r]) view(params_[p.tensor], p).copy_(slices[r].narrow(0, p.flatOffset, p.length));
-  return widest * 4 * (static_cast<int64_t>(sizes_.size()) - 1);
+    for (const auto& p : every_[r]) view(params_[p.tensor], p).copy_(gathered_[r].narrow(0, p.flatOffset, p.length));
+  return wire;
 }
 
 }  // namespace balancenet::trainer

@@ -26,7 +26,7 @@ class ShardedState {
   // Before the optimiser: the summed gradient's part for this slice as the slice's gradient.
   void takeGradients(const std::vector<at::Tensor>& grads);
   // After the optimiser: every worker's updated slice into every worker's parameters (an all-gather, each slice
-  // padded to the largest). Returns the bytes this worker sent.
+  // padded to the largest, into buffers kept from step to step). Returns the bytes this worker sent.
   int64_t shareUpdates(comm::Communicator& comm);
 
  private:
@@ -36,6 +36,9 @@ class ShardedState {
   std::vector<memory::Piece> mine_;                // this slice's pieces of the parameters
   std::vector<std::vector<memory::Piece>> every_;  // every worker's
   at::Tensor slice_;
+  // The all-gather's input and outputs (world x the largest slice): made once, as OffloadSync keeps its receives.
+  at::Tensor padded_;
+  std::vector<at::Tensor> gathered_;
 };
 
 }  // namespace balancenet::trainer

@@ -177,8 +177,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.samplesPerPass = passes.samplesPerPass;
   if (c.trainer.shardState) {
-    int64_t parameters = 0;
-    for (const auto& p : model.net->parameters()) parameters += p.numel();
+    const int64_t parameters = model.info.parameters;
     options.stateSlices = stateSlicesOf(c, parameters, group.comm().size());
     if (group.comm().rank() == 0)
       spdlog::info("--shard-state: the optimiser state of {} parameters in slices of {} (by --memory-limit-mb)",

@@ -53,8 +53,7 @@ WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::Bui
   const auto blocks = model.net->blocks();
   const auto whole = pipeline::estimateStageMemory(blocks, {0, blocks.size()}, /*microBatch=*/1, /*inFlight=*/1,
                                                    c.trainer.optimizer.name);
-  int64_t parameters = 0;
-  for (const auto& b : blocks) parameters += b.parameters;
+  const int64_t parameters = model.info.parameters;  // what --shard-state slices: every element of every tensor
   const int world = c.worker ? c.worker->worldSize : c.split.worldSize();
   const int64_t state = member >= 0 && member < world ? stateBytesOf(c, parameters, member, world) : whole.stateBytes;
   const memory::WorkerFootprint footprint{state, whole.activationBytes};
