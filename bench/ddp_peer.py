@@ -45,6 +45,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 import torch
 import torch.distributed as dist
+import torch.utils.checkpoint
 from torch import nn
 
 PIXEL_MEAN, PIXEL_STD = 0.2860, 0.3530  # balancenet's data/MnistDataset.h (Fashion-MNIST)
@@ -145,6 +146,26 @@ def resnet18(channels, size, width=1.0):
             elif isinstance(m, nn.BatchNorm2d):
                 nn.init.constant_(m.weight, 1)
                 nn.init.constant_(m.bias, 0)
+    return model
+
+
+class Checkpointed(nn.Module):
+    """torch.utils.checkpoint around one block, as a DDP user trades compute for memory (the non-reentrant form,
+    the one DDP takes without static_graph)."""
+
+    def __init__(self, block):
+        super().__init__()
+        self.block = block
+
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(self.block, x, use_reentrant=False)
+
+
+def recompute_blocks(model):
+    """resnet18's residual blocks checkpointed one by one: the zoo's blocks, as --recompute blocks cuts them."""
+    for layer in (model.layer1, model.layer2, model.layer3, model.layer4):
+        for i in range(len(layer)):
+            layer[i] = Checkpointed(layer[i])
     return model
 
 
@@ -383,14 +404,19 @@ def main():
                         "and warm start, rank 1 by default, compressing from the second step: its least "
                         "start_powerSGD_iter)")
     p.add_argument("--accumulate", type=int, default=1,
-                   help="each rank's share in K micro-batches, DDP's no_sync before the last (cnn, fp32); paced, "
-                        "the sleep goes before the first pass, sized from the previous step's passes")
+                   help="each rank's share in K micro-batches, DDP's no_sync before the last (cnn or resnet18, "
+                        "fp32); paced, the sleep goes before the first pass, sized from the previous step's passes")
+    p.add_argument("--recompute", action="store_true",
+                   help="resnet18: every residual block under torch.utils.checkpoint (activations rebuilt in backward)")
     p.add_argument("--out", default="ddp.json")
     p.add_argument("--print-steps", action="store_true",
                    help="rank 0 prints 'step K/N' after every step (flushed), for scripts that act at a step")
     a = p.parse_args()
-    if a.accumulate < 1 or (a.accumulate > 1 and (a.model != "cnn" or a.precision != "fp32" or a.balancenet)):
-        raise SystemExit("ddp_peer: --accumulate K >= 1; above 1 only for the cnn in fp32, without --balancenet")
+    if a.accumulate < 1 or (a.accumulate > 1 and (a.model == "gpt" or a.precision != "fp32" or a.balancenet)):
+        raise SystemExit("ddp_peer: --accumulate K >= 1; above 1 only for the cnn or resnet18 in fp32, without "
+                         "--balancenet")
+    if a.recompute and a.model != "resnet18":
+        raise SystemExit("ddp_peer: --recompute is for resnet18")
 
     torch.set_num_threads(a.threads)
     device = pick_device(a.device)
@@ -426,6 +452,8 @@ def main():
         x_test, y_test = x_test[:a.test_samples], y_test[:a.test_samples]
     torch.manual_seed(a.seed)
     net = gpt(a.context, a.layers, a.heads, a.embed) if a.model == "gpt" else make_model(a.model, a.image_size, a.width)
+    if a.recompute:
+        net = recompute_blocks(net)
     cuda = device.type == "cuda"
     buckets = {}
     if a.comm_hook.startswith("powersgd"):

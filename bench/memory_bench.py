@@ -13,6 +13,12 @@ def worker_passes(run_dir, rank=3):
     return statistics.median(int(r["batch"]) for r in half), statistics.median(int(r["micro_batches"]) for r in half)
 
 
+def share_cell(run, rank):
+    """A run's `worker<rank>_share` and `_passes` as a table cell ("-" for a run without them: DDP's)."""
+    key = f"worker{rank}_"
+    return f"{run[key + 'share']:g}, {run[key + 'passes']:g}" if key + "share" in run else "-"
+
+
 def peaks_text(peaks):
     """summary.json's peak_memory_mb per rank as a table cell."""
     return ", ".join(f"{p:.0f}" for p in peaks or []) or "-"

@@ -14,6 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/memory-capped/$(date +%Y%m%d-%H%M%S)}
 . bench/lib/peers.sh  # PY, require_torch, free_port, run_ddp
+. bench/lib/capped.sh  # cap_mib, run_bn, run_ddp_side
+BENCH=memory_capped
 BN=${BN:-build/apps/balancenet}
 STEPS=${STEPS:-200}
 BATCH=${BATCH:-256}
@@ -24,39 +26,20 @@ WARMUP=${WARMUP:-20}  # steps left out of samples/s: the first decisions move th
 require_torch memory_capped
 [ -x "$BN" ] || { echo "memory_capped: $BN not built (cmake --build build --target balancenet)" >&2; exit 2; }
 
-# The cap: the cnn's sgd state (parameters x 12 bytes) plus a quarter of the equal share's activations, and half a
-# sample more so that the pass is exactly a quarter (`balancenet models`: parameters, train MB/sample).
+# The cap: the cnn's sgd state and a quarter of the equal share's activations (bench/lib/capped.sh).
 read -r params mb_per_sample <<< "$("$BN" models | awk '$1 == "cnn" {print $2, $4}')"
 share=$((BATCH / NODES))
 pass=$((share / 4))
-cap=$("$PY" -c "print(round(($params * 12 + ($pass + 0.5) * $mb_per_sample * 1e6) / 2**20, 2))")
+cap=$(cap_mib "$params" "$mb_per_sample" "$pass")
 echo "memory_capped: worker 3 capped at $cap MiB: state and $pass of its $share samples' activations" >&2
-
-on_this_machine() {
-  local r=$1
-  shift
-  LOCAL_RANK=$r LOCAL_WORLD_SIZE=$NODES exec "$@"
-}
 
 mkdir -p "$OUT"
 common=(--nodes "$NODES" --threads 1 --model cnn --global-batch "$BATCH" --steps "$STEPS" --eval-samples 0
         --progress-seconds 0 --log-level warn --node-speed "$SPEEDS")
-run_bn() {
-  local name=$1
-  shift
-  echo "memory_capped: $name ($(uptime | sed 's/.*load/load/'))" >&2
-  rm -rf "${OUT:?}/$name"
-  "$BN" train "${common[@]}" --run-dir "$OUT/$name" "$@" > "$OUT/$name.log" 2>&1 \
-    || { echo "memory_capped: $name failed, see $OUT/$name.log" >&2; exit 1; }
-}
 run_bn bn-uncapped
 run_bn bn-one-pass --memory-limit-mb "0,0,0,$cap" --split "$(((BATCH - pass) / 3)),$(((BATCH - pass) / 3)),$((BATCH - pass - 2 * ((BATCH - pass) / 3))),$pass" --policy balanced
 run_bn bn-auto --memory-limit-mb "0,0,0,$cap" --accumulate auto
-for acc in 1 4; do
-  name=$([ "$acc" = 1 ] && echo ddp || echo ddp-accumulate)
-  echo "memory_capped: $name" >&2
-  run_ddp on_this_machine "$NODES" 127.0.0.1 "$(free_port)" "$OUT/$name.json" --global-batch "$BATCH" \
-    --steps "$STEPS" --accumulate "$acc" --node-speed "$SPEEDS" > "$OUT/$name.log" 2>&1 \
-    || { echo "memory_capped: $name failed, see $OUT/$name.log" >&2; exit 1; }
-done
+ddp=(--global-batch "$BATCH" --steps "$STEPS" --node-speed "$SPEEDS")
+run_ddp_side ddp "${ddp[@]}" --accumulate 1
+run_ddp_side ddp-accumulate "${ddp[@]}" --accumulate 4
 "$PY" bench/memory_capped_summary.py "$OUT" "$WARMUP" "$cap" "$pass" "$mb_per_sample"

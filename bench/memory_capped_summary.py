@@ -10,7 +10,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from memory_bench import peaks_text, worker_passes, write_json  # noqa: E402
+from memory_bench import peaks_text, share_cell, worker_passes, write_json  # noqa: E402
 from vs_ddp_summary import ddp_run, steady_rate  # noqa: E402  (the same measures as bench/vs_ddp.sh)
 
 
@@ -47,8 +47,7 @@ def main():
     print("| run | samples/s | worker 3: share, passes (median, 2nd half) | peak RSS per rank, MiB |")
     print("|---|---|---|---|")
     for name, r in result["runs"].items():
-        share = f"{r['worker3_share']:g}, {r['worker3_passes']:g}" if "worker3_share" in r else "-"
-        print(f"| {name} | {r['samples_per_second']:.1f} | {share} | {peaks_text(r.get('peak_memory_mb'))} |")
+        print(f"| {name} | {r['samples_per_second']:.1f} | {share_cell(r, 3)} | {peaks_text(r.get('peak_memory_mb'))} |")
     print(f"auto / one-pass shares: {result['auto_over_one_pass']:.2f}x (target >= 1.3x); auto / uncapped: "
           f"{result['auto_over_uncapped']:.2f} (target >= 0.90); auto / DDP accumulating: "
           f"{result['auto_over_ddp_accumulate']:.2f}x; uncapped / DDP: {result['uncapped_over_ddp']:.2f}x")

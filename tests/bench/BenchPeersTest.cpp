@@ -1,5 +1,6 @@
 // The benchmarks' own parts that a number depends on: bench/ddp_peer.py's resnet18 is the zoo's,
-// bench/lib/rates.sh's table computes the ratios it prints, and bench/python_vs_ddp.sh runs both its sides.
+// bench/lib/rates.sh's table computes the ratios it prints, and bench/python_vs_ddp.sh and the memory benchmarks
+// (bench/memory_capped.sh, bench/recompute_capped.sh) run every side at a smoke size.
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -112,6 +113,30 @@ TEST(BenchPeers, MemoryCappedQuickRunsEverySideAndTheCapBinds) {
   ASSERT_TRUE(std::regex_search(table, m, std::regex(R"(\| bn-auto \| [0-9.]+ \| ([0-9.]+), ([0-9.]+) \|)"))) << table;
   EXPECT_GT(std::stod(m[2]), 1) << "worker 3 took its share in one pass under auto\n" << table;
   EXPECT_NE(table.find("auto / one-pass shares: "), std::string::npos) << table;
+}
+
+// bench/recompute_capped.sh at a smoke size: every side runs, the one-pass run holds worker 1 to its pass (a third of
+// its 24), the recompute run gives it more in one pass (the script checks its log says it recomputes), and the summary
+// prints its ratios.
+TEST(BenchPeers, RecomputeCappedQuickRunsEverySideAndTheCappedWorkerRecomputes) {
+  ASSERT_TRUE(pythonHasTorch()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
+  balancenet::testing::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  const auto [table, ok] =
+      runBench(std::string("STEPS=6 WARMUP=2 BATCH=48 BN=") + BALANCENET_BINARY, "recompute_capped.sh", out);
+  ASSERT_TRUE(ok) << table;
+  for (const char* name :
+       {"bn-uncapped", "bn-one-pass", "bn-accumulate", "bn-recompute", "ddp", "ddp-accumulate", "ddp-recompute"})
+    EXPECT_NE(table.find(std::string("| ") + name + " | "), std::string::npos) << name << "\n" << table;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(table, m, std::regex(R"(\| bn-one-pass \| [0-9.]+ \| ([0-9.]+), ([0-9.]+) \|)")))
+      << table;
+  EXPECT_LE(std::stod(m[1]), 8) << table;
+  ASSERT_TRUE(std::regex_search(table, m, std::regex(R"(\| bn-recompute \| [0-9.]+ \| ([0-9.]+), ([0-9.]+) \|)")))
+      << table;
+  EXPECT_GT(std::stod(m[1]), 8) << "worker 1 held to its one-pass share although it recomputes\n" << table;
+  EXPECT_EQ(std::stod(m[2]), 1) << table;
+  EXPECT_NE(table.find("over the one-pass shares: recompute "), std::string::npos) << table;
 }
 
 }  // namespace

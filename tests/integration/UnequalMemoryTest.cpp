@@ -1,7 +1,8 @@
 // Workers of unequal memory end to end, real processes. --accumulate auto: a worker whose --memory-limit-mb does not
 // hold its share in one pass takes it in micro-steps that fit, trains exactly as without the cap, and keeps the share
 // its speed earns, where a fixed --accumulate holds the policy to what its passes hold. --shard-state: the optimiser
-// state in slices sized by the caps trains as the replicated state does.
+// state in slices sized by the caps trains as the replicated state does. --recompute: a worker that rebuilds its
+// blocks' activations in backward trains as one that keeps them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,6 +118,54 @@ TEST_F(UnequalMemory, ShardedStateInSlicesByMemoryTrainsAsReplicated) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t s = 0; s < want.size(); ++s) EXPECT_NEAR(got[s], want[s], 1e-5 * std::abs(want[s]) + 1e-6) << s;
   EXPECT_GT(std::abs(want.back() - want.front()), 1e-3) << "training moved the loss";
+}
+
+// Losses of two runs step by step: float32 sums in another order at most, far below what one wrong step moves.
+void expectSameLosses(const std::string& gotCsv, const std::string& wantCsv) {
+  const auto want = stepLosses(wantCsv);
+  const auto got = stepLosses(gotCsv);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t s = 0; s < want.size(); ++s) EXPECT_NEAR(got[s], want[s], 1e-5 * std::abs(want[s]) + 1e-6) << s;
+  EXPECT_GT(std::abs(want.back() - want.front()), 1e-3) << "training moved the loss";
+}
+
+// resnet18 (BatchNorm) at a quarter width: worker 1's 40 MiB holds 17 of its 48 samples in one pass, all of them
+// recomputed (about 0.5 of 1.9 MB a sample), so --recompute auto turns it on for worker 1 only, under --accumulate 1;
+// every step's loss is the uncapped run's.
+TEST_F(UnequalMemory, AWorkerThatRecomputesItsBlocksTrainsAsOneThatKeepsThem) {
+  const std::vector<std::string> fixed{"--model", "resnet18", "--width", "0.25", "--split", "16,48", "--steps", "6"};
+  ASSERT_EQ(trainInto("kept", with(fixed)).exitCode, 0);
+  auto capped = with(fixed);
+  capped.insert(capped.end(), {"--memory-limit-mb", "0,40", "--recompute", "auto"});
+  const auto r = trainInto("recomputed", capped);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("worker 1 recomputes its blocks in backward (--recompute auto)"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("worker 0 recomputes"), std::string::npos) << r.output;
+  for (const auto& [step, k] : columnOf(dir_.file("recomputed/steps.csv"), "micro_batches", 1))
+    EXPECT_EQ(k, 1) << "step " << step << ": recomputed, the 48 samples fit one pass";
+  expectSameLosses(dir_.file("recomputed/steps.csv"), dir_.file("kept/steps.csv"));
+  // Without --recompute the same cap is refused at the start, and the refusal says what would fit.
+  auto refused = with(fixed);
+  refused.insert(refused.end(), {"--memory-limit-mb", "0,40"});
+  const auto no = trainInto("refused", refused);
+  EXPECT_EQ(no.exitCode, 2) << no.output;
+  EXPECT_NE(no.output.find("--recompute auto"), std::string::npos) << no.output;
+}
+
+// With dropout, the second forward must draw the first one's masks: --recompute blocks on every worker gives every
+// step's loss of the run that keeps its activations.
+TEST_F(UnequalMemory, RecomputedBlocksDrawTheirDropoutMasksAgain) {
+  std::vector<std::string> fixed = with({"--split", "24,40", "--steps", "6"});
+  const auto dropout = std::find(fixed.begin(), fixed.end(), "--dropout");
+  ASSERT_NE(dropout, fixed.end());
+  *(dropout + 1) = "0.3";
+  ASSERT_EQ(trainInto("kept", fixed).exitCode, 0);
+  fixed.insert(fixed.end(), {"--recompute", "blocks"});
+  const auto r = trainInto("recomputed", fixed);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("worker 0 recomputes its blocks"), std::string::npos) << r.output;
+  expectSameLosses(dir_.file("recomputed/steps.csv"), dir_.file("kept/steps.csv"));
 }
 
 }  // namespace

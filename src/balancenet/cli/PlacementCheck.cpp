@@ -13,6 +13,8 @@
 #include "balancenet/pipeline/Partition.h"
 #include "balancenet/pipeline/Schedule.h"
 #include "balancenet/pipeline/planner/Planner.h"
+#include "balancenet/recompute/RecomputeMemory.h"
+#include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/worker/StagePlacement.h"
 #include "balancenet/worker/WorkerMemory.h"
@@ -61,6 +63,10 @@ std::vector<WorkerLoad> workerLoads(const std::vector<BlockInfo>& blocks, const 
                                  ? 1
                                  : std::max<int64_t>(1, (share + p.accumulate - 1) / p.accumulate);
         load.memory = pipeline::estimateStageMemory(blocks, range, pass, /*inFlight=*/1, optimizer);
+        // --recompute (auto counted as on: a worker it would not help fits without): the blocks' inputs and one
+        // block rebuilt, a pass's worth.
+        if (c.trainer.recompute != recompute::RecomputeMode::None && blocks.size() >= 2)
+          load.memory.activationBytes = recompute::recomputedBytesPerSample(blocks) * pass;
         // --shard-state: the optimiser's slots for this worker's slice only.
         load.memory.stateBytes =
             worker::stateBytesOf(c, parameters, load.rank, static_cast<int>(p.split.batches.size()));
@@ -162,15 +168,24 @@ void checkPlacement(const JobConfig& c) {
     passes.accumulate = trainer::kAccumulateAuto;
     if (fits(workerLoads(blocks, passes, c), c)) suggest("--accumulate auto (the share in passes that fit)");
   }
+  // A data-parallel mode suggested where its job fits: in one pass of each share, or else in passes.
+  auto suggestIfFits = [&](const JobConfig& changed, const std::string& what) {
+    Placement passes = placement;
+    passes.accumulate = trainer::kAccumulateAuto;
+    if (fits(workerLoads(blocks, placement, changed), changed))
+      suggest(what);
+    else if (fits(workerLoads(blocks, passes, changed), changed))
+      suggest(what + " with --accumulate auto");
+  };
+  if (!p.enabled() && c.trainer.recompute == recompute::RecomputeMode::None && blocks.size() >= 2) {
+    JobConfig recomputing = c;
+    recomputing.trainer.recompute = recompute::RecomputeMode::Auto;
+    suggestIfFits(recomputing, "--recompute auto (the blocks' activations rebuilt in backward)");
+  }
   if (!p.enabled() && !c.trainer.shardState) {
     JobConfig sharded = c;
     sharded.trainer.shardState = true;
-    Placement passes = placement;
-    passes.accumulate = trainer::kAccumulateAuto;
-    if (fits(workerLoads(blocks, placement, sharded), sharded))
-      suggest("--shard-state (the optimiser state in slices by memory)");
-    else if (fits(workerLoads(blocks, passes, sharded), sharded))
-      suggest("--shard-state (the optimiser state in slices by memory) with --accumulate auto");
+    suggestIfFits(sharded, "--shard-state (the optimiser state in slices by memory)");
   }
   requireAllFit(loads, c, hint);
 }

@@ -97,6 +97,12 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Precision,
                              {{Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}})
 }  // namespace balancenet::precision
 
+namespace balancenet::recompute {
+NLOHMANN_JSON_SERIALIZE_ENUM(RecomputeMode, {{RecomputeMode::None, "none"},
+                                             {RecomputeMode::Blocks, "blocks"},
+                                             {RecomputeMode::Auto, "auto"}})
+}  // namespace balancenet::recompute
+
 namespace balancenet::trainer {
 NLOHMANN_JSON_SERIALIZE_ENUM(LrSchedule::Decay, {{LrSchedule::Decay::Constant, "constant"},
                                                  {LrSchedule::Decay::Cosine, "cosine"},
@@ -105,11 +111,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LrSchedule, baseLr, warmupSteps, decay, total
 static_assert(job::aggregateFields<LrSchedule>() == 7);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptimizerOptions, name, momentum, weightDecay, nesterov, beta1, beta2, eps)
 static_assert(job::aggregateFields<OptimizerOptions>() == 7);
-// Not carried: capacity, metricStyle, samplesPerPass and stateSlices, which each worker measures and derives from
-// its data and memory (worker/Worker.cpp).
-static_assert(job::aggregateFields<TrainerOptions>() == 23);
+// Not carried: capacity, metricStyle, samplesPerPass, stateSlices and recomputeBlocks, which each worker measures
+// and derives from its data and memory (worker/Worker.cpp).
+static_assert(job::aggregateFields<TrainerOptions>() == 25);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainerOptions, steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate,
-                                   shardState, precision, evalEvery, evalAtEnd, evalSamples, stopAtAccuracy,
+                                   shardState, recompute, precision, evalEvery, evalAtEnd, evalSamples, stopAtAccuracy,
                                    timeBudgetS, progressSeconds, runDir, modelName, timelinePath, broadcastInitialModel)
 }  // namespace balancenet::trainer
 

@@ -42,6 +42,8 @@ Trainer::Trainer(TrainerOptions options, TrainerParts parts)
   } else {
     optimizer_ = makeOptimizer(options_.optimizer, params_, options_.lr.at(0));
   }
+  if (options_.recomputeBlocks)
+    recomputed_ = std::make_unique<recompute::RecomputedForward>(parts_->net, options_.precision, device_.type());
   if (precision::scalesLoss(options_.precision)) scaler_.emplace();
   // Measured (docs/benchmarks.md): the cnn 80x slower in fp16 than in fp32 on an AVX-512 Xeon, the mlp faster.
   if (options_.precision == precision::Precision::Fp16 && !device_.is_cuda() && parts_->comm.rank() == 0)
@@ -217,7 +219,8 @@ at::Tensor Trainer::computeGradients(const data::Batch& batch, int64_t globalBat
     {
       Timeline::Span span(timeline_.get(), "forward", "compute");
       const precision::AutocastScope autocast(options_.precision, device_.type());
-      auto outputs = parts_->net.forward(batch.inputs.narrow(0, m.begin, m.size));
+      const auto inputs = batch.inputs.narrow(0, m.begin, m.size);
+      auto outputs = recomputed_ ? recomputed_->forward(inputs) : parts_->net.forward(inputs);
       loss = parts_->objective.trainingLossSum(outputs, batch.targets.narrow(0, m.begin, m.size)) /
              static_cast<double>(globalBatch);
     }

@@ -18,6 +18,7 @@
 #include "balancenet/objective/Objective.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/precision/LossScaler.h"
+#include "balancenet/recompute/RecomputedForward.h"
 #include "balancenet/trainer/StepEngine.h"
 #include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/trainer/TrainingState.h"
@@ -102,11 +103,12 @@ class Trainer : public StepEngine {
   TrainerOptions options_;
   std::optional<TrainerParts> parts_;  // references: re-seated by rewire()
   std::vector<at::Tensor> params_;
-  c10::Device device_{c10::DeviceType::CPU};            // the model's, where this rank computes
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;  // over params_, or over sharded_'s slice
-  std::unique_ptr<ShardedState> sharded_;               // --shard-state only
-  int64_t gatheredBytes_ = 0;                           // its all-gather's bytes in the step being taken
-  std::optional<precision::LossScaler> scaler_;         // --precision fp16 only
+  c10::Device device_{c10::DeviceType::CPU};                  // the model's, where this rank computes
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;        // over params_, or over sharded_'s slice
+  std::unique_ptr<ShardedState> sharded_;                     // --shard-state only
+  std::unique_ptr<recompute::RecomputedForward> recomputed_;  // where this worker recomputes its blocks
+  int64_t gatheredBytes_ = 0;                                 // its all-gather's bytes in the step being taken
+  std::optional<precision::LossScaler> scaler_;               // --precision fp16 only
   data::GlobalPermutationSampler sampler_;
   std::unique_ptr<BatchPrefetcher> prefetcher_;  // reads the next step's share ahead
   int64_t step_ = 0;

@@ -10,6 +10,7 @@
 #include "balancenet/metrics/Efficiency.h"
 #include "balancenet/metrics/MetricStyle.h"
 #include "balancenet/precision/Precision.h"
+#include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/trainer/LrSchedule.h"
 #include "balancenet/trainer/OptimizerFactory.h"
 
@@ -33,6 +34,8 @@ struct TrainerOptions {
   bool shardState = false;  // --shard-state: each worker keeps the optimiser state of its slice only
   // With shardState: every worker's slice of the flattened parameters (memory/StateSlices, set by the worker).
   std::vector<int64_t> stateSlices;
+  recompute::RecomputeMode recompute = recompute::RecomputeMode::None;  // --recompute: the job's choice
+  bool recomputeBlocks = false;  // this worker's answer to it (worker/WorkerMemory: auto decides per worker)
   precision::Precision precision = precision::Precision::Fp32;  // of the forward pass (autocast); weights stay fp32
   int64_t evalEvery = 0;                                        // 0: evaluate only at the end
   bool evalAtEnd = true;

@@ -25,6 +25,7 @@
 #include "balancenet/orchestrator/Orchestrator.h"
 #include "balancenet/orchestrator/StaticAllocator.h"
 #include "balancenet/orchestrator/policies/PolicyRegistry.h"
+#include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/GenerationConfig.h"
@@ -176,6 +177,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options = c.trainer;
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.samplesPerPass = passes.samplesPerPass;
+  options.recomputeBlocks = passes.recompute;
   if (c.trainer.shardState) {
     const int64_t parameters = model.info.parameters;
     options.stateSlices = stateSlicesOf(c, parameters, group.comm().size());
@@ -229,6 +231,12 @@ int runWorker(const JobConfig& c) {
   const WorkerPasses passes = workerPasses(c, entry.member, model, device);
   if (c.trainer.accumulate == trainer::kAccumulateAuto && passes.samplesPerPass != memory::kUnlimited)
     spdlog::debug("worker {}: at most {} samples a pass (--accumulate auto)", entry.member, passes.samplesPerPass);
+  if (passes.recompute) {
+    auto count = [](int64_t n) { return n == memory::kUnlimited ? std::string("any number of") : std::to_string(n); };
+    spdlog::info("worker {} recomputes its blocks in backward (--recompute {}): a pass holds {} samples, {} without",
+                 entry.member, recompute::recomputeModeName(c.trainer.recompute), count(passes.samplesPerPass),
+                 count(passes.samplesPerPassWithout));
+  }
   WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()), passes.shareCap);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);

@@ -10,6 +10,7 @@
 #include "balancenet/memory/PassFit.h"
 #include "balancenet/memory/StateSlices.h"
 #include "balancenet/pipeline/MemoryEstimate.h"
+#include "balancenet/recompute/RecomputeMemory.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::worker {
@@ -49,6 +50,31 @@ int64_t stateBytesOf(const job::JobConfig& c, int64_t parameters, int rank, int 
   return parameters * kReplicatedBytesPerParameter + slices.at(rank) * (perParameter - kReplicatedBytesPerParameter);
 }
 
+namespace {
+
+// The share a worker starts with: the one the decision on recomputation is made for (it stays for the run).
+int64_t firstShare(const job::JobConfig& c, int member, int world) {
+  if (member >= 0 && member < static_cast<int>(c.split.batches.size())) return c.split.batches[member];
+  return c.trainer.globalBatch / std::max(1, world);
+}
+
+static_assert(trainer::kAccumulateAuto == 0, "recompute::recomputePays reads 0 micro-steps as --accumulate auto");
+
+bool recomputes(const job::JobConfig& c, size_t blockCount, int64_t share, int64_t plainPerPass,
+                int64_t recomputedPerPass) {
+  switch (c.trainer.recompute) {
+    case recompute::RecomputeMode::None:
+      return false;
+    case recompute::RecomputeMode::Blocks:
+      return true;  // a model of one block is refused where the forward is built (RecomputedForward)
+    case recompute::RecomputeMode::Auto:
+      return blockCount >= 2 && recompute::recomputePays(share, plainPerPass, recomputedPerPass, c.trainer.accumulate);
+  }
+  return false;
+}
+
+}  // namespace
+
 WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::BuiltModel& model, c10::Device device) {
   const auto blocks = model.net->blocks();
   const auto whole = pipeline::estimateStageMemory(blocks, {0, blocks.size()}, /*microBatch=*/1, /*inFlight=*/1,
@@ -56,16 +82,22 @@ WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::Bui
   const int64_t parameters = model.info.parameters;  // what --shard-state slices: every element of every tensor
   const int world = c.worker ? c.worker->worldSize : c.split.worldSize();
   const int64_t state = member >= 0 && member < world ? stateBytesOf(c, parameters, member, world) : whole.stateBytes;
-  const memory::WorkerFootprint footprint{state, whole.activationBytes};
+  const memory::WorkerFootprint plain{state, whole.activationBytes};
+  const memory::WorkerFootprint recomputed{state, recompute::recomputedBytesPerSample(blocks)};
   const double budget = budgetBytes(c, member, device);
   WorkerPasses passes;
-  passes.samplesPerPass = memory::samplesPerPass(footprint, budget);
+  passes.samplesPerPassWithout = memory::samplesPerPass(plain, budget);
+  const int64_t recomputedPerPass = memory::samplesPerPass(recomputed, budget);
+  passes.recompute =
+      recomputes(c, blocks.size(), firstShare(c, member, world), passes.samplesPerPassWithout, recomputedPerPass);
+  passes.samplesPerPass = passes.recompute ? recomputedPerPass : passes.samplesPerPassWithout;
   if (passes.samplesPerPass == 0)
     throw UsageError(fmt::format(
         "worker {} has {:.1f} MiB for training, which holds the model's state ({:.1f} MiB with {}) but not one "
-        "sample more ({:.2f} MiB each): give it more memory, or train with --pipeline-stages",
-        member, budget / kMiBytes, footprint.stateBytes / kMiBytes, c.trainer.optimizer.name,
-        footprint.bytesPerSample / kMiBytes));
+        "sample more ({:.2f} MiB each{}): give it more memory, {}or train with --pipeline-stages",
+        member, budget / kMiBytes, plain.stateBytes / kMiBytes, c.trainer.optimizer.name,
+        (passes.recompute ? recomputed : plain).bytesPerSample / kMiBytes, passes.recompute ? ", recomputed" : "",
+        !passes.recompute && recomputedPerPass > 0 ? "try --recompute auto, " : ""));
   if (budget <= 0) return passes;
   passes.shareCap = c.trainer.accumulate == trainer::kAccumulateAuto
                         ? memory::kUnlimited

@@ -16,12 +16,17 @@ struct WorkerPasses {
   // The largest share its micro-steps hold, for the policies (NodeSample::shareCap): under --accumulate auto
   // none (memory::kUnlimited: more micro-steps instead), with a fixed K what K passes hold, 0 without a budget.
   int64_t shareCap = 0;
+  // --recompute: whether this worker recomputes its blocks (blocks: always; auto: recompute::recomputePays on its
+  // first share), and what one pass would hold without (samplesPerPass is the answer with, where it does).
+  bool recompute = false;
+  int64_t samplesPerPassWithout = 0;
 };
 
 // The budget: --memory-limit-mb for launch rank `member`, else 80% of a GPU's memory, else none (the CPU's memory
 // is the node's, watched by the monitor). The footprint: the whole model's state and activations per sample
-// (pipeline/MemoryEstimate.h, the estimate the launch check uses). Throws UsageError in one line where the budget
-// does not hold one sample beside the state.
+// (pipeline/MemoryEstimate.h, the estimate the launch check uses), or with --recompute the blocks' inputs and the
+// largest block (recompute/RecomputeMemory.h). Throws UsageError in one line where the budget does not hold one
+// sample beside the state.
 WorkerPasses workerPasses(const job::JobConfig& c, int member, const models::BuiltModel& model, c10::Device device);
 
 // --shard-state: every worker's slice of the model's `parameters` elements, sized by the room each worker's

@@ -129,6 +129,26 @@ TEST_F(PlacementCheck, MicroStepsFitAShareInPassesAndTheRefusalSaysSo) {
   EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,14"})).find("--accumulate auto (the share"), std::string::npos);
 }
 
+// resnet18 at a quarter width keeps about 1.9 MB a sample, 0.5 MB recomputed (the blocks' inputs and one block):
+// 40 MiB holds 17 of a 32-sample share in one pass, all of it recomputed. The refusal names --recompute auto, which
+// fits; a cap that holds the state and one recomputed sample only needs passes as well.
+TEST_F(PlacementCheck, RecomputationFitsAShareInOnePassAndTheRefusalSaysSo) {
+  const std::vector<std::string> job{"--model", "resnet18", "--width", "0.25", "--nodes", "2", "--global-batch", "64"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), job.begin(), job.end());
+    return more;
+  };
+  const auto kept = refusal(with({"--memory-limit-mb", "0,40"}));
+  EXPECT_NE(kept.find("or --recompute auto (the blocks' activations rebuilt in backward)"), std::string::npos) << kept;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,40", "--recompute", "auto"})), kAccepted);
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,40", "--recompute", "blocks"})), kAccepted);
+  const auto tight = refusal(with({"--memory-limit-mb", "0,12"}));
+  EXPECT_NE(tight.find("--recompute auto (the blocks' activations rebuilt in backward) with --accumulate auto"),
+            std::string::npos)
+      << tight;
+  EXPECT_EQ(refusal(with({"--memory-limit-mb", "0,12", "--recompute", "auto", "--accumulate", "auto"})), kAccepted);
+}
+
 // Adam's state alone (16 bytes a parameter, 18.3 MiB for the cnn) is above a 17 MiB cap: no number of passes fits,
 // slices of the state do (8 bytes a parameter and half the slots each); the refusal says so and --shard-state fits.
 TEST_F(PlacementCheck, StateThatFitsNoWorkerWholeFitsInSlices) {

@@ -8,6 +8,7 @@
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
 #include "balancenet/precision/Precision.h"
+#include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/trainer/LrSchedule.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
@@ -40,6 +41,12 @@ void addOptimizationFlags(CLI::App& app, JobConfig& c, OptimizationRaw& raw) {
                "worker's --memory-limit-mb (equal without): the gradient is still summed whole, each worker updates "
                "its slice and the slices are all-gathered (ZeRO stage 1, with unequal slices); for a model whose "
                "optimiser state does not fit the smallest worker");
+  app.add_option("--recompute", raw.recompute,
+                 "none, blocks or auto: blocks keeps only each block's input in the forward and runs the block again "
+                 "in backward (about a third more compute, the same gradient), so a pass holds more samples; auto: "
+                 "per worker, where its memory would otherwise hold its share down (under --accumulate auto: cut it "
+                 "into many small passes)")
+      ->capture_default_str();
   app.add_option("--precision", raw.precision,
                  "fp32, bf16 or fp16: the forward pass under autocast in that type (matrix products and convolutions; "
                  "weights, optimiser state and the exchanged gradient stay fp32); fp16 scales the loss dynamically and "
@@ -78,6 +85,7 @@ void validateOptimization(JobConfig& c, const OptimizationRaw& raw) {
             fmt::format("--accumulate must be auto or a whole number at least 1, got '{}'", raw.accumulate));
     t.accumulate = *k;
   }
+  t.recompute = recompute::parseRecomputeMode(raw.recompute);
   t.precision = precision::parsePrecision(raw.precision);
   t.lr.decay = trainer::LrSchedule::parseDecay(raw.lrDecay);
   t.lr.totalSteps = t.steps;

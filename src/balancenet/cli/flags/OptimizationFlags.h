@@ -13,9 +13,11 @@ struct OptimizationRaw {
   std::string lrDecay = "constant";
   std::string precision = "fp32";
   std::string accumulate = "1";  // K or auto
+  std::string recompute = "none";
 };
 
-// Declares the group on `app`: --lr-decay, --precision and --accumulate into `raw`, the rest into config.trainer.
+// Declares the group on `app`: --lr-decay, --precision, --accumulate and --recompute into `raw`, the rest into
+// config.trainer.
 void addOptimizationFlags(CLI::App& app, job::JobConfig& config, OptimizationRaw& raw);
 
 // Each value checked (UsageError naming the flag), the decay parsed, the schedule's length set from --steps.

@@ -20,6 +20,7 @@
 #include "balancenet/compression/GradCompression.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/precision/Precision.h"
+#include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/worker/WorkerThreads.h"
 
 namespace balancenet::cli {
@@ -61,6 +62,16 @@ void validateShardedState(const JobConfig& c) {
   refuse(c.resilience.elastic || c.resilience.join, "--elastic");
   refuse(c.resilience.maxRestarts > 0, "--max-restarts");
   refuse(c.comm.staleness > 0, "--staleness");
+}
+
+// --recompute with what runs a forward otherwise: the pipeline's stages run their own blocks, and a synchronised
+// BatchNorm's second forward would exchange its statistics again on the workers that recompute only.
+void validateRecompute(const JobConfig& c) {
+  if (c.trainer.recompute == recompute::RecomputeMode::None) return;
+  require(!c.pipeline.enabled(), "--recompute is not yet with --pipeline-stages (the stages keep every activation)");
+  require(!c.syncBatchNorm,
+          "--recompute is not with --sync-bn (the second forward would exchange the BatchNorm statistics again, on "
+          "the workers that recompute only)");
 }
 
 // --precision (after validateOptimization parsed it) with the ways of training that cannot take it.
@@ -117,6 +128,7 @@ void validateTrainFlags(JobConfig& c, const RawFlags& raw) {
   validateOptimization(c, raw.optimization);
   validatePrecision(c);
   validateShardedState(c);
+  validateRecompute(c);
   validateStopping(c.trainer, raw.result);
   require(c.threads >= 1, fmt::format("--threads must be at least 1, got {}", c.threads));
   if (c.worker && !c.threadsGiven) worker::chooseDefaultThreads(c);
