@@ -106,6 +106,35 @@ TEST_F(PartitionProcess, PlanPrintsRankedPlacements) {
   expectOneLineError(run({"plan", "--nodes", "3", "--pipeline-stages", "2"}), "--pipeline-stages", 2);
 }
 
+// Adam's state fits no worker whole (cnn, 17 MiB caps): no placement the planner cuts fits, and `plan` says which
+// data-parallel mode does (the sharded ones) instead of refusing; with no mode either, it refuses in one line.
+TEST_F(PartitionProcess, PlanPrintsWhichDataParallelModeFitsWhere) {
+  const std::vector<std::string> job{"plan", "--model", "cnn", "--nodes",           "2", "--global-batch",
+                                     "4",    "--top",   "2",   "--memory-limit-mb", "17"};
+  auto adam = job;
+  adam.insert(adam.end(), {"--optimizer", "adam"});
+  const auto text = run(adam);
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_NE(text.output.find("no placement the planner cuts fits"), std::string::npos) << text.output;
+  EXPECT_TRUE(std::regex_search(text.output, std::regex(R"(\nreplicated, one pass .* no \(worker [01]\)\n)")))
+      << text.output;
+  EXPECT_TRUE(std::regex_search(text.output, std::regex(R"(\n--shard-state  .* yes\n)"))) << text.output;
+  auto json = adam;
+  json.push_back("--json");
+  const auto parsed = nlohmann::json::parse(run(json).output);
+  int fitting = 0;
+  for (const auto& mode : parsed.at("data_parallel_modes")) fitting += mode.at("fits").get<bool>() ? 1 : 0;
+  EXPECT_EQ(fitting, 3) << parsed.dump();  // the three sharded modes
+  // sgd's state fits: the placements are ranked as before, and the table follows them.
+  const auto sgd = run(job);
+  ASSERT_EQ(sgd.exitCode, 0) << sgd.output;
+  EXPECT_TRUE(std::regex_search(sgd.output, std::regex(R"(\n1\. .*ms/step)"))) << sgd.output;
+  EXPECT_NE(sgd.output.find("data parallelism, shares by speed (2,2)"), std::string::npos) << sgd.output;
+  auto none = job;
+  none.back() = "5";
+  expectOneLineError(run(none), "no placement fits every node's memory", 2);
+}
+
 // Worker 3 cannot hold vgg16 with its optimiser state: data parallelism is refused before training, naming it;
 // a planned pipeline keeps the heavy layers off it and trains.
 TEST_F(PartitionProcess, CappedWorkerRefusesDataParallelismButTrainsAPlannedPipeline) {

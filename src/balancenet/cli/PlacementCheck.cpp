@@ -8,6 +8,7 @@
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/ParseNumber.h"
+#include "balancenet/memory/PassFit.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/pipeline/MemoryEstimate.h"
 #include "balancenet/pipeline/Partition.h"
@@ -188,6 +189,56 @@ void checkPlacement(const JobConfig& c) {
     suggestIfFits(sharded, "--shard-state (the optimiser state in slices by memory)");
   }
   requireAllFit(loads, c, hint);
+}
+
+std::vector<DataParallelMode> dataParallelModes(const JobConfig& c) {
+  const auto blocks = models::buildModel(c.model).net->blocks();
+  const Placement onePass{pipeline::Partition::uniform(blocks.size(), 1), c.split, 1, pipeline::ScheduleKind::OneFOneB,
+                          1};
+  struct Way {
+    const char* flags;
+    bool passes, recomputed, sharded;
+  };
+  const std::vector<Way> ways{{"", false, false, false},
+                              {"--accumulate auto", true, false, false},
+                              {"--recompute blocks", false, true, false},
+                              {"--recompute blocks --accumulate auto", true, true, false},
+                              {"--shard-state", false, false, true},
+                              {"--shard-state --accumulate auto", true, false, true},
+                              {"--shard-state --recompute blocks --accumulate auto", true, true, true}};
+  std::vector<DataParallelMode> modes;
+  for (const auto& way : ways) {
+    if (way.recomputed && blocks.size() < 2) continue;
+    JobConfig changed = c;
+    changed.trainer.recompute = way.recomputed ? recompute::RecomputeMode::Blocks : recompute::RecomputeMode::None;
+    changed.trainer.shardState = way.sharded;
+    Placement placement = onePass;
+    placement.accumulate = way.passes ? trainer::kAccumulateAuto : 1;
+    DataParallelMode mode{way.flags, {}, {}, true, -1};
+    double worst = 0;
+    for (const auto& load : workerLoads(blocks, placement, changed)) {
+      const double cap = c.memoryLimitMbOf(load.rank) * 1024 * 1024;
+      const int64_t share = c.split.batches[load.rank];
+      int64_t passes = 1;
+      double bytes = static_cast<double>(load.memory.total());
+      if (way.passes) {  // the load is one sample's pass: the share in the fewest passes that fit
+        const memory::WorkerFootprint footprint{load.memory.stateBytes, load.memory.activationBytes};
+        const int64_t perPass = memory::samplesPerPass(footprint, cap);
+        passes = perPass > 0 ? memory::microStepsFor(share, perPass) : 1;
+        const int64_t pass = perPass > 0 ? (share + passes - 1) / passes : 1;
+        bytes = static_cast<double>(footprint.stateBytes + footprint.bytesPerSample * pass);
+      }
+      mode.mib.push_back(bytes / (1024 * 1024));
+      mode.passes.push_back(passes);
+      if (cap > 0 && bytes / cap > std::max(1.0, worst)) {
+        worst = bytes / cap;
+        mode.fits = false;
+        mode.tightest = load.rank;
+      }
+    }
+    modes.push_back(std::move(mode));
+  }
+  return modes;
 }
 
 std::vector<double> parseMemoryLimits(const std::string& text, int workers) {

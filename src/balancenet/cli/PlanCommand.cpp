@@ -1,6 +1,7 @@
 // PlanCommand: `balancenet plan`, the planner's answer for a job described by flags, on this machine's profile.
 #include "balancenet/cli/PlanCommand.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "balancenet/cli/flags/PipelineFlags.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/emulation/FactorSchedule.h"
+#include "balancenet/orchestrator/policies/PolicySupport.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
 namespace balancenet::cli {
@@ -80,12 +82,56 @@ std::string placementJson(const pipeline::Placement& p, int64_t globalBatch) {
       jsonString(p.method), jsonString(p.describe()));
 }
 
-void printJson(const std::vector<pipeline::Placement>& ranked, const pipeline::PlanInput& input, size_t top) {
+std::string placementsJson(const std::vector<pipeline::Placement>& ranked, const pipeline::PlanInput& input,
+                           size_t top) {
   std::vector<std::string> items;
   for (size_t i = 0; i < std::min(top, ranked.size()); ++i)
     items.push_back(placementJson(ranked[i], input.globalBatch));
-  std::cout << fmt::format("{{\"placements\": [{}], \"explain\": {}}}\n", fmt::join(items, ", "),
-                           jsonString(pipeline::explainPlacement(input, ranked.front())));
+  return fmt::format(R"("placements": [{}], "explain": {})", fmt::join(items, ", "),
+                     jsonString(pipeline::explainPlacement(input, ranked.front())));
+}
+
+// The job as the start check sees a data-parallel run of it: the split by speed (1 / --slowdown), the caps.
+job::JobConfig dataParallelJob(const LocalJob& job) {
+  job::JobConfig c;
+  c.model = job.model;
+  c.trainer.optimizer.name = job.optimizer;
+  c.trainer.globalBatch = job.globalBatch;
+  c.memoryLimitMb = job.memoryLimitMb;
+  std::vector<double> speeds;
+  for (int n = 0; n < job.nodes; ++n) speeds.push_back(job.slowdown.empty() ? 1.0 : 1.0 / job.slowdown[n]);
+  c.split.batches = orchestrator::apportion(speeds, job.globalBatch).sizes;
+  return c;
+}
+
+std::string modesTable(const std::vector<DataParallelMode>& modes, const job::JobConfig& c) {
+  std::string out = fmt::format(
+      "\ndata parallelism, shares by speed ({}): each worker's estimated MiB (and passes) by mode\n", c.split.str());
+  out += fmt::format("{:<52}", "mode");
+  for (int r = 0; r < c.split.worldSize(); ++r) out += fmt::format(" {:>14}", fmt::format("worker {}", r));
+  out += "  fits\n";
+  if (c.memoryLimited()) {
+    out += fmt::format("{:<52}", "--memory-limit-mb");
+    for (int r = 0; r < c.split.worldSize(); ++r)
+      out += fmt::format(" {:>14}", c.memoryLimitMbOf(r) > 0 ? fmt::format("{:.1f}", c.memoryLimitMbOf(r)) : "-");
+    out += "\n";
+  }
+  for (const auto& m : modes) {
+    out += fmt::format("{:<52}", m.flags.empty() ? "replicated, one pass" : m.flags);
+    for (size_t r = 0; r < m.mib.size(); ++r)
+      out += fmt::format(" {:>14}", m.passes[r] > 1 ? fmt::format("{:.1f} ({})", m.mib[r], m.passes[r])
+                                                    : fmt::format("{:.1f}", m.mib[r]));
+    out += m.fits ? "  yes\n" : fmt::format("  no (worker {})\n", m.tightest);
+  }
+  return out;
+}
+
+std::string modesJson(const std::vector<DataParallelMode>& modes) {
+  std::vector<std::string> items;
+  for (const auto& m : modes)
+    items.push_back(fmt::format(R"({{"flags": {}, "mib": [{:.2f}], "passes": [{}], "fits": {}}})", jsonString(m.flags),
+                                fmt::join(m.mib, ", "), fmt::join(m.passes, ", "), m.fits ? "true" : "false"));
+  return fmt::format("[{}]", fmt::join(items, ", "));
 }
 
 }  // namespace
@@ -121,15 +167,34 @@ int runPlan(const PlanOptions& given) {
   request.stages = stagesRequested(o);
   const auto input = profileLocally(job);
   const auto ranked = pipeline::rankPlacements(input, request);
-  if (ranked.empty()) pipeline::planPlacement(input, request);  // its UsageError names the tightest worker
+  const auto dataParallel = dataParallelJob(job);
+  const auto modes = dataParallelModes(dataParallel);
+  if (ranked.empty()) {
+    // No placement the planner cuts fits: the refusal names the tightest worker, and where a data-parallel mode
+    // (passes, recomputation, sharded state) fits, the table says which instead.
+    const bool some = std::any_of(modes.begin(), modes.end(), [](const DataParallelMode& m) { return m.fits; });
+    try {
+      pipeline::planPlacement(input, request);
+    } catch (const UsageError& e) {
+      if (!some) throw;
+      if (o.json) {
+        std::cout << fmt::format("{{\"placements\": [], \"explain\": {}, \"data_parallel_modes\": {}}}\n",
+                                 jsonString(e.what()), modesJson(modes));
+      } else {
+        std::cout << "no placement the planner cuts fits: " << e.what() << "\n" << modesTable(modes, dataParallel);
+      }
+      return 0;
+    }
+  }
   if (o.json) {
-    printJson(ranked, input, static_cast<size_t>(o.top));
+    std::cout << fmt::format("{{{}, \"data_parallel_modes\": {}}}\n",
+                             placementsJson(ranked, input, static_cast<size_t>(o.top)), modesJson(modes));
     return 0;
   }
   std::cout << fmt::format("{} on {} workers, global batch {}, profiled on this machine; best first:\n", o.model,
                            o.nodes, o.globalBatch)
             << rankedPlacementLines(ranked, o.globalBatch, static_cast<size_t>(o.top)) << "\nthe best placement:\n"
-            << pipeline::explainPlacement(input, ranked.front());
+            << pipeline::explainPlacement(input, ranked.front()) << modesTable(modes, dataParallel);
   return 0;
 }
 

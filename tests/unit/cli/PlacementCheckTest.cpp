@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "balancenet/cli/flags/TrainFlags.h"
 #include "testing/LauncherViewTest.h"
@@ -177,6 +179,40 @@ TEST_F(PlacementCheck, GPipeHoldsMoreActivationsThan1F1B) {
     separated = !refusedWith("1f1b", limit) && refusedWith("gpipe", limit);
   }
   EXPECT_TRUE(separated);
+}
+
+// The modes `balancenet plan` prints, on the two jobs above: each fits where the start check accepts its flags.
+TEST_F(PlacementCheck, DataParallelModesFitWhereTheirFlagsAreAccepted) {
+  auto byFlags = [](const std::vector<DataParallelMode>& modes) {
+    std::map<std::string, DataParallelMode> m;
+    for (const auto& mode : modes) m[mode.flags] = mode;
+    return m;
+  };
+  const std::vector<std::string> resnet{"--model",        "resnet18", "--width",           "0.25", "--nodes", "2",
+                                        "--global-batch", "64",       "--memory-limit-mb", "0,40"};
+  const auto modes = byFlags(dataParallelModes(parseTrainCommandLine(resnet)));
+  ASSERT_EQ(modes.size(), 7u);
+  EXPECT_FALSE(modes.at("").fits);
+  EXPECT_EQ(modes.at("").tightest, 1);
+  EXPECT_GT(modes.at("").mib[1], 40);
+  EXPECT_TRUE(modes.at("--accumulate auto").fits);
+  EXPECT_GT(modes.at("--accumulate auto").passes[1], 1);  // 32 samples in passes of 17 at most
+  EXPECT_LE(modes.at("--accumulate auto").mib[1], 40);
+  EXPECT_EQ(modes.at("--accumulate auto").passes[0], 1);  // no cap: one pass
+  EXPECT_TRUE(modes.at("--recompute blocks").fits);
+  EXPECT_EQ(modes.at("--recompute blocks").passes[1], 1);
+  EXPECT_LT(modes.at("--recompute blocks").mib[1], modes.at("").mib[1] / 2);
+  for (const auto& [flags, mode] : modes) {  // the start check agrees, mode by mode
+    auto args = resnet;
+    std::istringstream words(flags);
+    for (std::string w; words >> w;) args.push_back(w);
+    EXPECT_EQ(refusal(args) == kAccepted, mode.fits) << "'" << flags << "': " << refusal(args);
+  }
+  // Adam's state alone above the cap: only the sharded modes fit.
+  const auto adam = byFlags(dataParallelModes(parseTrainCommandLine(
+      {"--model", "cnn", "--nodes", "2", "--global-batch", "4", "--optimizer", "adam", "--memory-limit-mb", "17"})));
+  for (const auto& [flags, mode] : adam)
+    EXPECT_EQ(mode.fits, flags.find("--shard-state") != std::string::npos) << "'" << flags << "'";
 }
 
 }  // namespace
