@@ -129,6 +129,41 @@ void expectSameLosses(const std::string& gotCsv, const std::string& wantCsv) {
   EXPECT_GT(std::abs(want.back() - want.front()), 1e-3) << "training moved the loss";
 }
 
+// A sharded run's checkpoint holds the state a replicated optimiser would (every worker's slice gathered): resumed
+// with the same slices, with other slices (the caps swapped) or replicated, steps 4-7 give the uninterrupted sharded
+// run's losses.
+TEST_F(UnequalMemory, ShardedStateResumesFromItsCheckpointWithAnySlicing) {
+  const std::vector<std::string> fixed{"--split", "20,44", "--optimizer", "adam", "--lr", "0.001"};
+  auto run = [&](const std::string& name, std::vector<std::string> more) {
+    auto flags = with(fixed);
+    flags.insert(flags.end(), more.begin(), more.end());
+    const auto r = trainInto(name, flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return r;
+  };
+  const std::vector<std::string> sharded{"--shard-state", "--memory-limit-mb", "300,110"};
+  auto straight = sharded;
+  straight.insert(straight.end(), {"--steps", "8"});
+  run("straight", straight);
+  const auto want = stepLosses(dir_.file("straight/steps.csv"));
+  ASSERT_EQ(want.size(), 8u);
+  const std::vector<std::vector<std::string>> resumes{sharded, {"--shard-state", "--memory-limit-mb", "110,300"}, {}};
+  for (size_t i = 0; i < resumes.size(); ++i) {
+    const std::string ckpt = dir_.file("ckpt" + std::to_string(i));
+    auto first = sharded;
+    first.insert(first.end(), {"--steps", "4", "--checkpoint-dir", ckpt, "--checkpoint-every", "4"});
+    run("first" + std::to_string(i), first);
+    auto resumed = resumes[i];
+    resumed.insert(resumed.end(), {"--steps", "8", "--checkpoint-dir", ckpt, "--resume"});
+    const auto r = run("resumed" + std::to_string(i), resumed);
+    EXPECT_NE(r.output.find("resumed from"), std::string::npos) << r.output;
+    const auto got = stepLosses(dir_.file("resumed" + std::to_string(i) + "/steps.csv"));
+    ASSERT_EQ(got.size(), 4u) << "resume " << i;
+    for (size_t s = 0; s < got.size(); ++s)
+      EXPECT_NEAR(got[s], want[4 + s], 1e-5 * std::abs(want[4 + s]) + 1e-6) << "resume " << i << ", step " << 4 + s;
+  }
+}
+
 // resnet18 (BatchNorm) at a quarter width: worker 1's 40 MiB holds 17 of its 48 samples in one pass, all of them
 // recomputed (about 0.5 of 1.9 MB a sample), so --recompute auto turns it on for worker 1 only, under --accumulate 1;
 // every step's loss is the uncapped run's.

@@ -61,4 +61,47 @@ int64_t ShardedState::shareUpdates(comm::Communicator& comm) {
   return wire;
 }
 
+std::vector<std::vector<at::Tensor>> ShardedState::gatherParameterStates(const std::vector<at::Tensor>& sliceState,
+                                                                         comm::Communicator& comm) {
+  at::NoGradGuard noGrad;
+  std::vector<std::vector<at::Tensor>> perParameter(params_.size());
+  if (sliceState.empty()) return perParameter;  // no step yet: no state anywhere (every worker steps together)
+  const int64_t widest = *std::max_element(sizes_.begin(), sizes_.end());
+  for (const auto& slot : sliceState) {
+    if (slot.dim() == 0) {  // a count, the same on every worker
+      for (auto& state : perParameter) state.push_back(slot.clone());
+      continue;
+    }
+    auto padded = at::zeros({widest}, slot.options());
+    padded.narrow(0, 0, sizes_[rank_]).copy_(slot);
+    const auto slices = comm.allgather(padded);
+    std::vector<at::Tensor> whole;
+    for (const auto& p : params_) whole.push_back(at::zeros(p.sizes(), slot.options()));
+    for (size_t r = 0; r < every_.size(); ++r)
+      for (const auto& piece : every_[r])
+        view(whole[piece.tensor], piece).copy_(slices[r].narrow(0, piece.flatOffset, piece.length));
+    for (size_t i = 0; i < params_.size(); ++i) perParameter[i].push_back(whole[i]);
+  }
+  return perParameter;
+}
+
+std::vector<at::Tensor> ShardedState::sliceOfParameterStates(
+    const std::vector<std::vector<at::Tensor>>& perParameter) const {
+  at::NoGradGuard noGrad;
+  if (perParameter.empty() || perParameter.front().empty()) return {};
+  std::vector<at::Tensor> slots;
+  for (size_t k = 0; k < perParameter.front().size(); ++k) {
+    const auto& first = perParameter.front()[k];
+    if (first.dim() == 0) {
+      slots.push_back(first.clone());
+      continue;
+    }
+    auto slot = at::zeros({sizes_[rank_]}, first.options());
+    for (const auto& piece : mine_)
+      slot.narrow(0, piece.flatOffset, piece.length).copy_(view(perParameter.at(piece.tensor).at(k), piece));
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
 }  // namespace balancenet::trainer

@@ -29,6 +29,15 @@ class ShardedState {
   // padded to the largest, into buffers kept from step to step). Returns the bytes this worker sent.
   int64_t shareUpdates(comm::Communicator& comm);
 
+  // Checkpoints hold the optimiser state a replicated optimiser over the parameters would hold, so that a sharded
+  // run resumes with any slicing, or replicated. `sliceState`: this worker's slots (trainer::parameterState of the
+  // slice: per-element slots the slice's length, scalars such as Adam's step count as they are). A collective:
+  // every worker's slots are all-gathered into one state per parameter (empty before the first step).
+  std::vector<std::vector<at::Tensor>> gatherParameterStates(const std::vector<at::Tensor>& sliceState,
+                                                             comm::Communicator& comm);
+  // The inverse, on this worker alone: its slice's slots cut from one state per parameter.
+  std::vector<at::Tensor> sliceOfParameterStates(const std::vector<std::vector<at::Tensor>>& perParameter) const;
+
  private:
   std::vector<at::Tensor> params_;
   std::vector<int64_t> sizes_, offsets_;

@@ -22,6 +22,7 @@
 #include "balancenet/trainer/Evaluator.h"
 #include "balancenet/trainer/GradientClipping.h"
 #include "balancenet/trainer/MicroSteps.h"
+#include "balancenet/trainer/OptimizerState.h"
 #include "balancenet/trainer/RunOutputs.h"
 #include "balancenet/trainer/ShardedState.h"
 
@@ -64,6 +65,17 @@ void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchest
 }
 
 TrainingState Trainer::captureState() const {
+  // A slice's state is not the job's: checkpointState gathers the slices (a collective), and --shard-state is refused
+  // with elastic jobs, whose joiners get rank 0's state (TrainValidation).
+  if (sharded_) throw InternalError("the training state of a --shard-state worker holds only its slice");
+  return stateWith(*optimizer_);
+}
+
+std::unique_ptr<torch::optim::Optimizer> Trainer::replicatedOptimizer() const {
+  return makeOptimizer(options_.optimizer, params_, options_.lr.at(step_) /* set again every step */);
+}
+
+TrainingState Trainer::stateWith(torch::optim::Optimizer& optimizer) const {
   TrainingState s;
   s.step = step_;
   s.position = position_;
@@ -73,10 +85,8 @@ TrainingState Trainer::captureState() const {
   for (const auto& p : params_) s.parameters.push_back(p.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
   for (const auto& b : parts_->net.buffers())
     s.buffers.push_back(b.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));
-  // A slice's state is not the job's: --shard-state is refused with checkpoints and elastic jobs (TrainValidation).
-  if (sharded_) throw InternalError("the training state of a --shard-state worker holds only its slice");
   torch::serialize::OutputArchive archive;
-  optimizer_->save(archive);
+  optimizer.save(archive);
   std::ostringstream out;
   archive.save_to(out);
   s.optimizer = out.str();
@@ -93,7 +103,6 @@ TrainingState Trainer::captureState() const {
 }
 
 void Trainer::restoreState(const TrainingState& s) {
-  if (sharded_) throw InternalError("a --shard-state worker restores no training state");
   auto buffers = parts_->net.buffers();
   if (s.parameters.size() != params_.size() || s.buffers.size() != buffers.size())
     throw RuntimeFailure(fmt::format("training state holds {} parameters and {} buffers, the model {} and {}",
@@ -111,7 +120,16 @@ void Trainer::restoreState(const TrainingState& s) {
   std::istringstream in(s.optimizer);
   torch::serialize::InputArchive archive;
   archive.load_from(in, device_);  // the optimiser's state onto this worker's device, wherever it was saved
-  optimizer_->load(archive);
+  if (sharded_) {  // the state is a replicated optimiser's (checkpointState): this worker keeps its slice of it
+    sharded_->readSlice();
+    auto replicated = replicatedOptimizer();
+    replicated->load(archive);
+    std::vector<std::vector<at::Tensor>> perParameter;
+    for (const auto& p : params_) perParameter.push_back(parameterState(*replicated, p));
+    setParameterState(*optimizer_, sharded_->slice(), sharded_->sliceOfParameterStates(perParameter));
+  } else {
+    optimizer_->load(archive);
+  }
   applyRandomState(s.rng);
   if (device_.is_cuda()) device::restoreGeneratorState(device_, s.gpuRng);  // a CPU worker's state has none
   // A state saved in another precision has no scaler: this run's starts afresh.
@@ -355,7 +373,19 @@ metrics::EvalPoint Trainer::evaluate() {
 EngineCheckpoint Trainer::checkpointState() {
   // Every rank holds the whole state: only rank 0's is written, so only it pays for the copy.
   EngineCheckpoint out;
-  if (parts_->comm.rank() == 0) out = {captureState(), parts_->allocator.saveState()};
+  if (sharded_) {
+    // Every worker's slice of the optimiser state into the state a replicated optimiser would hold (a collective):
+    // a sharded checkpoint resumes with any slicing, or replicated.
+    const auto perParameter =
+        sharded_->gatherParameterStates(parameterState(*optimizer_, sharded_->slice()), parts_->comm);
+    if (parts_->comm.rank() == 0) {
+      auto replicated = replicatedOptimizer();
+      for (size_t i = 0; i < params_.size(); ++i) setParameterState(*replicated, params_[i], perParameter[i]);
+      out = {stateWith(*replicated), parts_->allocator.saveState()};
+    }
+  } else if (parts_->comm.rank() == 0) {
+    out = {captureState(), parts_->allocator.saveState()};
+  }
   // But each rank's exchange state is its own (error feedback): every rank's goes to the checkpoint.
   for (const auto& t : parts_->sync.saveState())
     out.training.syncState.push_back(t.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));

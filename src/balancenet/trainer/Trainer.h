@@ -74,6 +74,11 @@ class Trainer : public StepEngine {
   void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator);
 
  private:
+  // The state with `optimizer`'s serialisation (this trainer's, or under --shard-state a replicated one rebuilt
+  // from every worker's slice).
+  TrainingState stateWith(torch::optim::Optimizer& optimizer) const;
+  // An optimiser over the whole parameters, as replicated training keeps: what sharded states are saved and read as.
+  std::unique_ptr<torch::optim::Optimizer> replicatedOptimizer() const;
   struct Share;       // this rank's samples of a step, and how long it waited for them
   struct SyncedStep;  // what synchronising a step's gradients left
 

@@ -48,8 +48,8 @@ void validateGradientShaping(const JobConfig& c) {
           "--grad-compress is not yet with --pipeline-stages (the stage replicas exchange float32)");
 }
 
-// --shard-state with what keeps or moves the whole optimiser state: checkpoints and joiners carry it whole, and the
-// pipeline stages and parameter servers own their state already.
+// --shard-state with what moves the whole optimiser state or owns its own: a joiner receives rank 0's state whole, and
+// the pipeline stages and parameter servers keep theirs. (Checkpoints gather the slices: Trainer::checkpointState.)
 void validateShardedState(const JobConfig& c) {
   if (!c.trainer.shardState) return;
   auto refuse = [](bool bad, const std::string& what) {
@@ -58,9 +58,7 @@ void validateShardedState(const JobConfig& c) {
   };
   refuse(c.pipeline.enabled(), "--pipeline-stages");
   refuse(c.comm.mode == comm::CommMode::ParameterServers, "--comm ps");
-  refuse(!c.checkpoint.dir.empty(), "--checkpoint-dir");
   refuse(c.resilience.elastic || c.resilience.join, "--elastic");
-  refuse(c.resilience.maxRestarts > 0, "--max-restarts");
   refuse(c.comm.staleness > 0, "--staleness");
 }
 
