@@ -30,6 +30,10 @@ def arguments():
     p.add_argument("--steps", type=int, default=20, help="optimiser steps (0: --epochs decides)")
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--accumulate", type=int, default=1, help="global batches per optimiser step (no_sync)")
+    p.add_argument("--max-pass", default="",
+                   help="the most samples one forward and backward of a rank holds, one value for every rank or one "
+                        "per rank (0: no limit): a rank's share in that many passes (bn.micro_batches), for a "
+                        "worker short of memory")
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--seed", type=int, default=0)
@@ -53,6 +57,16 @@ def arguments():
     p.add_argument("--kill-rank", type=int, default=-1, help=argparse.SUPPRESS)  # tests: this rank SIGKILLs
     p.add_argument("--kill-at", type=int, default=0, help=argparse.SUPPRESS)  # itself after this many steps
     return p.parse_args()
+
+
+def per_rank(text, world):
+    """--max-pass: "" or "16" (every rank) or "0,16" (one per rank), as integers; 0: no limit."""
+    values = [int(v) for v in text.split(",")] if text else [0]
+    if len(values) == 1:
+        values *= world
+    if len(values) != world or min(values) < 0:
+        raise SystemExit(f"train_ddp.py: --max-pass needs one value >= 0 or one per rank ({world}), got {text!r}")
+    return values
 
 
 def make_model(inputs, hidden, seed):
@@ -152,21 +166,24 @@ def main():
                            seed=args.seed)  # bn: 4
     steps = args.steps or args.epochs * len(loader) // args.accumulate
     trace, pending = [], 0
+    max_pass = per_rank(args.max_pass, bn.world_size())[bn.rank()] or None
+    passes_seen = set()  # (share, pass) pairs: printed at the end, the tests read them
     step = 0
     while step < steps:
         for x, y in loader:
             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             pending += 1
             last = pending == args.accumulate
-            if last:
-                with precision.autocast():
-                    loss = F.cross_entropy(ddp(x), y) / args.accumulate
-                precision.backward(loss)
-            else:
-                with ddp.no_sync():  # the gradient stays local until the step's last batch
+            loss = 0.0
+            # This rank's share in passes its memory holds: the gradient is summed once, at the last pass of the
+            # step's last batch; before it, no_sync() keeps it local.
+            for m in bn.micro_batches((x, y), max_pass):  # bn: 6 (optional: a rank short of memory)
+                with m.sync(ddp) if last else ddp.no_sync():
                     with precision.autocast():
-                        loss = F.cross_entropy(ddp(x), y) / args.accumulate
-                    precision.backward(loss)
+                        part = F.cross_entropy(ddp(m.batch[0]), m.batch[1]) * m.scale / args.accumulate
+                    precision.backward(part)
+                loss = loss + part.detach()
+                passes_seen.add((x.shape[0], m.samples))
             if not last:
                 continue
             precision.step(opt)
@@ -192,6 +209,8 @@ def main():
         save(trace, args.trace)
     if bn.rank() == 0 and args.out:
         save(model.state_dict(), args.out)
+    if max_pass:
+        print(f"rank {bn.rank()}: passes of at most {max_pass}: {sorted(passes_seen)}", flush=True)
     print(f"rank {bn.rank()}: done, results in {bn.finish()}", flush=True)
 
 

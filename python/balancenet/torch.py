@@ -14,6 +14,7 @@ The engine is balancenet's C++ one (the policies, the global permutation, steps.
 loaded as the extension balancenet._engine. docs/python.md has the whole story.
 """
 import atexit
+import contextlib
 import copy
 import io
 import os
@@ -34,7 +35,7 @@ UsageError = _engine.UsageError  # bad input: a ValueError; a launched script ex
 JobFailure = _engine.JobFailure  # the job failed (a peer died, a timeout): a RuntimeError; exit 1
 global_indices = _engine.global_indices  # the engine's sample order, for reference runs in one process
 
-__all__ = ["init", "attach", "DataLoader", "step_done", "steps_done", "record_eval", "finish", "rank", "world_size", "split",
+__all__ = ["init", "attach", "DataLoader", "micro_batches", "MicroBatch", "step_done", "steps_done", "record_eval", "finish", "rank", "world_size", "split",
            "run_dir", "UsageError", "JobFailure", "global_indices"]
 
 
@@ -430,6 +431,87 @@ class DataLoader:
                 batch = self.collate_fn([self.dataset[i] for i in share.indices])
             session.batch_loaded((time.perf_counter() - started) * 1e3, right)
             yield batch
+
+
+class MicroBatch:
+    """One pass of this rank's share (bn.micro_batches): `batch`, the part (the structure of the share's batch);
+    `samples`; `scale`, the factor its mean loss takes so that the passes' gradients add up to the share's mean loss's
+    (its samples over the share's); `last`; and sync(model), the context its forward and backward run in."""
+
+    def __init__(self, batch, samples, share, last):
+        self.batch, self.samples, self.scale, self.last = batch, samples, samples / share, last
+
+    def sync(self, model):
+        """DDP's no_sync() (FSDP2: set_requires_gradient_sync(False)) for every pass but the last, whose backward
+        sums the accumulated gradient, weighted by this rank's share, once."""
+        if self.last:
+            return contextlib.nullcontext()
+        if is_fsdp(model):
+            return _fsdp_no_sync(model)
+        if isinstance(model, DistributedDataParallel):
+            return model.no_sync()
+        raise UsageError(f"MicroBatch.sync() needs the DistributedDataParallel or FSDP2 model, got {type(model).__name__}")
+
+
+@contextlib.contextmanager
+def _fsdp_no_sync(model):
+    model.set_requires_gradient_sync(False)
+    try:
+        yield
+    finally:
+        model.set_requires_gradient_sync(True)
+
+
+def _samples_of(batch):
+    """The samples in a batch: the first dimension of its tensors, which must agree."""
+    if isinstance(batch, torch.Tensor):
+        return {batch.shape[0]} if batch.dim() > 0 else set()
+    if isinstance(batch, dict):
+        batch = list(batch.values())
+    if isinstance(batch, (list, tuple)):
+        return set().union(*(_samples_of(part) for part in batch)) if batch else set()
+    return set()
+
+
+def _part_of(batch, start, end):
+    if isinstance(batch, torch.Tensor):
+        return batch[start:end] if batch.dim() > 0 else batch
+    if isinstance(batch, dict):
+        return {k: _part_of(v, start, end) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        parts = [_part_of(v, start, end) for v in batch]
+        return type(batch)(parts) if isinstance(batch, list) or type(batch) is tuple else type(batch)(*parts)
+    return batch
+
+
+def micro_batches(batch, max_samples):
+    """This rank's share of a step (a batch of bn.DataLoader: a tensor, or a tuple, list or dict of them with the
+    samples first) as the fewest passes of at most `max_samples` samples each, sizes differing by at most one (the
+    C++ engine's --accumulate auto cut), so that a worker short of memory keeps the share its speed earns: its step
+    takes longer, and the policies see it. `max_samples`: what one forward and backward of this rank holds (one
+    value per rank: a GPU with less memory gives less); None: the whole share in one pass. Yields MicroBatch:
+
+        for m in bn.micro_batches((x, y), max_samples=16):
+            with m.sync(model):
+                (loss_fn(model(m.batch[0]), m.batch[1]) * m.scale).backward()
+    """
+    samples = _samples_of(batch)
+    if len(samples) != 1:
+        raise UsageError(f"bn.micro_batches(): the batch's tensors must share their first dimension (the samples), "
+                         f"got {sorted(samples) or 'no tensor'}")
+    share = samples.pop()
+    if max_samples is not None and (isinstance(max_samples, bool) or not isinstance(max_samples, int)
+                                    or max_samples < 1):
+        raise UsageError(f"bn.micro_batches(): max_samples must be a positive integer or None, got {max_samples!r}")
+    passes = 1 if max_samples is None or share <= max_samples else -(-share // max_samples)
+    if share == 0:
+        yield MicroBatch(batch, 0, 1, True)
+        return
+    start = 0
+    for k in range(passes):
+        size = share // passes + (1 if k < share % passes else 0)
+        yield MicroBatch(_part_of(batch, start, start + size), size, share, k == passes - 1)
+        start += size
 
 
 def step_done(loss=None):

@@ -37,6 +37,21 @@ class BadInput(TempDirTest):
             """)
         self.assertOneLine(alone(path, cwd=self.tmp), "needs the DistributedDataParallel model")
 
+    def test_micro_batches_of_no_sample_or_of_tensors_that_disagree(self):
+        path = self.script("""
+            import sys
+            import torch
+            import balancenet.torch as bn
+            x, y = torch.zeros(6, 3), torch.zeros(6)
+            parts = [(m.samples, round(m.scale, 4), m.last) for m in bn.micro_batches({"x": x, "y": y}, 4)]
+            assert parts == [(3, 0.5, False), (3, 0.5, True)], parts
+            assert [m.samples for m in bn.micro_batches((x, y), None)] == [6]
+            assert abs(sum(m.scale for m in bn.micro_batches((x, y), 1)) - 1) < 1e-12
+            list(bn.micro_batches((x, torch.zeros(5)), 2) if sys.argv[1] == "shapes" else bn.micro_batches(x, 0))
+            """)
+        self.assertOneLine(alone(path, ["shapes"]), "must share their first dimension (the samples), got [5, 6]")
+        self.assertOneLine(alone(path, ["zero"]), "max_samples must be a positive integer or None, got 0")
+
     def test_loader_before_init(self):
         path = self.script("""
             import balancenet.torch as bn

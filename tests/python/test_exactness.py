@@ -41,6 +41,19 @@ class Exactness(TempDirTest):
         got, _ = self.launched_trace(["--workers", "2", "--split", "10,22", "--policy", "static"], args)
         self.assertTracesEqual(got, self.reference_trace(args))
 
+    def test_per_rank_micro_batches_equal_one_process(self):
+        """A rank short of memory (--max-pass 0,5: rank 1 holds 5 samples a pass) takes its share of 22 in 5 passes
+        (bn.micro_batches: 5, 5, 4, 4, 4; no_sync() but for the last), rank 0 its 10 in one."""
+        args = [*STEPS, "--max-pass", "0,5"]
+        trace, run_dir = self.path("trace.pt"), self.path("run")
+        result = launch(["--workers", "2", "--split", "10,22", "--policy", "static", "--run-dir", run_dir], EXAMPLE,
+                        [*args, "--trace", trace])
+        self.assertSucceeded(result)
+        output = result.stdout + result.stderr  # the workers' lines come through the launcher's
+        self.assertIn("rank 1: passes of at most 5: [(22, 4), (22, 5)]", output)
+        self.assertNotIn("rank 0: passes", output)
+        self.assertTracesEqual(torch.load(trace), self.reference_trace(STEPS))
+
     def test_fp16_autocast_and_grad_scaler_with_unequal_shares_equal_one_fp16_process(self):
         """The script's own torch.autocast and GradScaler, balancenet's lines unchanged: within fp16's bound
         (testing/FloatBound.cpp: 8 fp16 eps of the largest movement of a weight from its start)."""
