@@ -139,4 +139,20 @@ TEST(BenchPeers, RecomputeCappedQuickRunsEverySideAndTheCappedWorkerRecomputes) 
   EXPECT_NE(table.find("over the one-pass shares: recompute "), std::string::npos) << table;
 }
 
+// bench/memory_estimate.py: the memory model's MB a sample against glibc's bytes in use over a pass, one row per case,
+// each measured above zero (a slope of the peak between two batch sizes) and its ratio printed.
+TEST(BenchPeers, MemoryEstimateMeasuresEveryCase) {
+  ASSERT_TRUE(pythonHasTorch()) << BALANCENET_PYTHON_EXE << " has no torch (scripts/setup.sh)";
+  const auto [table, ok] = run(std::string("cd ") + BALANCENET_SOURCE_DIR + " && " + BALANCENET_PYTHON_EXE +
+                               " bench/memory_estimate.py " + BALANCENET_BINARY + " 2>&1");
+  ASSERT_TRUE(ok) << table;
+  const std::regex row(R"(\| (cnn|resnet18) \| [0-9.]+ \| (none|blocks) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|)");
+  int rows = 0;
+  for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it, ++rows) {
+    EXPECT_GT(std::stod((*it)[3]), 0) << table;
+    EXPECT_GT(std::stod((*it)[4]), 0) << "nothing measured\n" << table;
+  }
+  EXPECT_EQ(rows, 3) << table;
+}
+
 }  // namespace
