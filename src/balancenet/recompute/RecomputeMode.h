@@ -7,7 +7,7 @@ namespace balancenet::recompute {
 enum class RecomputeMode {
   None,    // every activation kept for backward (PyTorch's default)
   Blocks,  // every worker keeps only its blocks' inputs and runs each block's forward again in backward
-  Auto,    // each worker on its own: blocks where its memory would cut its share into many small passes
+  Auto,    // each worker on its own: blocks where its memory would hold its share down (recompute::recomputePays)
 };
 
 // "none", "blocks" or "auto"; anything else: UsageError in one line.
