@@ -16,6 +16,7 @@
 #include "balancenet/pipeline/planner/Planner.h"
 #include "balancenet/recompute/RecomputeMemory.h"
 #include "balancenet/recompute/RecomputeMode.h"
+#include "balancenet/recompute/RecomputedForward.h"
 #include "balancenet/trainer/TrainerOptions.h"
 #include "balancenet/worker/StagePlacement.h"
 #include "balancenet/worker/WorkerMemory.h"
@@ -149,8 +150,11 @@ void requirePlannedPlacementFits(const std::vector<BlockInfo>& blocks, const Job
 
 void checkPlacement(const JobConfig& c) {
   const auto& p = c.pipeline;
-  if (!p.enabled() && !c.memoryLimited()) return;  // building a large model takes a while: only when needed
+  const bool recomputing = c.trainer.recompute == recompute::RecomputeMode::Blocks;
+  // Building a large model takes a while: only when there is something to check.
+  if (!p.enabled() && !c.memoryLimited() && !recomputing) return;
   const auto blocks = models::buildModel(c.model).net->blocks();
+  if (recomputing) recompute::requireRecomputableBlocks(blocks.size());
   if (p.planned()) {
     if (c.memoryLimited()) requirePlannedPlacementFits(blocks, c);
     return;

@@ -12,7 +12,8 @@ namespace balancenet::cli {
 // refuses (UsageError) a placement where some worker's estimate exceeds its own cap, suggesting the smallest
 // --pipeline-stages K in {2, 4, 8, ...} dividing the world whose uniform placement would fit. With --partition
 // auto the planner decides what fits: refused only when no placement of that shape fits (the planner's
-// UsageError). Builds the model only when there is something to check: --pipeline-stages > 1 or a cap.
+// UsageError). With --recompute blocks, refuses a model of one block. Builds the model only when there is something
+// to check: --pipeline-stages > 1, a cap or --recompute blocks.
 void checkPlacement(const job::JobConfig& c);
 
 // One data-parallel way of holding a split, as `balancenet plan` prints it: each worker's estimate (MiB) with its

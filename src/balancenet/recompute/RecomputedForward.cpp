@@ -2,7 +2,6 @@
 #include "balancenet/recompute/RecomputedForward.h"
 
 #include <ATen/ops/zeros.h>
-#include <fmt/format.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -60,12 +59,16 @@ struct CheckpointedBlock : torch::autograd::Function<CheckpointedBlock> {
 
 }  // namespace
 
+void requireRecomputableBlocks(size_t blockCount) {
+  require(blockCount >= 2,
+          "--recompute blocks needs a model cut into blocks; this one is one block (a TorchScript model is cut at its "
+          "top-level children only when its forward chains them)");
+}
+
 RecomputedForward::RecomputedForward(models::Network& net, precision::Precision precision, c10::DeviceType device)
     : precision_(precision), device_(device) {
   const auto blocks = net.blocks();
-  require(blocks.size() >= 2,
-          fmt::format("--recompute blocks needs a model cut into blocks; this one is one block (a TorchScript model "
-                      "is cut at its top-level children only when its forward chains them)"));
+  requireRecomputableBlocks(blocks.size());
   for (size_t i = 0; i < blocks.size(); ++i) blocks_.push_back(net.blockRange(i, i + 1));
   anchor_ = at::zeros({}, at::TensorOptions().dtype(at::kFloat)).set_requires_grad(true);
 }

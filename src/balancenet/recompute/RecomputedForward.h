@@ -4,6 +4,7 @@
 // without: the same operations on the same values. The block's buffers (BatchNorm's running statistics) are put
 // back after the second forward, so they move once a pass, as without.
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -15,9 +16,13 @@
 
 namespace balancenet::recompute {
 
+// Throws UsageError in one line unless a model of `blockCount` blocks can be recomputed block by block (at least two:
+// one block rebuilt whole keeps what none keeps). The start check asks it before any worker starts.
+void requireRecomputableBlocks(size_t blockCount);
+
 class RecomputedForward {
  public:
-  // Throws UsageError when `net` has fewer than two blocks: one block rebuilt whole keeps what none keeps.
+  // Throws requireRecomputableBlocks's UsageError for `net`'s blocks.
   RecomputedForward(models::Network& net, precision::Precision precision, c10::DeviceType device);
 
   // net.forward(x), keeping the blocks' inputs only.

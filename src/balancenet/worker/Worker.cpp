@@ -231,12 +231,13 @@ int runWorker(const JobConfig& c) {
   const WorkerPasses passes = workerPasses(c, entry.member, model, device);
   if (c.trainer.accumulate == trainer::kAccumulateAuto && passes.samplesPerPass != memory::kUnlimited)
     spdlog::debug("worker {}: at most {} samples a pass (--accumulate auto)", entry.member, passes.samplesPerPass);
-  if (passes.recompute) {
-    auto count = [](int64_t n) { return n == memory::kUnlimited ? std::string("any number of") : std::to_string(n); };
-    spdlog::info("worker {} recomputes its blocks in backward (--recompute {}): a pass holds {} samples, {} without",
-                 entry.member, recompute::recomputeModeName(c.trainer.recompute), count(passes.samplesPerPass),
-                 count(passes.samplesPerPassWithout));
-  }
+  if (passes.recompute)
+    spdlog::info("worker {} recomputes its blocks in backward (--recompute {}){}", entry.member,
+                 recompute::recomputeModeName(c.trainer.recompute),
+                 passes.samplesPerPass == memory::kUnlimited
+                     ? std::string()
+                     : fmt::format(": a pass holds {} samples, {} without", passes.samplesPerPass,
+                                   passes.samplesPerPassWithout));
   WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()), passes.shareCap);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
