@@ -1,7 +1,7 @@
 // Fault injection with real processes: a worker killed at a given step (BALANCENET_FAULT), also with
-// checkpoints and with --sync-bn, a worker that stalls (SIGSTOP), a worker the launcher restarts and that
-// rejoins, a worker joining from outside (and one refused). Each run ends either completed with every
-// sample trained, or stopped with the missing rank named, in bounded time, with no process left behind.
+// checkpoints, with --sync-bn and with --shard-state, a worker that stalls (SIGSTOP), a worker the launcher
+// restarts and that rejoins, a worker joining from outside (and one refused). Each run ends either completed with
+// every sample trained, or stopped with the missing rank named, in bounded time, with no process left behind.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -285,6 +285,61 @@ TEST_F(Faults, RestartedWorkerRejoinsAndTrainsToTheEnd) {
   EXPECT_EQ(rows.at(0), 2);          // the first incarnation's rows went with it
   EXPECT_EQ(rows.at(steps - 1), 3);  // the restarted worker's rows start at its join
   EXPECT_EQ(workers_.size(), 4u);    // three launched, one restarted
+  expectNoOrphans();
+}
+
+// --shard-state: a worker holds only its slice of the optimiser state, so a killed worker's slice is gone. The
+// survivors go back to the newest checkpoint (step 10, every slice in it) and re-slice the state over themselves by
+// their caps; the restarted worker joins at a step boundary, where the members gather the whole state and slice it
+// over three again. Nothing learned is lost: the parameters are those of the sharded run never disturbed.
+TEST_F(Faults, ElasticShardedStateGoesBackToItsCheckpointWhenAWorkerDiesAndReslicesForAJoiner) {
+  const int steps = 40;
+  const std::vector<std::string> sharded{"--shard-state", "--memory-limit-mb", "300,200,100", "--node-speed",
+                                         "200,200,200"};
+  auto calmFlags = job(3, steps, "calm");
+  calmFlags.insert(calmFlags.end(), sharded.begin(), sharded.end());
+  auto calm = launch(calmFlags, {});
+  ASSERT_EQ(calm.exitCode, 0) << calm.output;
+  auto flags = job(3, steps, "killed");
+  flags.insert(flags.end(), sharded.begin(), sharded.end());
+  flags.insert(flags.end(), {"--elastic", "--peer-timeout", "20", "--max-restarts", "1", "--checkpoint-dir",
+                             dir_.file("ckpt"), "--checkpoint-every", "10"});
+  workers_.clear();  // the calm run's
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:15:kill"}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("going on from step 10; lost rank(s) 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--shard-state: the group went back to the checkpoint of step 10, which holds every slice"),
+            std::string::npos)
+      << r.output;
+  // Over the two survivors by their caps (300 and 100 MB), then over three again once rank 1 is back.
+  EXPECT_NE(r.output.find("in slices of 39514, 13136"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("joined rank(s) 1"), std::string::npos) << r.output;
+  const auto s = summary("killed");
+  EXPECT_EQ(s["steps"], steps);
+  EXPECT_EQ(s["samples_trained"].get<double>(), steps * kGlobalBatch);
+  EXPECT_EQ(static_cast<int>(ranksPerStep(readFile(dir_.file("killed/steps.csv"))).size()), steps);
+  const double diff = maxParameterDifference("killed", "calm");
+  const double bound = exactnessBound(loadSavedParameters(dir_.file("calm.params")), steps);
+  std::printf("sharded, killed and rejoined vs undisturbed: max |param difference| = %.3g (float bound %.3g)\n", diff,
+              bound);
+  EXPECT_LT(diff, bound);
+  EXPECT_EQ(workers_.size(), 4u);  // three launched, one restarted
+  expectNoOrphans();
+}
+
+// A worker killed before the first checkpoint: its slice is nowhere, and the job stops in one line, in bounded time.
+TEST_F(Faults, ElasticShardedStateWithoutACheckpointYetStopsInOneLine) {
+  auto flags = job(3, 40, "killed");
+  flags.insert(flags.end(), {"--shard-state", "--elastic", "--peer-timeout", "20", "--checkpoint-dir",
+                             dir_.file("ckpt"), "--checkpoint-every", "30"});
+  auto r = launch(flags, {{"BALANCENET_FAULT", "1:5:kill"}});
+  EXPECT_FALSE(r.timedOut) << r.output;
+  EXPECT_NE(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("step 5: a lost worker's slice of the optimiser state (--shard-state) is in no checkpoint "
+                          "yet: the job stops"),
+            std::string::npos)
+      << r.output;
+  EXPECT_LT(r.seconds, 60) << r.output;
   expectNoOrphans();
 }
 

@@ -62,11 +62,12 @@ std::unique_ptr<comm::Communicator> ElasticAgent::join(std::string& state) {
   return std::move(formed->comm);
 }
 
-void ElasticAgent::attach(trainer::Trainer& trainer, GroupParts& parts) {
+void ElasticAgent::attach(trainer::Trainer& trainer, GroupParts& parts, NewestCheckpoint newestCheckpoint) {
   parts_ = &parts;
   trainer_ = &trainer;
+  newestCheckpoint_ = std::move(newestCheckpoint);
   heartbeat_.setStep(trainer.stepsDone());
-  if (options_.elastic) committed_ = trainer.captureState();
+  if (options_.elastic && !trainer.shardsState()) committed_ = trainer.captureState();
 }
 
 void ElasticAgent::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
@@ -74,7 +75,7 @@ void ElasticAgent::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
   const int64_t step = engine.stepsDone();
   heartbeat_.setStep(step);
   if (!options_.elastic) return;
-  committed_ = trainer.captureState();
+  if (!trainer.shardsState()) committed_ = trainer.captureState();
   const int next = generation_.number + 1;
   auto plan = membership_.planned(next);
   // Rank 0 admits joiners for the next boundary: every rank is at most one step away from it, so each
@@ -85,8 +86,10 @@ void ElasticAgent::afterStep(trainer::StepEngine& engine, int64_t totalSteps) {
   if (plan && plan->atStep == step) {
     auto candidates = generation_.members;
     candidates.insert(candidates.end(), plan->joiners.begin(), plan->joiners.end());
+    // Every member is here: under --shard-state they gather the whole state while the old group still stands.
+    if (trainer.shardsState()) committed_ = trainer.jobState();
     parts_->release();
-    reform(trainer, next, candidates);
+    reform(trainer, next, candidates, step);
   }
 }
 
@@ -104,24 +107,34 @@ void ElasticAgent::recover(trainer::StepEngine& engine, const std::exception& fa
   spdlog::warn("step {}: a collective failed ({}); re-forming the group", step, firstLine(failure.what()));
   // Dropping our end of the group first releases peers still blocked in it.
   parts_->release();
+  // A lost member took its slice of the optimiser state: the group goes back to the newest checkpoint, every slice
+  // in it. (Each survivor reads it; one that cannot takes the state from one that can.)
+  if (trainer.shardsState()) committed_ = newestCheckpoint_ ? newestCheckpoint_() : std::nullopt;
   const int next = generation_.number + 1;
   auto candidates = generation_.members;
   const auto joiners = reform_.admittedJoiners(next, step);  // admitted ones come along
   candidates.insert(candidates.end(), joiners.begin(), joiners.end());
-  reform(trainer, next, candidates);
+  reform(trainer, next, candidates, step);
 }
 
-void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int> candidates) {
+void ElasticAgent::reform(trainer::Trainer& trainer, int number, std::vector<int> candidates, int64_t step) {
   const Generation before = generation_;
   const int64_t committed = committed_ ? committed_->step : -1;
-  auto formed = reform_.reform(number, std::move(candidates), committed, [&] { return trainer::toBytes(*committed_); });
+  auto formed = reform_.reform(number, std::move(candidates), step, committed,
+                               [&] { return committed_ ? trainer::toBytes(*committed_) : std::string(); });
   generation_ = formed.generation;
+  if (formed.state.empty())  // --shard-state only: every other member commits each step
+    throw RuntimeFailure(fmt::format(
+        "step {}: a lost worker's slice of the optimiser state (--shard-state) is in no checkpoint yet: the job stops "
+        "(a checkpoint every --checkpoint-every steps is what the group goes back to)",
+        step));
   adopt(trainer, std::move(formed.comm), formed.state, before);
 }
 
 void ElasticAgent::adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm, const std::string& state,
                          const Generation& before) {
   auto restored = trainer::fromBytes(state);
+  const int64_t stepBefore = trainer.stepsDone();
   parts_->rebuild(trainer, std::move(comm), generation_);
   trainer.restoreState(restored);
   heartbeat_.setStep(restored.step);
@@ -129,7 +142,17 @@ void ElasticAgent::adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Commun
     spdlog::info("membership changed: generation {}, {} workers (rank(s) {}), going on from step {}{}",
                  generation_.number, generation_.members.size(), generation_.memberList(), restored.step,
                  describeChange(before, generation_));
-  committed_ = std::move(restored);
+  // Under --shard-state the whole state is not kept: each member holds its slice, gathered again when needed.
+  if (trainer.shardsState()) {
+    if (generation_.rankOf(member_) == 0 && restored.step < stepBefore)
+      spdlog::info(
+          "--shard-state: the group went back to the checkpoint of step {}, which holds every slice of the "
+          "optimiser state",
+          restored.step);
+    committed_.reset();
+  } else {
+    committed_ = std::move(restored);
+  }
 }
 
 void ElasticAgent::finish() {

@@ -54,8 +54,12 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   std::unique_ptr<comm::Communicator> join(std::string& state);
   const Generation& generation() const { return generation_; }
 
+  // The newest checkpoint's state, where one can be read (--checkpoint-dir): what a --shard-state group goes back to
+  // when a member dies with its slice of the optimiser state.
+  using NewestCheckpoint = std::function<std::optional<trainer::TrainingState>()>;
+
   // Drives the current world; must be set before training starts (the trainer and the parts outlive it).
-  void attach(trainer::Trainer& trainer, GroupParts& parts);
+  void attach(trainer::Trainer& trainer, GroupParts& parts, NewestCheckpoint newestCheckpoint = {});
 
   // The engine is the attached trainer: membership changes rewire the data-parallel engine alone.
   void afterStep(trainer::StepEngine& engine, int64_t totalSteps) override;
@@ -65,7 +69,7 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
 
  private:
   // Forms generation `number` and continues the trainer on it from the newest committed state.
-  void reform(trainer::Trainer& trainer, int number, std::vector<int> candidates);
+  void reform(trainer::Trainer& trainer, int number, std::vector<int> candidates, int64_t step);
   // Continues the trainer on `comm` (generation_) from `state`; rank 0 says what changed since `before`.
   void adopt(trainer::Trainer& trainer, std::unique_ptr<comm::Communicator> comm, const std::string& state,
              const Generation& before);
@@ -78,8 +82,11 @@ class ElasticAgent : public trainer::StepBoundary, public trainer::FailureRecove
   Heartbeat heartbeat_;
   Generation generation_;
   GroupParts* parts_ = nullptr;
-  trainer::Trainer* trainer_ = nullptr;              // attach()'s
-  std::optional<trainer::TrainingState> committed_;  // after the last completed step (elastic only)
+  trainer::Trainer* trainer_ = nullptr;  // attach()'s
+  // After the last completed step (elastic only). Under --shard-state none between re-forms (a worker holds its
+  // slice only): at a planned re-form rank 0 holds the gathered state, after a failure the newest checkpoint's.
+  std::optional<trainer::TrainingState> committed_;
+  NewestCheckpoint newestCheckpoint_;
   int64_t lastFailureStep_ = -1;
   int failuresAtSameStep_ = 0;
 };

@@ -68,23 +68,23 @@ std::optional<FormedGroup> GroupReform::join() {
   }
 }
 
-FormedGroup GroupReform::reform(int number, std::vector<int> candidates, int64_t committedStep,
+FormedGroup GroupReform::reform(int number, std::vector<int> candidates, int64_t atStep, int64_t committedStep,
                                 const std::function<std::string()>& committedState) {
   while (true) {
-    Generation g = askStore(committedStep, [&] {
+    Generation g = askStore(atStep, [&] {
       return membership_.form(number, member_, committedStep, candidates, /*mayClose=*/true, options_.joinTimeout);
     });
     if (g.rankOf(member_) < 0) {
       // Closed without us (our heartbeat looked dead, or we came late): join like a new worker.
-      spdlog::warn("step {}: rank {} came late to generation {} (members {}); joining again", committedStep, member_,
-                   number, g.memberList());
+      spdlog::warn("step {}: rank {} came late to generation {} (members {}); joining again", atStep, member_, number,
+                   g.memberList());
       auto joined = join();
       if (!joined) throw RuntimeFailure(fmt::format("rank {}: the job finished without this worker", member_));
       return std::move(*joined);
     }
     if (static_cast<int>(g.members.size()) < options_.minNodes)
       throw RuntimeFailure(fmt::format("step {}: {} worker(s) left (rank(s) {}), fewer than --min-workers {}: stopping",
-                                       committedStep, g.members.size(), g.memberList(), options_.minNodes));
+                                       atStep, g.members.size(), g.memberList(), options_.minNodes));
     try {
       FormedGroup formed;
       formed.comm = connect(g);

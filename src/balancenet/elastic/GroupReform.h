@@ -46,10 +46,11 @@ class GroupReform {
   // when that one closed without it) and receives the state. Nothing when the job finished first.
   std::optional<FormedGroup> join();
 
-  // Forms generation `number` with `candidates`. `committedStep`: this member's last committed step (-1: none);
-  // `committedState` is called only on the generation's source member. Throws RuntimeFailure when fewer than
-  // --min-workers remain, or when this member was left out and the job finished before it could join again.
-  FormedGroup reform(int number, std::vector<int> candidates, int64_t committedStep,
+  // Forms generation `number` with `candidates`, this member at step `atStep`. `committedStep`: the step of the
+  // committed state it holds (-1: none, as a --shard-state member without the gathered state); `committedState` is
+  // called only on the generation's source member. Throws RuntimeFailure when fewer than --min-workers remain, or
+  // when this member was left out and the job finished before it could join again.
+  FormedGroup reform(int number, std::vector<int> candidates, int64_t atStep, int64_t committedStep,
                      const std::function<std::string()>& committedState);
 
   // The joiners rank 0 admitted for generation `number` (they come along into a re-form after a failure).

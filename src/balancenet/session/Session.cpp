@@ -298,7 +298,7 @@ Resume Session::reform(const std::string& failure) {
   allocator_.reset();
   comm_.reset();
   clock_.abandon();
-  auto formed = reform_->reform(number, std::move(candidates), step_, [this] {
+  auto formed = reform_->reform(number, std::move(candidates), step_, step_, [this] {
     return encodeResumePoint({step_, committedBatch_, committedState_ ? committedState_() : std::string()});
   });
   comm_ = std::move(formed.comm);

@@ -59,16 +59,34 @@ Trainer::~Trainer() = default;
 
 std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 
-void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator) {
+void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
+                     std::vector<int64_t> stateSlices) {
   TrainerParts parts = *parts_;
   parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, parts.objective, comm, sync, allocator});
+  if (sharded_) {  // the new group's slices, and an optimiser over this worker's: restoreState() fills its state
+    if (stateSlices.empty()) throw InternalError("a --shard-state worker re-wired without the new group's slices");
+    sharded_ = std::make_unique<ShardedState>(params_, std::move(stateSlices), comm.rank());
+    optimizer_ = makeOptimizer(options_.optimizer, {sharded_->slice()}, options_.lr.at(step_));
+  }
 }
 
 TrainingState Trainer::captureState() const {
-  // A slice's state is not the job's: checkpointState gathers the slices (a collective), and --shard-state is refused
-  // with elastic jobs, whose joiners get rank 0's state (TrainValidation).
+  // A slice's state is not the job's: jobState() gathers the slices (a collective).
   if (sharded_) throw InternalError("the training state of a --shard-state worker holds only its slice");
   return stateWith(*optimizer_);
+}
+
+std::optional<TrainingState> Trainer::jobState() {
+  const bool root = parts_->comm.rank() == 0;
+  if (!sharded_) return root ? std::optional<TrainingState>(captureState()) : std::nullopt;
+  // Every worker's slice of the optimiser state into the state a replicated optimiser would hold: a sharded state
+  // resumes with any slicing, or replicated.
+  const auto perParameter =
+      sharded_->gatherParameterStates(parameterState(*optimizer_, sharded_->slice()), parts_->comm);
+  if (!root) return std::nullopt;
+  auto replicated = replicatedOptimizer();
+  for (size_t i = 0; i < params_.size(); ++i) setParameterState(*replicated, params_[i], perParameter[i]);
+  return stateWith(*replicated);
 }
 
 std::unique_ptr<torch::optim::Optimizer> Trainer::replicatedOptimizer() const {
@@ -371,21 +389,9 @@ metrics::EvalPoint Trainer::evaluate() {
 }
 
 EngineCheckpoint Trainer::checkpointState() {
-  // Every rank holds the whole state: only rank 0's is written, so only it pays for the copy.
+  // Only rank 0's state is written, so only it pays for the copy (under --shard-state every worker gathers).
   EngineCheckpoint out;
-  if (sharded_) {
-    // Every worker's slice of the optimiser state into the state a replicated optimiser would hold (a collective):
-    // a sharded checkpoint resumes with any slicing, or replicated.
-    const auto perParameter =
-        sharded_->gatherParameterStates(parameterState(*optimizer_, sharded_->slice()), parts_->comm);
-    if (parts_->comm.rank() == 0) {
-      auto replicated = replicatedOptimizer();
-      for (size_t i = 0; i < params_.size(); ++i) setParameterState(*replicated, params_[i], perParameter[i]);
-      out = {stateWith(*replicated), parts_->allocator.saveState()};
-    }
-  } else if (parts_->comm.rank() == 0) {
-    out = {captureState(), parts_->allocator.saveState()};
-  }
+  if (auto state = jobState()) out = {std::move(*state), parts_->allocator.saveState()};
   // But each rank's exchange state is its own (error feedback): every rank's goes to the checkpoint.
   for (const auto& t : parts_->sync.saveState())
     out.training.syncState.push_back(t.detach().to(at::kCPU, /*non_blocking=*/false, /*copy=*/true));

@@ -65,13 +65,20 @@ class Trainer : public StepEngine {
   void writeOutputs(const std::string& runDir) override;
 
   // A copy of everything the next step depends on (this rank's view; every rank's is the same but the generators).
+  // Not under --shard-state, where a worker holds its slice of the optimiser state only: see jobState().
   TrainingState captureState() const;
+  bool shardsState() const { return sharded_ != nullptr; }
+  // The job's whole state on rank 0 (nothing elsewhere), as a replicated optimiser would hold it: under
+  // --shard-state a collective that gathers every worker's slice.
+  std::optional<TrainingState> jobState();
   // Continues from `state` as if the steps before it had been taken here (model, optimiser, data order).
   void restoreState(const TrainingState& state);
   std::vector<at::Tensor> parameters() const;
   // Continues on another group (membership changed): the parts are the new group's; the model and
   // the data stay. Call restoreState() after it: a failed step may have left partial updates.
-  void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator);
+  // `stateSlices`: under --shard-state the new group's slices (this worker's of them by its new rank).
+  void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
+              std::vector<int64_t> stateSlices = {});
 
  private:
   // The state with `optimizer`'s serialisation (this trainer's, or under --shard-state a replicated one rebuilt

@@ -66,4 +66,11 @@ void WorkerCheckpoints::resumeIfAsked(trainer::StepEngine& engine) {
                          : checkpoint::CheckpointStore::Warn(warn));
 }
 
+std::optional<trainer::TrainingState> WorkerCheckpoints::newestState() const {
+  if (!store_) return std::nullopt;
+  const auto found = store_->newestGood(warn);  // the run's own directory: it checked the model at start
+  if (!found) return std::nullopt;
+  return trainer::fromBytes(found->checkpoint.training);
+}
+
 }  // namespace balancenet::worker

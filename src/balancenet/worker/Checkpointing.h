@@ -2,6 +2,7 @@
 // touched), and each worker's writer and resume. The format and the rules live in checkpoint/.
 #pragma once
 #include <memory>
+#include <optional>
 
 #include "balancenet/checkpoint/CheckpointStore.h"
 #include "balancenet/checkpoint/CheckpointWriter.h"
@@ -9,6 +10,7 @@
 #include "balancenet/job/JobConfig.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/trainer/StepEngine.h"
+#include "balancenet/trainer/TrainingState.h"
 
 namespace balancenet::worker {
 
@@ -26,6 +28,9 @@ class WorkerCheckpoints {
   void addTo(std::vector<trainer::StepBoundary*>& boundaries);
   // With --resume: continues `engine` from the newest intact checkpoint (collective).
   void resumeIfAsked(trainer::StepEngine& engine);
+  // The training state of the newest intact checkpoint this worker can read (nothing without --checkpoint-dir or
+  // a checkpoint): where an elastic --shard-state group goes back to when a member dies (this worker alone).
+  std::optional<trainer::TrainingState> newestState() const;
 
  private:
   const job::JobConfig& config_;

@@ -26,6 +26,12 @@ job::JobConfig forMembers(const job::JobConfig& c, const std::vector<int>& membe
   g.emulation.nodeSpeed = c.emulation.nodeSpeed.forNodes(members);
   g.emulation.netDelayMs = emulation::FactorSchedule::pick(c.emulation.netDelayMs, members);
   g.emulation.netBandwidthMbps = emulation::FactorSchedule::pick(c.emulation.netBandwidthMbps, members);
+  // The caps too (--shard-state slices by them); a member beyond the list has none, as WorkerMemory counts it.
+  if (!c.memoryLimitMb.empty()) {
+    g.memoryLimitMb.clear();
+    for (int m : members)
+      g.memoryLimitMb.push_back(m < static_cast<int>(c.memoryLimitMb.size()) ? c.memoryLimitMb[m] : 0.0);
+  }
   return g;
 }
 

@@ -15,7 +15,7 @@ orchestrator::OrchestratorOptions splitLogStart(const elastic::Generation& g, in
 
 // The job's configuration as one generation of it sees it: after a membership change the global batch
 // is split equally over the new world (the orchestrator re-balances from there), and the emulated
-// node speeds stay with the workers they were given to, whatever their new rank.
+// node speeds and memory caps stay with the workers they were given to, whatever their new rank.
 job::JobConfig forMembers(const job::JobConfig& c, const std::vector<int>& members);
 
 }  // namespace balancenet::worker

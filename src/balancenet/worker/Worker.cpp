@@ -80,7 +80,18 @@ class WorkerGroup : public elastic::GroupParts {
                const elastic::Generation& generation) override {
     release();
     build(std::move(comm), generation);
-    trainer.rewire(*comm_, *sync_, *allocator_);
+    trainer.rewire(*comm_, *sync_, *allocator_, stateSlicesFor(generation));
+  }
+
+  // --shard-state's slices over `generation`'s members, by their caps (none without --shard-state).
+  std::vector<int64_t> stateSlicesFor(const elastic::Generation& generation) const {
+    if (!config_.trainer.shardState) return {};
+    const auto slices =
+        stateSlicesOf(forMembers(config_, generation.members), model_.info.parameters, generation.members.size());
+    if (comm_->rank() == 0)
+      spdlog::info("--shard-state: the optimiser state of {} parameters in slices of {} (by --memory-limit-mb)",
+                   model_.info.parameters, fmt::join(slices, ", "));
+    return slices;
   }
 
   comm::Communicator& comm() { return *comm_; }
@@ -178,13 +189,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
   options.broadcastInitialModel = !joining;  // a joiner's model arrives with the state
   options.samplesPerPass = passes.samplesPerPass;
   options.recomputeBlocks = passes.recompute;
-  if (c.trainer.shardState) {
-    const int64_t parameters = model.info.parameters;
-    options.stateSlices = stateSlicesOf(c, parameters, group.comm().size());
-    if (group.comm().rank() == 0)
-      spdlog::info("--shard-state: the optimiser state of {} parameters in slices of {} (by --memory-limit-mb)",
-                   parameters, fmt::join(options.stateSlices, ", "));
-  }
+  options.stateSlices = group.stateSlicesFor(agent.generation());
   options.capacity = {peak, c.threads, static_cast<double>(model.info.flopsPerSample)};
   options.metricStyle = data.objective.metricStyle();
   trainer::TrainerParts parts{*model.net,   *data.train,  data.test.get(),  data.objective,
@@ -197,7 +202,7 @@ WiredTrainer wireTrainer(const JobConfig& c, models::BuiltModel& model, const Tr
     wired.trainer->restoreState(trainer::fromBytes(entry.joinState));
   else
     checkpoints.resumeIfAsked(*wired.trainer);
-  agent.attach(*wired.trainer, group);
+  agent.attach(*wired.trainer, group, [&checkpoints] { return checkpoints.newestState(); });
   return wired;
 }
 

@@ -44,7 +44,7 @@ TEST(GroupReform, AMemberLeftOutOfAGenerationJoinsTheNextWithTheNewestState) {
     Membership membership(store, 30s);
     GroupReform reform(store, membership, m, glooOverTheStore(), ReformOptions{1, 30s});
     Seen seen;
-    auto first = reform.reform(1, {0, 1, 2}, 10 + m, [&] { return stateOf(m, 10 + m); });
+    auto first = reform.reform(1, {0, 1, 2}, 10 + m, 10 + m, [&] { return stateOf(m, 10 + m); });
     seen.first = first.generation;
     seen.firstState = first.state;
     firstFormed[m].set_value();
@@ -55,7 +55,7 @@ TEST(GroupReform, AMemberLeftOutOfAGenerationJoinsTheNextWithTheNewestState) {
     }
     std::vector<int> candidates = first.generation.members;
     for (int joiner : reform.admittedJoiners(2, 12)) candidates.push_back(joiner);
-    auto second = reform.reform(2, candidates, 12 + m, [&] { return stateOf(m, 12 + m); });
+    auto second = reform.reform(2, candidates, 12 + m, 12 + m, [&] { return stateOf(m, 12 + m); });
     seen.second = second.generation;
     seen.secondState = second.state;
     return seen;
@@ -65,7 +65,7 @@ TEST(GroupReform, AMemberLeftOutOfAGenerationJoinsTheNextWithTheNewestState) {
     Heartbeat beat2(store, 2);
     Membership membership(store, 30s);
     GroupReform reform(store, membership, 2, glooOverTheStore(), ReformOptions{1, 30s});
-    auto formed = reform.reform(1, {0, 1, 2}, 10, [] { return std::string("never asked: it is not the source"); });
+    auto formed = reform.reform(1, {0, 1, 2}, 10, 10, [] { return std::string("never asked: it is not the source"); });
     return std::make_pair(formed.generation, formed.state);
   };
 
@@ -93,7 +93,7 @@ TEST(GroupReform, FewerThanMinWorkersStopsWithOneLine) {
   Membership membership(store, 30s);
   GroupReform reform(store, membership, 0, glooOverTheStore(), ReformOptions{2, 30s});
   try {
-    reform.reform(1, {0, 1}, 7, [] { return std::string(); });
+    reform.reform(1, {0, 1}, 7, 7, [] { return std::string(); });
     FAIL() << "a generation of one formed against --min-workers 2";
   } catch (const RuntimeFailure& e) {
     EXPECT_NE(std::string(e.what()).find("1 worker(s) left (rank(s) 0), fewer than --min-workers 2"), std::string::npos)

@@ -40,6 +40,17 @@ TEST(GenerationConfig, AReformedGroupSplitsEquallyAndKeepsEachWorkersEmulation) 
   EXPECT_EQ(swapped.emulation.slowdown.at(0, 0), 2);
 }
 
+// --shard-state slices the optimiser state by the caps of the ranks: each cap stays with its worker, and a joiner
+// beyond the launched workers has none (as its own WorkerMemory counts it).
+TEST(GenerationConfig, AReformedGroupKeepsEachWorkersMemoryCap) {
+  auto c = fourWorkers();
+  c.memoryLimitMb = {400, 300, 200, 100};
+  EXPECT_EQ(forMembers(c, {0, 2, 3}).memoryLimitMb, (std::vector<double>{400, 200, 100}));
+  EXPECT_EQ(forMembers(c, {1, 3, 4}).memoryLimitMb, (std::vector<double>{300, 100, 0}));
+  c.memoryLimitMb.clear();  // no caps: none after the change either
+  EXPECT_TRUE(forMembers(c, {0, 2}).memoryLimitMb.empty());
+}
+
 TEST(GenerationConfig, TheSplitLogGoesOnFromTheNewestCommittedStepWithANote) {
   elastic::Generation first;
   first.members = {0, 1, 2, 3};

@@ -48,8 +48,10 @@ void validateGradientShaping(const JobConfig& c) {
           "--grad-compress is not yet with --pipeline-stages (the stage replicas exchange float32)");
 }
 
-// --shard-state with what moves the whole optimiser state or owns its own: a joiner receives rank 0's state whole, and
-// the pipeline stages and parameter servers keep theirs. (Checkpoints gather the slices: Trainer::checkpointState.)
+// --shard-state with what owns its own optimiser state (the pipeline stages, the parameter servers) or reads another
+// step's gradient (--staleness). Checkpoints gather the slices (Trainer::checkpointState); an elastic group re-slices
+// the state gathered at a planned re-form, but a dead worker's slice is gone: the group goes back to the newest
+// checkpoint (ElasticAgent), so an elastic sharded job needs one.
 void validateShardedState(const JobConfig& c) {
   if (!c.trainer.shardState) return;
   auto refuse = [](bool bad, const std::string& what) {
@@ -58,7 +60,10 @@ void validateShardedState(const JobConfig& c) {
   };
   refuse(c.pipeline.enabled(), "--pipeline-stages");
   refuse(c.comm.mode == comm::CommMode::ParameterServers, "--comm ps");
-  refuse(c.resilience.elastic || c.resilience.join, "--elastic");
+  require(
+      !(c.resilience.elastic || c.resilience.join) || !c.checkpoint.dir.empty(),
+      "--elastic with --shard-state needs --checkpoint-dir: a lost worker's slice of the optimiser state is rebuilt "
+      "from the newest checkpoint");
   refuse(c.comm.staleness > 0, "--staleness");
 }
 
