@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "balancenet/comm/GradientSync.h"
+#include "balancenet/comm/group/Communicator.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/objective/ObjectiveOptions.h"

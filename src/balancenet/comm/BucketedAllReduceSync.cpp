@@ -14,7 +14,7 @@ constexpr double kMb = 1024.0 * 1024.0;
 
 }  // namespace
 
-BucketedAllReduceSync::BucketedAllReduceSync(Communicator& comm, ParameterList params, BucketOptions options)
+BucketedAllReduceSync::BucketedAllReduceSync(Collectives& comm, ParameterList params, BucketOptions options)
     : comm_(comm), params_(std::move(params)), options_(options) {
   if (options_.bucketMb <= 0 || options_.firstBucketMb <= 0) throw UsageError("bucket sizes must be positive");
   // Reverse order: the order in which backward produces the gradients. DDP's rule: a tensor joins the

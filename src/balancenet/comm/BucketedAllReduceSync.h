@@ -7,7 +7,7 @@
 
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/compressed/BufferAllReduce.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
@@ -26,7 +26,7 @@ struct BucketOptions {
 // latency is paid once per bucket. Exactness is the flat all-reduce's: a sum of each rank's share.
 class BucketedAllReduceSync : public GradientSync {
  public:
-  BucketedAllReduceSync(Communicator& comm, ParameterList params, BucketOptions options);
+  BucketedAllReduceSync(Collectives& comm, ParameterList params, BucketOptions options);
   ~BucketedAllReduceSync() override;
   BucketedAllReduceSync(const BucketedAllReduceSync&) = delete;
   BucketedAllReduceSync& operator=(const BucketedAllReduceSync&) = delete;
@@ -58,7 +58,7 @@ class BucketedAllReduceSync : public GradientSync {
   void startBucket(size_t b);
   std::vector<std::vector<at::Tensor>> bucketStates() const;
 
-  Communicator& comm_;
+  Collectives& comm_;
   ParameterList params_;
   BucketOptions options_;
   std::vector<Bucket> buckets_;

@@ -27,7 +27,7 @@ const char* methodOf(Exchange exchange) {
 
 }  // namespace
 
-FlatAllReduceSync::FlatAllReduceSync(Communicator& comm, Exchange exchange, const ParameterList& params,
+FlatAllReduceSync::FlatAllReduceSync(Collectives& comm, Exchange exchange, const ParameterList& params,
                                      compression::CompressionOptions compression)
     : comm_(comm), exchange_(exchange), params_(params) {
   // The mesh exchanges (hd, a2a) sum float32 only. Alone, nothing crosses a wire: nothing is compressed.

@@ -5,7 +5,7 @@
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/compressed/BufferAllReduce.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::comm {
 
@@ -17,7 +17,7 @@ class FlatAllReduceSync : public GradientSync {
   // `params` (the model's, optional): each step's stats then carry the per-layer bytes (layers.csv).
   // `compression` (the ring only; needs `params`): the gradients cross the wire compressed
   // (compressed/BufferAllReduce.h), with error feedback; the scalars (the loss) travel exact beside them.
-  explicit FlatAllReduceSync(Communicator& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {},
+  explicit FlatAllReduceSync(Collectives& comm, Exchange exchange = Exchange::Ring, const ParameterList& params = {},
                              compression::CompressionOptions compression = {});
   SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars, const SyncContext& context) override;
   std::string explain() const override;
@@ -27,7 +27,7 @@ class FlatAllReduceSync : public GradientSync {
   bool loadState(const std::vector<at::Tensor>& state) override;
 
  private:
-  Communicator& comm_;
+  Collectives& comm_;
   Exchange exchange_;
   ParameterList params_;
   at::Tensor buffer_;                            // reused across steps

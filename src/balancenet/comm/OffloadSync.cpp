@@ -18,7 +18,7 @@ constexpr int kTagFromPeer = 1502;
 
 }  // namespace
 
-OffloadSync::OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below,
+OffloadSync::OffloadSync(Collectives& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven, double below,
                          Exchange ringExchange)
     : comm_(comm),
       params_(std::move(params)),

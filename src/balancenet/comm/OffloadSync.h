@@ -7,7 +7,7 @@
 #include "balancenet/comm/Exchange.h"
 #include "balancenet/comm/GradientSync.h"
 #include "balancenet/comm/OffloadPlan.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::comm {
 
@@ -22,7 +22,7 @@ namespace balancenet::comm {
 class OffloadSync : public GradientSync {
  public:
   // `ringExchange`: how the fast ranks all-reduce among themselves (the job's --comm algorithm).
-  OffloadSync(Communicator& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven,
+  OffloadSync(Collectives& comm, ParameterList params, std::unique_ptr<GradientSync> whenEven,
               double below = kDefaultOffloadBelow, Exchange ringExchange = Exchange::Ring);
   ~OffloadSync() override;
 
@@ -41,7 +41,7 @@ class OffloadSync : public GradientSync {
   void finishHandBacks();                    // waits for the sums sent to clients in the last step
   void postClientReceives(int64_t scalars);  // a peer's, for its clients' gradients of this step
 
-  Communicator& comm_;
+  Collectives& comm_;
   ParameterList params_;
   std::unique_ptr<GradientSync> whenEven_;
   double below_;

@@ -24,7 +24,7 @@ const char* methodOf(const FcDecision& d) { return d.sfb ? "sfb" : "allreduce"; 
 
 }  // namespace
 
-SufficientFactorSync::SufficientFactorSync(Communicator& comm, torch::nn::Module& net, FactorSyncOptions options)
+SufficientFactorSync::SufficientFactorSync(Collectives& comm, torch::nn::Module& net, FactorSyncOptions options)
     : comm_(comm), options_(std::move(options)) {
   const auto params = namedParameters(net);
   std::vector<bool> captured(params.size(), false);

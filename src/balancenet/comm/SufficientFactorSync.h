@@ -8,7 +8,7 @@
 #include "balancenet/comm/FactorCostModel.h"
 #include "balancenet/comm/FactorLinear.h"
 #include "balancenet/comm/GradientSync.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
@@ -30,7 +30,7 @@ struct FactorSyncOptions {
 // Bytes are counted as Poseidon sends them (K_i (M+N) floats to each peer), not as the padded payload.
 class SufficientFactorSync : public GradientSync {
  public:
-  SufficientFactorSync(Communicator& comm, torch::nn::Module& net, FactorSyncOptions options);
+  SufficientFactorSync(Collectives& comm, torch::nn::Module& net, FactorSyncOptions options);
   ~SufficientFactorSync() override;
   SufficientFactorSync(const SufficientFactorSync&) = delete;
   SufficientFactorSync& operator=(const SufficientFactorSync&) = delete;
@@ -62,7 +62,7 @@ class SufficientFactorSync : public GradientSync {
   void finish(size_t l, const std::vector<at::Tensor>& grads);
   void addTraffic(size_t l, SyncStats& stats) const;
 
-  Communicator& comm_;
+  Collectives& comm_;
   FactorSyncOptions options_;
   std::vector<Layer> layers_;
   std::vector<FcDecision> decisions_;  // parallel to layers_

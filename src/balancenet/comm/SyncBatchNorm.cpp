@@ -23,7 +23,7 @@ struct SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFun
   static variable_list forward(AutogradContext* ctx, at::Tensor x, at::Tensor weight, at::Tensor bias,
                                at::Tensor runningMean, at::Tensor runningVar, double momentum, double eps,
                                int64_t commHandle) {
-    auto* comm = reinterpret_cast<Communicator*>(commHandle);
+    auto* comm = reinterpret_cast<Collectives*>(commHandle);
     const int64_t channels = x.size(1);
     const double localCount = static_cast<double>(x.numel() / channels);
     auto xd = x.to(at::kDouble);  // double sums keep E[x^2]-E[x]^2 accurate
@@ -51,7 +51,7 @@ struct SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFun
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
     auto xhat = saved[0], weight = saved[1], invstd = saved[2];
-    auto* comm = reinterpret_cast<Communicator*>(ctx->saved_data["comm"].toInt());
+    auto* comm = reinterpret_cast<Collectives*>(ctx->saved_data["comm"].toInt());
     const double count = ctx->saved_data["count"].toDouble();
     auto dy = grads[0];
     const int64_t channels = dy.size(1);
@@ -70,7 +70,7 @@ struct SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFun
 
 }  // namespace
 
-SyncBatchNorm2dImpl::SyncBatchNorm2dImpl(int64_t channels, Communicator* comm, double momentum, double eps)
+SyncBatchNorm2dImpl::SyncBatchNorm2dImpl(int64_t channels, Collectives* comm, double momentum, double eps)
     : channels_(channels), comm_(comm), momentum_(momentum), eps_(eps) {
   reset();
 }
@@ -94,7 +94,7 @@ at::Tensor SyncBatchNorm2dImpl::forward(const at::Tensor& x) {
                                       reinterpret_cast<int64_t>(comm_))[0];
 }
 
-int useGroupForSyncBatchNorm(torch::nn::Module& net, Communicator* comm) {
+int useGroupForSyncBatchNorm(torch::nn::Module& net, Collectives* comm) {
   int layers = 0;
   for (auto& module : net.modules()) {
     if (auto* bn = dynamic_cast<SyncBatchNorm2dImpl*>(module.get())) {

@@ -4,7 +4,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::comm {
 
@@ -15,21 +15,21 @@ namespace balancenet::comm {
 class SyncBatchNorm2dImpl : public torch::nn::Cloneable<SyncBatchNorm2dImpl> {
  public:
   // `comm` may be null until useGroup(): training forwards need a group, evaluation does not.
-  SyncBatchNorm2dImpl(int64_t channels, Communicator* comm, double momentum = 0.1, double eps = 1e-5);
+  SyncBatchNorm2dImpl(int64_t channels, Collectives* comm, double momentum = 0.1, double eps = 1e-5);
   void reset() override;
   at::Tensor forward(const at::Tensor& x);
-  void useGroup(Communicator* comm) { comm_ = comm; }
+  void useGroup(Collectives* comm) { comm_ = comm; }
 
   at::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
 
  private:
   int64_t channels_;
-  Communicator* comm_;
+  Collectives* comm_;
   double momentum_, eps_;
 };
 TORCH_MODULE(SyncBatchNorm2d);
 
 // Seats `comm` (null: none) in every SyncBatchNorm2d layer of `net`; returns how many there are.
-int useGroupForSyncBatchNorm(torch::nn::Module& net, Communicator* comm);
+int useGroupForSyncBatchNorm(torch::nn::Module& net, Collectives* comm);
 
 }  // namespace balancenet::comm

@@ -26,7 +26,7 @@ std::vector<double> marginsOf(const std::vector<Candidate>& candidates) {
 
 }  // namespace
 
-AutoSync::AutoSync(comm::Communicator& comm, std::vector<Candidate> candidates, TrialSettings settings)
+AutoSync::AutoSync(comm::Collectives& comm, std::vector<Candidate> candidates, TrialSettings settings)
     : comm_(comm), candidates_(std::move(candidates)), trial_(namesOf(candidates_), settings, marginsOf(candidates_)) {
   if (candidates_.empty()) throw RuntimeFailure("--comm auto needs at least one candidate");
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "balancenet/comm/GradientSync.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/commchoice/ModeTrial.h"
 
 namespace balancenet::commchoice {
@@ -27,7 +27,7 @@ inline constexpr double kLossyMargin = 0.10;
 // more float in the scalars), so deciding costs no message of its own and every rank decides alike.
 class AutoSync : public comm::GradientSync {
  public:
-  AutoSync(comm::Communicator& comm, std::vector<Candidate> candidates, TrialSettings settings = {});
+  AutoSync(comm::Collectives& comm, std::vector<Candidate> candidates, TrialSettings settings = {});
 
   void beginStep(const comm::SyncContext& context) override;
   comm::SyncStats synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
@@ -48,7 +48,7 @@ class AutoSync : public comm::GradientSync {
   std::vector<std::vector<at::Tensor>> candidateStates() const;
   void logDecision() const;
 
-  comm::Communicator& comm_;
+  comm::Collectives& comm_;
   std::vector<Candidate> candidates_;
   ModeTrial trial_;
   int64_t runningStep_ = -1;  // the step whose candidate is chosen

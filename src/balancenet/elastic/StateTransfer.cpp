@@ -1,4 +1,4 @@
-// Bytes over Communicator::broadcast.
+// Bytes over Collectives::broadcast.
 #include "balancenet/elastic/StateTransfer.h"
 
 #include <ATen/ATen.h>
@@ -7,7 +7,7 @@
 
 namespace balancenet::elastic {
 
-std::string broadcastBytes(comm::Communicator& comm, int root, const std::string& bytes) {
+std::string broadcastBytes(comm::Collectives& comm, int root, const std::string& bytes) {
   const bool mine = comm.rank() == root;
   std::vector<at::Tensor> length{at::full({1}, mine ? static_cast<int64_t>(bytes.size()) : 0, at::kLong)};
   comm.broadcast(length, root);

@@ -3,11 +3,11 @@
 #pragma once
 #include <string>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::elastic {
 
 // Collective: returns `bytes` of rank `root` on every rank (the others' `bytes` are ignored).
-std::string broadcastBytes(comm::Communicator& comm, int root, const std::string& bytes);
+std::string broadcastBytes(comm::Collectives& comm, int root, const std::string& bytes);
 
 }  // namespace balancenet::elastic

@@ -40,7 +40,7 @@ std::string existingLog(const std::string& runDir) {
 
 }  // namespace
 
-Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
+Orchestrator::Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Collectives& comm, NodeSampler sampler,
                            OrchestratorOptions options, std::unique_ptr<BatchSizer> sizer)
     : policy_(std::move(policy)),
       sizer_(std::move(sizer)),

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/orchestrator/BatchSizer.h"
@@ -35,7 +35,7 @@ struct OrchestratorOptions {
 class Orchestrator : public Allocator {
  public:
   // `sizer`: chooses B at each decision (--global-batch auto or a schedule); null: B stays options.globalBatch.
-  Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Communicator& comm, NodeSampler sampler,
+  Orchestrator(std::unique_ptr<Policy> policy, Split initial, comm::Collectives& comm, NodeSampler sampler,
                OrchestratorOptions options, std::unique_ptr<BatchSizer> sizer = nullptr);
   ~Orchestrator() override;  // writes what splits.csv still lacks
 
@@ -66,7 +66,7 @@ class Orchestrator : public Allocator {
   Split current_;
   int64_t nominalBatch_;  // the B policies split (BNO's split may sum to more); the sizer moves it
   double lrFactor_ = 1;   // the sizer's learning-rate factor for nominalBatch_
-  comm::Communicator& comm_;
+  comm::Collectives& comm_;
   NodeSampler sampler_;
   OrchestratorOptions options_;
   int window_;                                 // observations kept per decision

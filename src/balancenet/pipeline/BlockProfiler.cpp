@@ -95,7 +95,7 @@ BlockTimes profileBlocks(models::Network& net, const at::Tensor& inputs, int rep
   return times;
 }
 
-std::vector<NodeCosts> gatherNodeCosts(comm::Communicator& world, const BlockTimes& mine, double slowdown,
+std::vector<NodeCosts> gatherNodeCosts(comm::Collectives& world, const BlockTimes& mine, double slowdown,
                                        double memoryLimitBytes) {
   const size_t blocks = mine.forwardMs.size();
   if (mine.backwardMs.size() != blocks) throw InternalError("gatherNodeCosts: forward and backward counts differ");
@@ -124,7 +124,7 @@ std::vector<NodeCosts> gatherNodeCosts(comm::Communicator& world, const BlockTim
 // that round trip is the latency. Then a sends `bytes` and b answers with one element: the round trip less
 // the ping's is the payload's time on the wire. Blocking sends and receives in the same order on both
 // sides of every pair cannot deadlock. a's figures reach every rank through a sum-all-reduce of the table.
-LinkCosts measureLinks(comm::Communicator& world, int64_t bytes) {
+LinkCosts measureLinks(comm::Collectives& world, int64_t bytes) {
   constexpr int kTag = 0x11C5;
   const int n = world.size(), me = world.rank();
   auto table = at::zeros({n, n}, at::kDouble);  // bytes per ms, filled by the senders

@@ -7,7 +7,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/models/Network.h"
 #include "balancenet/pipeline/planner/PlanInput.h"
 
@@ -25,12 +25,12 @@ BlockTimes profileBlocks(models::Network& net, const at::Tensor& inputs, int rep
 
 // Collective over `world`: every rank's times, each multiplied by its emulated slowdown at step 0, with its
 // memory cap, as NodeCosts by rank (the same on every rank).
-std::vector<NodeCosts> gatherNodeCosts(comm::Communicator& world, const BlockTimes& mine, double slowdown,
+std::vector<NodeCosts> gatherNodeCosts(comm::Collectives& world, const BlockTimes& mine, double slowdown,
                                        double memoryLimitBytes);
 
 // Collective over `world`: each ordered pair's bandwidth, timed by sending `bytes` (and the latency by a
 // one-element ping), in turns so that one pair's transfer does not share the wire with another's. With
 // the emulated links installed on `world`, they are what is measured.
-LinkCosts measureLinks(comm::Communicator& world, int64_t bytes = 1 << 20);
+LinkCosts measureLinks(comm::Collectives& world, int64_t bytes = 1 << 20);
 
 }  // namespace balancenet::pipeline

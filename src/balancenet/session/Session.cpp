@@ -15,6 +15,7 @@
 
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/Rendezvous.h"
+#include "balancenet/comm/group/ProcessGroupView.h"
 #include "balancenet/core/Error.h"
 #include "balancenet/elastic/Admission.h"
 #include "balancenet/elastic/GroupReform.h"
@@ -33,7 +34,7 @@ namespace balancenet::session {
 
 c10::intrusive_ptr<c10d::ProcessGroup> Session::processGroup() const {
   require(!closed_, "the session's process group was closed at exit");
-  return comm_->processGroup();
+  return comm::processGroupOf(*comm_);
 }
 
 namespace {

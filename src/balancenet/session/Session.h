@@ -29,6 +29,10 @@
 #include "balancenet/session/CompressedBuckets.h"
 #include "balancenet/session/StepClock.h"
 
+namespace c10d {
+class ProcessGroup;
+}
+
 namespace balancenet::session {
 
 // One batch of a step, as this rank takes it.

@@ -13,7 +13,7 @@ void EvalTotals::add(const objective::Objective& objective, const at::Tensor& ou
   counted_ += static_cast<double>(targets.size(0));
 }
 
-metrics::EvalPoint EvalTotals::point(comm::Communicator& comm, int64_t step) const {
+metrics::EvalPoint EvalTotals::point(comm::Collectives& comm, int64_t step) const {
   auto totals = at::tensor({correct_, lossSum_, counted_}, at::kDouble);
   comm.allreduceSum(totals);
   const double count = totals[2].item<double>();
@@ -45,7 +45,7 @@ EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, con
 }
 
 metrics::EvalPoint evaluate(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
-                            comm::Communicator& comm, int64_t step, int64_t batchSize) {
+                            comm::Collectives& comm, int64_t step, int64_t batchSize) {
   const int64_t n = test.size();
   const int64_t begin = n * comm.rank() / comm.size();
   const int64_t end = n * (comm.rank() + 1) / comm.size();

@@ -1,6 +1,6 @@
 // Evaluator: test loss and accuracy with every rank evaluating one shard of the test set.
 #pragma once
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/models/Network.h"
@@ -19,7 +19,7 @@ class EvalTotals {
  public:
   void add(const objective::Objective& objective, const at::Tensor& outputs, const at::Tensor& targets);
   // Collective over `comm`: every rank returns the same point (accuracy and mean loss over all counted).
-  metrics::EvalPoint point(comm::Communicator& comm, int64_t step) const;
+  metrics::EvalPoint point(comm::Collectives& comm, int64_t step) const;
   // What this process alone counted (no collective): one process that evaluates the whole set.
   metrics::EvalPoint localPoint(int64_t step) const;
 
@@ -34,6 +34,6 @@ EvalTotals countTestSamples(models::Network& net, const data::Dataset& test, con
 // Rank r evaluates the r-th contiguous shard; correct counts and loss sums are all-reduced, so the
 // result covers the whole test set exactly once and is identical on every rank.
 metrics::EvalPoint evaluate(models::Network& net, const data::Dataset& test, const objective::Objective& objective,
-                            comm::Communicator& comm, int64_t step, int64_t batchSize = kEvalBatch);
+                            comm::Collectives& comm, int64_t step, int64_t batchSize = kEvalBatch);
 
 }  // namespace balancenet::trainer

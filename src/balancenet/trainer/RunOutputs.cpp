@@ -19,7 +19,7 @@ namespace balancenet::trainer {
 namespace {
 
 // Every rank's probe result and threads, in rank order (the probes ran in each worker's own process).
-void gatherCapacities(comm::Communicator& comm, const metrics::WorkerCapacity& mine,
+void gatherCapacities(comm::Collectives& comm, const metrics::WorkerCapacity& mine,
                       std::vector<metrics::GemmPeak>& peaks, std::vector<int>& threads) {
   const auto mineRow = at::tensor(
       {mine.peak.oneThread, mine.peak.allThreads, double(mine.peak.threads), double(mine.threads)}, at::kDouble);
@@ -32,7 +32,7 @@ void gatherCapacities(comm::Communicator& comm, const metrics::WorkerCapacity& m
 
 // Every rank's peak resident set in MiB, in rank order: the high-water mark of its worker process so far,
 // which at the end of a run is the run's (ranks run as threads of one process share one figure).
-std::vector<double> gatherPeakMemoryMb(comm::Communicator& comm) {
+std::vector<double> gatherPeakMemoryMb(comm::Collectives& comm) {
   std::vector<double> mb;
   for (const auto& t : comm.allgather(at::full({1}, metrics::peakResidentBytes() / (1 << 20), at::kDouble)))
     mb.push_back(t.item<double>());
@@ -47,7 +47,7 @@ void writeRunFile(const std::string& runDir, const std::string& name, const std:
   writeFileAtomically(runDir + "/" + name, contents);
 }
 
-std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
+std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Collectives& comm,
                                                        const std::vector<metrics::StepRecord>& mine,
                                                        metrics::RunSummary& summary, const std::string& runDir,
                                                        const metrics::WorkerCapacity& capacity) {
@@ -91,7 +91,7 @@ std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Communicator& comm,
   return efficiency;
 }
 
-void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, const std::string& runDir) {
+void writeLayerTraffic(comm::Collectives& comm, const std::string& myRows, const std::string& runDir) {
   const auto parts = comm.allgatherText(myRows);
   std::string csv = "step,rank,layer,method,bytes_sent,bytes_received\n";
   bool any = false;
@@ -102,7 +102,7 @@ void writeLayerTraffic(comm::Communicator& comm, const std::string& myRows, cons
   if (comm.rank() == 0 && any) writeRunFile(runDir, "layers.csv", csv);
 }
 
-void writeTimeline(comm::Communicator& comm, const Timeline& timeline, const std::string& path) {
+void writeTimeline(comm::Collectives& comm, const Timeline& timeline, const std::string& path) {
   const auto parts = comm.allgatherText(timeline.eventsJson());
   if (comm.rank() != 0) return;
   // Its directory is made as --run-dir's is: a trace asked for into a new folder must not fail the run at its end.

@@ -46,7 +46,7 @@ void ShardedState::takeGradients(const std::vector<at::Tensor>& grads) {
   for (const auto& p : mine_) g.narrow(0, p.flatOffset, p.length).copy_(view(grads[p.tensor], p));
 }
 
-int64_t ShardedState::shareUpdates(comm::Communicator& comm) {
+int64_t ShardedState::shareUpdates(comm::Collectives& comm) {
   at::NoGradGuard noGrad;
   const int64_t widest = *std::max_element(sizes_.begin(), sizes_.end());
   if (!padded_.defined()) {
@@ -62,7 +62,7 @@ int64_t ShardedState::shareUpdates(comm::Communicator& comm) {
 }
 
 std::vector<std::vector<at::Tensor>> ShardedState::gatherParameterStates(const std::vector<at::Tensor>& sliceState,
-                                                                         comm::Communicator& comm) {
+                                                                         comm::Collectives& comm) {
   at::NoGradGuard noGrad;
   std::vector<std::vector<at::Tensor>> perParameter(params_.size());
   if (sliceState.empty()) return perParameter;  // no step yet: no state anywhere (every worker steps together)

@@ -9,7 +9,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/memory/StateSlices.h"
 
 namespace balancenet::trainer {
@@ -27,14 +27,14 @@ class ShardedState {
   void takeGradients(const std::vector<at::Tensor>& grads);
   // After the optimiser: every worker's updated slice into every worker's parameters (an all-gather, each slice
   // padded to the largest, into buffers kept from step to step). Returns the bytes this worker sent.
-  int64_t shareUpdates(comm::Communicator& comm);
+  int64_t shareUpdates(comm::Collectives& comm);
 
   // Checkpoints hold the optimiser state a replicated optimiser over the parameters would hold, so that a sharded
   // run resumes with any slicing, or replicated. `sliceState`: this worker's slots (trainer::parameterState of the
   // slice: per-element slots the slice's length, scalars such as Adam's step count as they are). A collective:
   // every worker's slots are all-gathered into one state per parameter (empty before the first step).
   std::vector<std::vector<at::Tensor>> gatherParameterStates(const std::vector<at::Tensor>& sliceState,
-                                                             comm::Communicator& comm);
+                                                             comm::Collectives& comm);
   // The inverse, on this worker alone: its slice's slots cut from one state per parameter.
   std::vector<at::Tensor> sliceOfParameterStates(const std::vector<std::vector<at::Tensor>>& perParameter) const;
 

@@ -8,7 +8,7 @@
 
 #include <c10/core/Device.h>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
@@ -38,7 +38,7 @@ class StepEngine {
   virtual const Split& lastSplit() const = 0;
   // The group whose rank 0 prints and writes the run's outputs (another after a membership change: ask
   // again each time).
-  virtual comm::Communicator& world() const = 0;
+  virtual comm::Collectives& world() const = 0;
 
   // Collective: what a checkpoint keeps, complete on world rank 0 (other ranks' may be partial).
   virtual EngineCheckpoint checkpointState() = 0;

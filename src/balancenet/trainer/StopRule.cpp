@@ -31,7 +31,7 @@ void StopRule::observe(const metrics::EvalPoint& point) {
   reason_ = StopReason::Accuracy;
 }
 
-void StopRule::agreeOnTime(comm::Communicator& comm, int64_t done, double trainSeconds, double lastStepSeconds) {
+void StopRule::agreeOnTime(comm::Collectives& comm, int64_t done, double trainSeconds, double lastStepSeconds) {
   if (timeBudgetS_ <= 0) return;
   // Rank 0's proposal; a decided end (an earlier one, or the accuracy's) stays.
   int64_t end = endStep_;

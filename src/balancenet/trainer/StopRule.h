@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/trainer/TrainerOptions.h"
 
@@ -23,7 +23,7 @@ class StopRule {
   // boundaries, so that a worker admitted at a boundary takes part from its first step. Rank 0 decides and
   // broadcasts the step the run ends at: one step ahead, when its training time plus the last step's would
   // reach the budget, so no boundary ever admits a worker into a run that ends there.
-  void agreeOnTime(comm::Communicator& comm, int64_t done, double trainSeconds, double lastStepSeconds);
+  void agreeOnTime(comm::Collectives& comm, int64_t done, double trainSeconds, double lastStepSeconds);
 
   // Whether the run ends after step `done`.
   bool endsAt(int64_t done) const { return done >= endStep_; }

@@ -59,7 +59,7 @@ Trainer::~Trainer() = default;
 
 std::vector<at::Tensor> Trainer::parameters() const { return params_; }
 
-void Trainer::rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
+void Trainer::rewire(comm::Collectives& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
                      std::vector<int64_t> stateSlices) {
   TrainerParts parts = *parts_;
   parts_.emplace(TrainerParts{parts.net, parts.train, parts.test, parts.objective, comm, sync, allocator});

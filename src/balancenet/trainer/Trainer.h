@@ -9,7 +9,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "balancenet/comm/GradientSync.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/core/Stopwatch.h"
 #include "balancenet/core/Timeline.h"
 #include "balancenet/data/Dataset.h"
@@ -35,7 +35,7 @@ struct TrainerParts {
   const data::Dataset& train;
   const data::Dataset* test;  // null: no evaluation
   const objective::Objective& objective;
-  comm::Communicator& comm;
+  comm::Collectives& comm;
   comm::GradientSync& sync;
   orchestrator::Allocator& allocator;
 };
@@ -55,7 +55,7 @@ class Trainer : public StepEngine {
   int64_t samplesDone() const override { return samples_; }
   const Split& lastSplit() const override { return lastSplit_; }
   // The current group's parts (another group's after a membership change): ask again each time.
-  comm::Communicator& world() const override { return parts_->comm; }
+  comm::Collectives& world() const override { return parts_->comm; }
   EngineCheckpoint checkpointState() override;
   void restoreCheckpoint(const EngineCheckpoint& checkpoint, bool sameWorld) override;
   c10::Device device() const override { return device_; }
@@ -77,7 +77,7 @@ class Trainer : public StepEngine {
   // Continues on another group (membership changed): the parts are the new group's; the model and
   // the data stay. Call restoreState() after it: a failed step may have left partial updates.
   // `stateSlices`: under --shard-state the new group's slices (this worker's of them by its new rank).
-  void rewire(comm::Communicator& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
+  void rewire(comm::Collectives& comm, comm::GradientSync& sync, orchestrator::Allocator& allocator,
               std::vector<int64_t> stateSlices = {});
 
  private:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/ProcessGroupView.h"
 #include "balancenet/core/Error.h"
 #include "testing/RecordingGpuGroup.h"
 
@@ -98,7 +99,7 @@ TEST(CommunicatorFake, DroppingTheGroupEndsItsGpuGroup) {
 TEST(CommunicatorFake, TheProcessGroupWrapsTheSameBackend) {
   auto backend = c10::make_intrusive<FakeBackend>();
   Communicator comm(c10::make_intrusive<c10d::HashStore>(), backend);
-  auto group = comm.processGroup();
+  auto group = processGroupOf(comm);
   EXPECT_EQ(group->getRank(), 0);
   EXPECT_EQ(group->getSize(), 2);
   EXPECT_EQ(group->getBackend(c10::DeviceType::CPU).get(), backend.get());

@@ -40,7 +40,7 @@ class WarmedUpAllReduce : public BufferAllReduce {
   BufferAllReduce* active_ = exact_.get();
 };
 
-std::unique_ptr<BufferAllReduce> makeCompressed(Communicator& comm, const compression::CompressionOptions& options,
+std::unique_ptr<BufferAllReduce> makeCompressed(Collectives& comm, const compression::CompressionOptions& options,
                                                 const std::vector<BufferPart>& parts, int64_t numel,
                                                 const at::TensorOptions& device) {
   using compression::GradCompression;
@@ -70,7 +70,7 @@ std::vector<BufferPart> partsOf(const ParameterList& params) {
   return parts;
 }
 
-std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Communicator& comm, const compression::CompressionOptions& options,
+std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Collectives& comm, const compression::CompressionOptions& options,
                                                      const std::vector<BufferPart>& parts,
                                                      const at::TensorOptions& device) {
   int64_t numel = 0;

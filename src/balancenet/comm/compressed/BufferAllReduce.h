@@ -19,7 +19,7 @@ class Timeline;
 }
 
 namespace balancenet::comm {
-class Communicator;
+class Collectives;
 
 // One tensor of the buffer, in buffer order (they lie end to end): PowerSGD compresses each matrix by itself.
 struct BufferPart {
@@ -61,7 +61,7 @@ class BufferAllReduce {
 
 // The exact sum (a ring all-reduce), or the compressed one `options` name, its first options.warmupSteps steps
 // exact. `device`: where the buffer lives (PowerSGD's and int8's working tensors go there too).
-std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Communicator& comm, const compression::CompressionOptions& options,
+std::unique_ptr<BufferAllReduce> makeBufferAllReduce(Collectives& comm, const compression::CompressionOptions& options,
                                                      const std::vector<BufferPart>& parts,
                                                      const at::TensorOptions& device);
 

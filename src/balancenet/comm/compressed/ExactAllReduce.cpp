@@ -23,7 +23,7 @@ int64_t ExactAllReduce::wireBytesOf(const std::vector<int64_t>& shape) const {
   return ringAllReduceWireBytes(numelOf(shape) * static_cast<int64_t>(sizeof(float)), comm_.size());
 }
 
-CastAllReduce::CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback)
+CastAllReduce::CastAllReduce(Collectives& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback)
     : comm_(comm), cast_(cast), numel_(numel), feedback_(cast, errorFeedback), errorFeedback_(errorFeedback) {}
 
 void CastAllReduce::start(const at::Tensor& buffer) {

@@ -2,14 +2,14 @@
 // fp16 with error feedback (compression/ErrorFeedback.h). The sum of casts is summed in the wire type by c10d.
 #pragma once
 #include "balancenet/comm/compressed/BufferAllReduce.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 #include "balancenet/compression/ErrorFeedback.h"
 
 namespace balancenet::comm {
 
 class ExactAllReduce : public BufferAllReduce {
  public:
-  ExactAllReduce(Communicator& comm, int64_t numel) : comm_(comm), numel_(numel) {}
+  ExactAllReduce(Collectives& comm, int64_t numel) : comm_(comm), numel_(numel) {}
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
@@ -19,14 +19,14 @@ class ExactAllReduce : public BufferAllReduce {
   std::string describe() const override { return "float32"; }
 
  private:
-  Communicator& comm_;
+  Collectives& comm_;
   int64_t numel_;
   PendingWork work_;
 };
 
 class CastAllReduce : public BufferAllReduce {
  public:
-  CastAllReduce(Communicator& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback = true);
+  CastAllReduce(Collectives& comm, compression::GradCompression cast, int64_t numel, bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
@@ -38,7 +38,7 @@ class CastAllReduce : public BufferAllReduce {
   void loadState(const std::vector<at::Tensor>& state) override;
 
  private:
-  Communicator& comm_;
+  Collectives& comm_;
   compression::GradCompression cast_;
   int64_t numel_;
   compression::ErrorFeedback feedback_;

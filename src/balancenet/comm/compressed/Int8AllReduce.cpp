@@ -8,7 +8,7 @@
 
 namespace balancenet::comm {
 
-Int8AllReduce::Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback)
+Int8AllReduce::Int8AllReduce(Collectives& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback)
     : comm_(comm), numel_(numel), errorFeedback_(errorFeedback) {
   const int64_t world = comm.size();
   chunk_ = ((numel + world - 1) / world + 3) / 4 * 4;

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "balancenet/comm/compressed/BufferAllReduce.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::comm {
 
 class Int8AllReduce : public BufferAllReduce {
  public:
   // `errorFeedback` false: both residuals stay zero (--no-error-feedback).
-  Int8AllReduce(Communicator& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback = true);
+  Int8AllReduce(Collectives& comm, int64_t numel, const at::TensorOptions& device, bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
   void abandon() override { work_.wait(); }
@@ -39,7 +39,7 @@ class Int8AllReduce : public BufferAllReduce {
   at::Tensor codesOf(const at::Tensor& rows, int64_t r) const { return rows[r].narrow(0, 0, chunk_); }
   at::Tensor scaleOf(const at::Tensor& rows, int64_t r) const { return rows[r].narrow(0, chunk_, 4).view(at::kFloat); }
 
-  Communicator& comm_;
+  Collectives& comm_;
   int64_t numel_;
   bool errorFeedback_ = true;
   int64_t chunk_;                     // values per chunk, a multiple of 4

@@ -15,7 +15,7 @@ constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ULL;
 
 }  // namespace
 
-PowerSgdAllReduce::PowerSgdAllReduce(Communicator& comm, int rank, const std::vector<BufferPart>& parts,
+PowerSgdAllReduce::PowerSgdAllReduce(Collectives& comm, int rank, const std::vector<BufferPart>& parts,
                                      const at::TensorOptions& device, bool errorFeedback)
     : comm_(comm), rank_(rank), errorFeedback_(errorFeedback) {
   int64_t offset = 0, wholeNumel = 0;

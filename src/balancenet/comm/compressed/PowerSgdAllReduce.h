@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "balancenet/comm/compressed/BufferAllReduce.h"
-#include "balancenet/comm/group/Communicator.h"
+#include "balancenet/comm/group/Collectives.h"
 
 namespace balancenet::comm {
 
@@ -20,7 +20,7 @@ class PowerSgdAllReduce : public BufferAllReduce {
   // A buffer without a matrix worth compressing at `rank` sends everything whole (checkCompressible refuses a
   // model where no buffer has one).
   // `errorFeedback` false: the residuals stay zero (--no-error-feedback); Q still warm-starts from the last step.
-  PowerSgdAllReduce(Communicator& comm, int rank, const std::vector<BufferPart>& parts, const at::TensorOptions& device,
+  PowerSgdAllReduce(Collectives& comm, int rank, const std::vector<BufferPart>& parts, const at::TensorOptions& device,
                     bool errorFeedback = true);
   void start(const at::Tensor& buffer) override;
   void finish(const at::Tensor& buffer, Timeline* timeline, const std::string& label) override;
@@ -49,7 +49,7 @@ class PowerSgdAllReduce : public BufferAllReduce {
     int64_t at = 0;  // in first_
   };
 
-  Communicator& comm_;
+  Collectives& comm_;
   int rank_;
   bool errorFeedback_ = true;
   std::vector<Matrix> matrices_;

@@ -2,7 +2,6 @@
 #include "balancenet/comm/group/Communicator.h"
 
 #include <torch/csrc/distributed/c10d/Backend.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 #include <utility>
 
 #include <ATen/ATen.h>
-#include <ATen/core/ivalue.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -19,15 +17,9 @@
 #include "balancenet/comm/GroupPrefixes.h"
 #include "balancenet/comm/group/MeshAllReduce.h"
 #include "balancenet/core/Error.h"
-#include "balancenet/core/Timeline.h"
 
 namespace balancenet::comm {
 namespace {
-
-[[noreturn]] void rethrowAsFailure(const char* what, int rank, const std::exception& e) {
-  throw RuntimeFailure(
-      fmt::format("{} failed on rank {} (a peer died or the network broke): {}", what, rank, firstLine(e.what())));
-}
 
 int64_t bytesOf(const std::vector<at::Tensor>& tensors) {
   int64_t n = 0;
@@ -36,56 +28,6 @@ int64_t bytesOf(const std::vector<at::Tensor>& tensors) {
 }
 
 }  // namespace
-
-PendingWork::PendingWork() = default;
-PendingWork::PendingWork(c10::intrusive_ptr<c10d::Work> work, LinkModel::Clock::time_point deliveredAt,
-                         std::string what, int rank, bool hasFuture)
-    : work_(std::move(work)),
-      completedNs_(hasFuture ? std::make_shared<std::atomic<int64_t>>(0) : nullptr),
-      startedAt_(LinkModel::Clock::now()),
-      deliveredAt_(deliveredAt),
-      what_(std::move(what)),
-      rank_(rank) {
-  if (!completedNs_) return;
-  try {
-    auto done = completedNs_;
-    work_->getFuture()->addCallback(
-        [done](c10::ivalue::Future&) { done->store(LinkModel::Clock::now().time_since_epoch().count()); });
-  } catch (const std::exception&) {
-    completedNs_.reset();  // no future after all: finishedAt() falls back to when wait() returned
-  }
-}
-PendingWork::PendingWork(PendingWork&&) noexcept = default;
-PendingWork& PendingWork::operator=(PendingWork&&) noexcept = default;
-PendingWork::~PendingWork() = default;
-
-bool PendingWork::valid() const { return static_cast<bool>(work_); }
-
-void PendingWork::wait() {
-  if (!work_) return;
-  try {
-    work_->wait();
-  } catch (const std::exception& e) {
-    work_.reset();
-    rethrowAsFailure(what_.c_str(), rank_, e);
-  }
-  work_.reset();
-  if (onWait_) std::exchange(onWait_, nullptr)();
-  const int64_t completed = completedNs_ ? completedNs_->load() : 0;
-  const auto realEnd =
-      completed > 0 ? LinkModel::Clock::time_point(LinkModel::Clock::duration(completed)) : LinkModel::Clock::now();
-  std::this_thread::sleep_until(deliveredAt_);
-  finishedAt_ = std::max(realEnd, deliveredAt_);
-}
-
-void PendingWork::wait(Timeline* timeline, const std::string& waitName, const std::string& messageName) {
-  const bool started = valid();  // an empty one (a one-rank sum) moved nothing to draw
-  {
-    Timeline::Span span(timeline, waitName, "sync");
-    wait();
-  }
-  if (timeline && started) timeline->record(messageName, "comm", Timeline::kCommunication, startedAt_, finishedAt_);
-}
 
 Communicator::Communicator(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> group,
                            GroupMaker makeGroup)
@@ -137,18 +79,6 @@ c10d::Backend& Communicator::backendFor(const at::Tensor& tensor) {
   return tensor.is_cuda() && gpuGroup_ ? *gpuGroup_ : *group_;
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> Communicator::processGroup() const {
-  auto group = c10::make_intrusive<c10d::ProcessGroup>(store_, rank_, size_);
-  group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, group_);
-  // GPU tensors: NCCL where the group has it, else the same Gloo (which stages them through host memory).
-  if (gpuGroup_)
-    group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::NCCL, gpuGroup_);
-  else
-    group->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::GLOO, group_);
-  group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
-  return group;
-}
-
 LinkModel::Clock::time_point Communicator::deliveredAt(int64_t wireBytes) {
   const auto now = LinkModel::Clock::now();
   return link_ ? link_->deliveredAt(now, wireBytes) : now;
@@ -179,11 +109,6 @@ void Communicator::allreduceSum(std::vector<at::Tensor>& tensors) {
   startOperation("all-reduce", rank_, deliveredAt(wire), [&] {
     return backendFor(tensors.at(0)).allreduce(tensors);
   }).wait();
-}
-
-void Communicator::allreduceSum(at::Tensor& tensor) {
-  std::vector<at::Tensor> one{tensor};
-  allreduceSum(one);
 }
 
 void Communicator::allreduceSum(at::Tensor& tensor, Exchange exchange) {
@@ -264,26 +189,9 @@ PendingWork Communicator::alltoallAsync(at::Tensor input, at::Tensor output, int
                         [&] { return backendFor(input).alltoall_base(output, input, equalParts, equalParts); });
 }
 
-std::vector<std::string> Communicator::allgatherText(const std::string& text) {
-  const auto lengths = allgather(at::full({1}, static_cast<int64_t>(text.size()), at::kLong));
-  int64_t longest = 0;
-  for (const auto& l : lengths) longest = std::max(longest, l.item<int64_t>());
-  auto padded = at::zeros({std::max<int64_t>(longest, 1)}, at::kByte);
-  std::copy(text.begin(), text.end(), reinterpret_cast<char*>(padded.data_ptr<uint8_t>()));
-  std::vector<std::string> out;
-  const auto parts = allgather(padded);
-  for (int r = 0; r < size_; ++r)
-    out.emplace_back(reinterpret_cast<const char*>(parts[r].data_ptr<uint8_t>()), lengths[r].item<int64_t>());
-  return out;
-}
-
 void Communicator::barrier() {
   startOperation("barrier", rank_, deliveredAt(0), [&] { return group_->barrier(); }).wait();
 }
-
-void Communicator::send(at::Tensor& t, int dst, int tag) { sendAsync(t, dst, tag).wait(); }
-
-void Communicator::recv(at::Tensor& t, int src, int tag) { recvAsync(t, src, tag).wait(); }
 
 PendingWork Communicator::sendAsync(at::Tensor t, int dst, int tag) {
   if (!sendsInPlace(t)) t = t.to(at::kCPU);  // the work keeps the host copy until it is sent
