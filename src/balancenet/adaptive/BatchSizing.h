@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::adaptive {
 
@@ -23,7 +24,11 @@ struct BatchSizing {
   std::string lrScaling = "auto";                        // --lr-scaling (adaptive/LrScaling.h)
   bool adaptive() const { return mode != Mode::Fixed; }  // B may change during the run
   int64_t largest() const;                               // the largest B the run may use (memory, data checks)
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(mode, minBatch, maxBatch, startBatch, schedule, lrScaling);
 };
+BALANCENET_CHECK_FIELDS(BatchSizing);
 
 // "256": fixed; "auto", "auto:MIN:MAX" or "auto:MIN:MAX:START": chosen in [MIN, MAX] from START, the batch the
 // learning rate is set for (default 128 brought into the range; auto alone is auto:32:4096:128);

@@ -3,6 +3,7 @@
 #include "balancenet/comm/CommMode.h"
 #include "balancenet/comm/OffloadPlan.h"
 #include "balancenet/compression/GradCompression.h"
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::comm {
 
@@ -20,6 +21,10 @@ struct CommOptions {
   // exact.
   compression::CompressionOptions compression;
   bool allowLossy = false;  // --allow-lossy-comm: --comm auto may also try the exchanges compressed to bf16
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(mode, servers, staleness, bucketMb, overlap, offloadBelow, explain, compression, allowLossy);
 };
+BALANCENET_CHECK_FIELDS(CommOptions);
 
 }  // namespace balancenet::comm

@@ -11,6 +11,7 @@
 
 #include <c10/core/ScalarType.h>
 
+#include "balancenet/core/FieldList.h"
 #include "balancenet/precision/Precision.h"
 
 namespace balancenet::compression {
@@ -24,7 +25,11 @@ struct CompressionOptions {
   int64_t warmupSteps = 0;  // the first steps travel exact (PyTorch's start_powerSGD_iter), every kind alike
   // What compression loses is added to the next step's gradient (--no-error-feedback: dropped, for comparison).
   bool errorFeedback = true;
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(kind, rank, warmupSteps, errorFeedback);
 };
+BALANCENET_CHECK_FIELDS(CompressionOptions);
 
 // "none", "bf16", "fp16", "int8", "powersgd" (rank 1) or "powersgd:RANK" (RANK >= 1); UsageError naming
 // --grad-compress otherwise.

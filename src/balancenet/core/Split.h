@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet {
 
@@ -23,7 +24,11 @@ struct Split {
   // globalBatch); throws InternalError otherwise: a split computed by the program that breaks it is a bug,
   // not bad input (the user's --split is checked by parse).
   void validate(int worldSize, int64_t globalBatch) const;
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(batches);
 };
+BALANCENET_CHECK_FIELDS(Split);
 
 bool operator==(const Split& a, const Split& b);
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::data {
 
@@ -25,7 +26,12 @@ struct DataOptions {
   int64_t context = 0;  // tokens/text: window length T (required there)
   int loaderThreads = 0;           // decoding threads (imagefolder); 0: the worker's --threads
   bool regressionTargets = false;  // npy: float targets (--loss mse) instead of int64 classes
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(source, normalizeMean, normalizeStd, cacheDir, imageSize, augmentCrop, augmentFlip, cropPadding,
+                    valFraction, context, loaderThreads, regressionTargets);
 };
+BALANCENET_CHECK_FIELDS(DataOptions);
 
 // $XDG_CACHE_HOME/balancenet, else $HOME/.cache/balancenet, else empty (no cache): statistics computed
 // once per dataset, not once per run.

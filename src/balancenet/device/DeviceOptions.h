@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::device {
 
@@ -13,6 +14,10 @@ struct DeviceOptions {
   std::vector<std::string> devices;
   // --backend: auto (NCCL where every worker of the group has a GPU of its own, else Gloo), gloo or nccl.
   std::string backend = "auto";
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(device, devices, backend);
 };
+BALANCENET_CHECK_FIELDS(DeviceOptions);
 
 }  // namespace balancenet::device

@@ -2,6 +2,7 @@
 // job/JobConfig.h.
 #pragma once
 #include <chrono>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::elastic {
 
@@ -13,6 +14,10 @@ struct ResilienceOptions {
   std::chrono::milliseconds stallTimeout{0};     // --stall-timeout: a collective's wait otherwise (0: rendezvous)
   int maxRestarts = 0;  // --max-restarts: the launcher starts a dead worker again (it rejoins), this often
   bool join = false;    // --join: this process joins a running elastic job as a new worker
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(elastic, minNodes, maxNodes, peerTimeout, stallTimeout, maxRestarts, join);
 };
+BALANCENET_CHECK_FIELDS(ResilienceOptions);
 
 }  // namespace balancenet::elastic

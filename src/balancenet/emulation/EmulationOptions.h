@@ -3,6 +3,7 @@
 #pragma once
 #include <vector>
 
+#include "balancenet/core/FieldList.h"
 #include "balancenet/emulation/FactorSchedule.h"
 
 namespace balancenet::emulation {
@@ -12,6 +13,10 @@ struct EmulationOptions {
   FactorSchedule nodeSpeed;              // --node-speed (+ --speed-schedule): paces in samples/s
   std::vector<double> netDelayMs;        // --net-delay-ms: per node latency of every message
   std::vector<double> netBandwidthMbps;  // --net-bandwidth-mbps: per node link speed (megabit/s)
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(slowdown, nodeSpeed, netDelayMs, netBandwidthMbps);
 };
+BALANCENET_CHECK_FIELDS(EmulationOptions);
 
 }  // namespace balancenet::emulation

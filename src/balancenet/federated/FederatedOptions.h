@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::federated {
 
@@ -15,7 +16,11 @@ struct LocalSteps {
   int64_t low = 20;
   int64_t high = 20;
   bool drawn() const { return high > low; }
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(low, high);
 };
+BALANCENET_CHECK_FIELDS(LocalSteps);
 
 struct FederatedOptions {
   int clients = 8;                    // --clients: client processes beside the server
@@ -47,6 +52,12 @@ struct FederatedOptions {
   double clientMomentum = 0;      // --client-momentum: local SGD momentum, a fresh buffer each task
   double trimBeta = 0;            // --aggregator trimmed-mean:BETA (0: mean)
   double maxUpdateNorm = 0;       // --max-update-norm: reject a larger update (0: 10x the round's median)
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(clients, rounds, timeBudgetS, strategy, alpha, localSteps, localBatch, fraction, deadlineS, mu,
+                    bufferSize, serverLr, clientLr, seed, evalEvery, clientEvalFraction, clientEvalEvery, serverOpt,
+                    serverMomentum, serverBeta2, serverTau, clientMomentum, trimBeta, maxUpdateNorm);
 };
+BALANCENET_CHECK_FIELDS(FederatedOptions);
 
 }  // namespace balancenet::federated

@@ -9,6 +9,7 @@
 #include "balancenet/adaptive/BatchSizing.h"
 #include "balancenet/checkpoint/CheckpointOptions.h"
 #include "balancenet/comm/CommOptions.h"
+#include "balancenet/core/FieldList.h"
 #include "balancenet/core/Split.h"
 #include "balancenet/data/DataOptions.h"
 #include "balancenet/device/DeviceOptions.h"
@@ -42,7 +43,11 @@ struct OrchestrationOptions {
   int probePeers = 0;          // --probe-peers: each worker probes the latency to k peers, not to all (0: all pairs)
   double rebalanceBudget = 0;  // --rebalance-budget: widen the period while a rebalance costs more (0: fixed)
   adaptive::BatchSizing batchSizing;  // --global-batch auto or a schedule, --lr-scaling; fixed: B never changes
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(policy, rebalanceEvery, bnoNormalize, probePeers, rebalanceBudget, batchSizing);
 };
+BALANCENET_CHECK_FIELDS(OrchestrationOptions);
 
 struct JobConfig {
   LaunchOptions launch;
@@ -85,6 +90,14 @@ struct JobConfig {
   // Set by `balancenet federate`: rank 0 is the federated server, ranks 1..N its clients 0..N-1; a client's
   // death does not end the job (see docs/federated.md).
   std::optional<federated::FederatedOptions> federated;
+
+  // The fields a launcher sends its workers (core/FieldList.h), all but worker and server, who this process is, which
+  // each reads from its environment.
+  static constexpr std::size_t kLocalFields = 2;
+  BALANCENET_FIELDS(launch, program, model, data, objective, syncBatchNorm, split, orchestration, emulation, comm,
+                    resilience, trainer, device, threads, threadsGiven, threadsFrom, logLevel, saveParams, exportPath,
+                    checkpoint, pipeline, memoryLimitMb, argv, federated);
 };
+BALANCENET_CHECK_FIELDS(JobConfig);
 
 }  // namespace balancenet::job

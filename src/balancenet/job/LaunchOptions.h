@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/core/FieldList.h"
 #include "balancenet/job/HostLayout.h"
 
 namespace balancenet::job {
@@ -14,7 +15,11 @@ struct SettingSource {
   std::string setting;  // "rank", "master_addr", ...
   std::string value;
   std::string from;  // "SLURM_PROCID", "first host of SLURM_STEP_NODELIST=node[01-04]"
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(setting, value, from);
 };
+BALANCENET_CHECK_FIELDS(SettingSource);
 
 // torchrun's conventions: a job of nnodes machines, nprocPerNode workers on this one (hosts may differ).
 struct LaunchOptions {
@@ -46,7 +51,14 @@ struct LaunchOptions {
   int firstRank() const {
     return hostWorkers.empty() ? nodeRank * nprocPerNode : hostLayout(hostWorkers).firstRanks.at(nodeRank);
   }
+
+  // The fields a launcher sends its workers (core/FieldList.h), all but jobToken, which a worker reads from
+  // BALANCENET_JOB_TOKEN (childEnvironment sets it): a secret is not copied into a second place.
+  static constexpr std::size_t kLocalFields = 1;
+  BALANCENET_FIELDS(nnodes, nodeRank, nprocPerNode, hostWorkers, assumedWorldFlags, masterAddr, masterPort,
+                    rendezvousTimeout, iface, insecureOpen, tokenMadeUp, storeFile, force, scheduler, sources);
 };
+BALANCENET_CHECK_FIELDS(LaunchOptions);
 
 // Set when this process is one worker of a job (RANK and WORLD_SIZE in the environment).
 struct WorkerIdentity {
@@ -66,6 +78,10 @@ struct ProgramOptions {
   std::vector<std::string> argv;                // {python, script, args...}, or with --no-python {program, args...}
   std::string executable;                       // the file exec'd: the python, or the program found as execvp would
   bool given() const { return !argv.empty(); }  // else the workers are this binary (train, federate)
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(python, argv, executable);
 };
+BALANCENET_CHECK_FIELDS(ProgramOptions);
 
 }  // namespace balancenet::job

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/core/FieldList.h"
 #include "balancenet/models/BatchNormFactory.h"
 #include "balancenet/models/LinearFactory.h"
 #include "balancenet/models/Network.h"
@@ -39,7 +40,13 @@ struct ModelOptions {
   // n samples shaped as the data gives them: zeros (float), or token ids ramping 0, 1, ... mod outputs.
   at::Tensor probeBatch(int64_t n) const;
   double dropoutOr(double modelDefault) const;
+
+  // The fields a launcher sends its workers (core/FieldList.h), all but batchNorm and linear, the layer factories
+  // each worker sets for its comm mode (worker/WorkerSetup.h).
+  static constexpr std::size_t kLocalFields = 2;
+  BALANCENET_FIELDS(name, inputShape, tokenInput, outputs, layers, heads, embed, width, dropout);
 };
+BALANCENET_CHECK_FIELDS(ModelOptions);
 
 struct ModelInfo {
   std::string name;

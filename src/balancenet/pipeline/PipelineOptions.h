@@ -2,6 +2,7 @@
 // them. Part of job/JobConfig.h.
 #pragma once
 #include <string>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::pipeline {
 
@@ -21,6 +22,10 @@ struct PipelineOptions {
   bool keepPartition = false;     // --keep-partition: auto plans once and never moves the boundaries
   bool enabled() const { return stages > 1; }
   bool planned() const { return partition == "auto"; }
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(stages, microBatches, schedule, partition, explainPartition, keepPartition);
 };
+BALANCENET_CHECK_FIELDS(PipelineOptions);
 
 }  // namespace balancenet::pipeline

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include "balancenet/core/FieldList.h"
 
 namespace balancenet::trainer {
 
@@ -17,6 +18,10 @@ struct LrSchedule {
 
   double at(int64_t step) const;                     // step counts from 0
   static Decay parseDecay(const std::string& name);  // constant|cosine|step; UsageError otherwise
+
+  // The fields a launcher sends its workers (core/FieldList.h): every one.
+  BALANCENET_FIELDS(baseLr, warmupSteps, decay, totalSteps, minLr, stepEvery, gamma);
 };
+BALANCENET_CHECK_FIELDS(LrSchedule);
 
 }  // namespace balancenet::trainer

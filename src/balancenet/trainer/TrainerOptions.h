@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "balancenet/core/FieldList.h"
 #include "balancenet/data/Dataset.h"
 #include "balancenet/memory/PassFit.h"
 #include "balancenet/metrics/Efficiency.h"
@@ -49,5 +50,14 @@ struct TrainerOptions {
   bool broadcastInitialModel = true;  // false: a joining worker, whose state arrives by restoreState
   metrics::WorkerCapacity capacity;   // this worker's sgemm peak, for the achieved fraction of it; zero: not reported
   metrics::MetricStyle metricStyle;   // samples/s or tokens/s; accuracy, perplexity or mse (Objective::metricStyle)
+
+  // The fields a launcher sends its workers (core/FieldList.h), all but capacity, metricStyle, samplesPerPass,
+  // stateSlices and recomputeBlocks, which each worker measures and derives from its data and memory
+  // (worker/Worker.cpp).
+  static constexpr std::size_t kLocalFields = 5;
+  BALANCENET_FIELDS(steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate, shardState, recompute, precision,
+                    evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS, progressSeconds, runDir, modelName,
+                    timelinePath, broadcastInitialModel);
 };
+BALANCENET_CHECK_FIELDS(TrainerOptions);
 }  // namespace balancenet::trainer

@@ -49,7 +49,7 @@ void addBnoNormalizeFlag(CLI::App& app, bool& normalize) {
   app.add_flag("--bno-normalize", normalize, "Rescale the bno policy's batch sizes to sum to --global-batch");
 }
 
-void addBatchSizingFlags(CLI::App& app, JobConfig& c, AllocationRaw& raw) {
+void addBatchSizingFlags(CLI::App& app, AllocationRaw& raw) {
   app.add_option(
          "--global-batch", raw.globalBatch,
          fmt::format("Samples per step over all workers. auto[:MIN:MAX[:START]]: chosen in [MIN, MAX] during training "
@@ -59,7 +59,7 @@ void addBatchSizingFlags(CLI::App& app, JobConfig& c, AllocationRaw& raw) {
                      adaptive::kDefaultAutoMinBatch, adaptive::kDefaultAutoMaxBatch, adaptive::kDefaultAutoStartBatch,
                      adaptive::kDefaultAutoStartBatch))
       ->capture_default_str();
-  app.add_option("--lr-scaling", c.orchestration.batchSizing.lrScaling,
+  app.add_option("--lr-scaling", raw.lrScaling,
                  "How the learning rate follows a B other than the first (auto or scheduled --global-batch): "
                  "adascale (SGD's auto: the gain from the gradient noise scale), sqrt (Adam's auto), linear, none")
       ->capture_default_str();
@@ -69,19 +69,22 @@ CLI::Option* addGlobalBatchFlag(CLI::App& app, int64_t& target, const std::strin
   return app.add_option("--global-batch", target, help)->capture_default_str();
 }
 
+namespace {
+// --staleness > 0: SSP, whose workers each run ahead of the others (--comm ps).
+bool stale(const RawFlags& raw) { return raw.comm.staleness != kUnset && raw.comm.staleness > 0; }
+}  // namespace
+
 // --global-batch's form, first: every check of B against the job (--max-workers, the pipelines, the split)
 // takes the B of step 0.
 void parseGlobalBatchFlag(JobConfig& c, const AllocationRaw& raw) {
-  auto& sizing = c.orchestration.batchSizing;
-  const std::string lrScaling = sizing.lrScaling;  // --lr-scaling's text, which the parse below must keep
-  sizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
-  sizing.lrScaling = lrScaling;
+  c.orchestration.batchSizing = adaptive::parseGlobalBatch(raw.globalBatch, c.trainer.globalBatch);
 }
 
 // An adaptive B against the rest of the job, and --lr-scaling, before the allocation that starts from the first B.
 void validateBatchSizing(JobConfig& c, const AllocationRaw& raw, int world) {
   auto& sizing = c.orchestration.batchSizing;
-  const auto rule = adaptive::parseLrScaling(sizing.lrScaling, c.trainer.optimizer.name);  // checked even if unused
+  // Checked and resolved for this optimiser (auto: adascale or sqrt) even where B is fixed and it goes unused.
+  sizing.lrScaling = adaptive::lrScalingName(adaptive::parseLrScaling(raw.lrScaling, c.trainer.optimizer.name));
   if (!sizing.adaptive()) return;
   const std::string what = fmt::format("--global-batch {}", raw.globalBatch);
   // The micro-batches and the stages' plan are made for one B; a server applies each update with its own rate.
@@ -95,7 +98,6 @@ void validateBatchSizing(JobConfig& c, const AllocationRaw& raw, int world) {
   // The noise scale compares the workers' own gradients: one worker has nothing to compare.
   require(sizing.mode != adaptive::BatchSizing::Mode::Auto || world >= 2,
           what + " measures the gradient noise scale across workers and needs at least 2 (give a number with 1)");
-  sizing.lrScaling = adaptive::lrScalingName(rule);  // auto resolved for this optimizer
 }
 
 // --steps, --global-batch, --split, --policy. With pipelines, the split is over the pipelines (columns).
@@ -114,19 +116,22 @@ void validateAllocation(JobConfig& c, const RawFlags& raw, int world) {
     require(entries == columns,
             fmt::format("--split has {} entries but the job has {}: one per pipeline", entries, takers));
   }
-  c.split = raw.allocation.split.empty() ? Split::equal(t.globalBatch, columns)
-                                         : Split::parse(raw.allocation.split, columns, t.globalBatch);
   validatePolicy(c, raw);
+  // SSP's workers never meet to rebalance (validateParameterServers): under --policy equal they start, and stay,
+  // equal even where a --split is given (it is still checked).
+  const Split given = raw.allocation.split.empty() ? Split::equal(t.globalBatch, columns)
+                                                   : Split::parse(raw.allocation.split, columns, t.globalBatch);
+  const bool equalForSsp = stale(raw) && c.orchestration.policy == "equal";
+  c.split = equalForSsp ? Split::equal(t.globalBatch, columns) : given;
 }
 
 // --policy, after --split: static when a split is given, else balanced (equal under SSP).
 void validatePolicy(JobConfig& c, const RawFlags& raw) {
   // SSP needs a fixed split (see validateParameterServers): the default policy follows.
-  const bool stale = raw.comm.staleness != kUnset && raw.comm.staleness > 0;
   auto& o = c.orchestration;
   o.policy = !raw.allocation.policy.empty()
                  ? raw.allocation.policy
-                 : (raw.allocation.split.empty() ? (stale ? "equal" : "balanced") : "static");
+                 : (raw.allocation.split.empty() ? (stale(raw) ? "equal" : "balanced") : "static");
   auto policies = orchestrator::policyNames();
   if (std::find(policies.begin(), policies.end(), o.policy) == policies.end())
     throw UsageError(fmt::format("unknown --policy '{}'; choose one of: {}", o.policy, fmt::join(policies, ", ")));

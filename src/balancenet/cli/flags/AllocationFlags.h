@@ -17,6 +17,7 @@ struct AllocationRaw {
   std::string split;
   // --global-batch: a number, auto[:MIN:MAX] or a schedule (adaptive/BatchSizing.h)
   std::string globalBatch = std::to_string(trainer::kDefaultGlobalBatch);
+  std::string lrScaling = "auto";  // --lr-scaling (adaptive/LrScaling.h), resolved for the optimiser
 };
 
 // --split, --policy, --rebalance-every, --rebalance-budget, --probe-peers, --bno-normalize: --split and --policy
@@ -24,20 +25,20 @@ struct AllocationRaw {
 void addAllocationFlags(CLI::App& app, job::JobConfig& config, AllocationRaw& raw);
 // --bno-normalize alone into `normalize` (simulate's policies take it as train's do).
 void addBnoNormalizeFlag(CLI::App& app, bool& normalize);
-// Train's --global-batch in all its forms (a number, auto[:MIN:MAX[:START]], B@STEP list) into
-// raw.allocation.globalBatch, and --lr-scaling into config.orchestration.batchSizing.
-void addBatchSizingFlags(CLI::App& app, job::JobConfig& config, AllocationRaw& raw);
+// Train's --global-batch in all its forms (a number, auto[:MIN:MAX[:START]], B@STEP list) and --lr-scaling, as
+// given, into `raw`.
+void addBatchSizingFlags(CLI::App& app, AllocationRaw& raw);
 // --global-batch as one number into `target`, its default shown from target's value (plan, simulate).
 CLI::Option* addGlobalBatchFlag(CLI::App& app, int64_t& target, const std::string& help);
 
 // --global-batch's form, first: config.trainer.globalBatch becomes the B of step 0 (every check of B against the
-// job takes it) and config.orchestration.batchSizing what B does later; --lr-scaling's text is kept.
+// job takes it) and config.orchestration.batchSizing what B does later (its lrScaling: validateBatchSizing's).
 void parseGlobalBatchFlag(job::JobConfig& config, const AllocationRaw& raw);
-// After the pipeline and --comm: an adaptive B against them and the workers, --lr-scaling resolved for the
-// optimiser. Before the allocation, which starts from the first B.
+// After the pipeline and --comm: --lr-scaling resolved for the optimiser, and an adaptive B against them and the
+// workers. Before the allocation, which starts from the first B.
 void validateBatchSizing(job::JobConfig& config, const AllocationRaw& raw, int world);
-// --steps, the first B against the `world` workers (the pipelines, with --pipeline-stages), --split into
-// config.split, then validatePolicy.
+// --steps, the first B against the `world` workers (the pipelines, with --pipeline-stages), validatePolicy, then
+// config.split from --split and the policy (equal under SSP's --policy equal), once.
 void validateAllocation(job::JobConfig& config, const RawFlags& raw, int world);
 // --policy, after --split: static when a split is given, else balanced (equal under SSP). UsageError naming an
 // unknown one.

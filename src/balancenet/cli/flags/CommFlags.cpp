@@ -125,7 +125,6 @@ void validateParameterServers(JobConfig& c, const CommRaw& raw) {
           fmt::format("--staleness {} (SSP) needs a fixed split: --policy equal or static, not --policy {}",
                       p.staleness, policy));
   require(!c.syncBatchNorm, "--sync-bn synchronises every forward pass, which --staleness > 0 (SSP) must not");
-  if (policy == "equal") c.split = Split::equal(c.trainer.globalBatch, c.split.worldSize());
 }
 
 }  // namespace balancenet::cli

@@ -26,8 +26,8 @@ void addCommFlags(CLI::App& app, job::JobConfig& config, CommRaw& raw);
 // against the mode. UsageError naming the flag.
 void validateComm(job::JobConfig& config, const CommRaw& raw);
 
-// --comm ps, --ps, --staleness, after the split and the policy are settled (SSP needs a fixed split and makes
-// an equal one) and the environment is read (a server's index). UsageError naming the flag.
+// --comm ps, --ps, --staleness, after the split and the policy are settled (SSP needs a fixed split: under --policy
+// equal validateAllocation made it equal) and the environment is read (a server's index). UsageError naming the flag.
 void validateParameterServers(job::JobConfig& config, const CommRaw& raw);
 
 }  // namespace balancenet::cli

@@ -14,8 +14,8 @@
 namespace balancenet::cli {
 using job::JobConfig;
 
-void addDeviceFlags(CLI::App& app, JobConfig& c, DeviceRaw& raw) {
-  app.add_option("--device", c.device.device,
+void addDeviceFlags(CLI::App& app, DeviceRaw& raw) {
+  app.add_option("--device", raw.device,
                  "Where every worker computes: auto (its GPU where this host has one, local ranks taking the GPUs "
                  "in turn; else the CPU), cpu, cuda (the same, a GPU required) or cuda:N (every worker on GPU N)")
       ->capture_default_str();
@@ -23,7 +23,7 @@ void addDeviceFlags(CLI::App& app, JobConfig& c, DeviceRaw& raw) {
                  "Each worker's device on this host, by local rank, comma separated (cuda:0,cuda:1,cpu): a job may "
                  "mix GPU and CPU workers, each given the share of the batch it can finish in time")
       ->default_str("");  // unset unless given: --print-config leaves it out
-  app.add_option("--backend", c.device.backend,
+  app.add_option("--backend", raw.backend,
                  "What sums GPU gradients: auto (NCCL where every worker has a GPU of its own, else Gloo, which "
                  "copies GPU buckets through pinned host memory), gloo or nccl")
       ->capture_default_str();
@@ -35,20 +35,23 @@ std::string whyNotOnGpu(const JobConfig& c) {
   return {};
 }
 
-void validateDevices(JobConfig& c, const DeviceRaw& raw) {
-  c.device.devices.clear();
+device::DeviceOptions settleDevices(const DeviceRaw& raw, const std::string& whyNotOnGpu) {
+  device::DeviceOptions given{raw.device, {}, raw.backend};
   if (!raw.devices.empty()) {
     std::stringstream list(raw.devices);
-    for (std::string name; std::getline(list, name, ',');) c.device.devices.push_back(name);
+    for (std::string name; std::getline(list, name, ',');) given.devices.push_back(name);
   }
+  if (!device::mayUseGpu(given) || whyNotOnGpu.empty()) return given;
+  if (device::needsGpu(given))
+    throw UsageError(fmt::format("{}: not on GPU workers yet (use --device cpu)", whyNotOnGpu));
+  return {"cpu", {}, "auto"};  // auto: the CPU, where these run
+}
+
+void validateDevices(JobConfig& c, const DeviceRaw& raw) {
   const int localWorkers = c.worker ? 0 : c.launch.nprocPerNode;  // a scheduler's worker knows only itself
-  device::checkDeviceOptions(c.device, localWorkers);
-  if (!device::mayUseGpu(c.device)) return;
-  if (const std::string why = whyNotOnGpu(c); !why.empty()) {
-    if (device::needsGpu(c.device)) throw UsageError(fmt::format("{}: not on GPU workers yet (use --device cpu)", why));
-    c.device = {"cpu", {}, "auto"};  // auto: the CPU, where these run
-    return;
-  }
+  // The flags' own checks first, on the devices as given: a bad --devices entry is named as such.
+  device::checkDeviceOptions(settleDevices(raw, ""), localWorkers);
+  c.device = settleDevices(raw, whyNotOnGpu(c));
   if (device::needsGpu(c.device)) {
     // Checked here, before any worker starts, for this host's workers; the same rule runs in each worker.
     const int gpus = device::gpuCount();

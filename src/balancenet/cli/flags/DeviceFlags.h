@@ -4,15 +4,23 @@
 #include <string>
 
 #include "balancenet/cli/flags/FlagGroup.h"
+#include "balancenet/device/DeviceOptions.h"
 
 namespace balancenet::cli {
 
 // The group's values as given, before validateDevices converts them into config.device.
 struct DeviceRaw {
+  std::string device = "auto";
   std::string devices;  // --devices, comma separated (a list the way --split is one, so a config file's [a, b] reads)
+  std::string backend = "auto";
 };
 
-void addDeviceFlags(CLI::App& app, job::JobConfig& config, DeviceRaw& raw);
+void addDeviceFlags(CLI::App& app, DeviceRaw& raw);
+
+// The devices the workers get: the flags as given, except that where the job's way of training cannot run on GPU
+// workers yet (`whyNotOnGpu` not empty) --device auto settles on the CPU and one that needs a GPU is refused
+// (UsageError naming why). A pure function of its arguments.
+device::DeviceOptions settleDevices(const DeviceRaw& raw, const std::string& whyNotOnGpu);
 
 // After the hosts are validated: the flags' own checks (device/DeviceChoice.h), a GPU asked for on a host without
 // one, and ways of training that do not run on GPUs yet (whyNotOnGpu), which --device cuda refuses and auto

@@ -53,18 +53,20 @@ void addHostFlags(CLI::App& app, JobConfig& c, HostRaw& raw) {
 
 namespace {
 
-// --nproc-per-node: this host's count, or every host's by node rank.
+// --nproc-per-node (this host's count, or every host's by node rank) or --workers (one host's): this host's count,
+// settled once.
 void validateWorkersPerHost(job::LaunchOptions& l, const HostRaw& raw) {
   const auto counts = job::parseWorkersPerHost(raw.nprocPerNode);
-  if (counts.size() == 1) {
-    l.nprocPerNode = counts[0];
-    return;
-  }
-  require(static_cast<int>(counts.size()) == l.nnodes,
+  require(counts.size() == 1 || static_cast<int>(counts.size()) == l.nnodes,
           fmt::format("--nproc-per-node {} has {} counts but --nnodes is {}: one per host, by node rank",
                       raw.nprocPerNode, counts.size(), l.nnodes));
-  l.hostWorkers = counts;
-  l.nprocPerNode = counts.at(std::min(l.nodeRank, l.nnodes - 1));
+  if (counts.size() > 1) l.hostWorkers = counts;
+  const bool oneHostsCount = raw.workers != kUnset;
+  if (oneHostsCount) {
+    require(raw.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.workers));
+    require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
+  }
+  l.nprocPerNode = oneHostsCount ? raw.workers : counts.at(std::min(l.nodeRank, static_cast<int>(counts.size()) - 1));
 }
 
 // A launcher of several hosts given one count checks the flags below against --nnodes x its count until the hosts
@@ -110,11 +112,6 @@ void validateHosts(JobConfig& c, const RawFlags& raw) {
   auto& l = c.launch;
   validateWorkersPerHost(l, raw.host);
   noteFlagsThatAssumeTheWorld(c, raw);
-  if (raw.host.workers != kUnset) {
-    require(raw.host.workers >= 1, fmt::format("--workers must be at least 1, got {}", raw.host.workers));
-    require(l.nnodes == 1, "--workers is for one host; with --nnodes use --nproc-per-node");
-    l.nprocPerNode = raw.host.workers;
-  }
   validateSchedulerShape(c);
   require(l.nodeRank < l.nnodes, fmt::format("--node-rank {} must be below --nnodes {}", l.nodeRank, l.nnodes));
   require(l.nnodes == 1 || c.worker || l.masterPort != 0,

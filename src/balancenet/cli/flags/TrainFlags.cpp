@@ -43,14 +43,14 @@ void addTrainFlags(CLI::App& app, JobConfig& c, RawFlags& raw) {
   // Defaults are recorded so --print-config shows every value in effect, not only those given.
   app.option_defaults()->always_capture_default();
   addHostFlags(app, c, raw.host);
-  addDeviceFlags(app, c, raw.device);
+  addDeviceFlags(app, raw.device);
   addResilienceFlags(app, c, raw.resilience);
   addModelFlags(app, c);
   addAllocationFlags(app, c, raw.allocation);
   addPipelineFlags(app, c, raw.pipeline);
   addEmulationFlags(app, raw.emulation);
   addCommFlags(app, c, raw.comm);
-  addBatchSizingFlags(app, c, raw.allocation);
+  addBatchSizingFlags(app, raw.allocation);
   addRunFlags(app, c);
   addOptimizationFlags(app, c, raw.optimization);
   addOutputFlags(app, c, raw.result);

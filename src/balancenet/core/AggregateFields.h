@@ -1,12 +1,12 @@
-// AggregateFields: how many fields an aggregate struct has, at compile time. JobConfigJson.cpp asserts each
-// options struct's count beside the fields it carries, so a field added to JobConfig cannot silently stay
-// behind in the launcher while its workers run with the default.
+// AggregateFields: how many fields an aggregate struct has, at compile time. FieldList.h checks each options
+// struct's list against it, so a field added to JobConfig cannot silently stay behind in the launcher while its
+// workers run with the default.
 #pragma once
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 
-namespace balancenet::job {
+namespace balancenet {
 namespace detail {
 
 // Converts to any field's type: T{AnyField, AnyField, ...} compiles for up to as many initialisers as T has fields.
@@ -31,4 +31,4 @@ constexpr std::size_t aggregateFields() {
     return N;
 }
 
-}  // namespace balancenet::job
+}  // namespace balancenet
