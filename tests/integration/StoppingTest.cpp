@@ -71,6 +71,25 @@ TEST_F(Stopping, EvalSamplesEvaluatesThatManyTestSamplesOrNone) {
   EXPECT_NE(none.output.find("no evaluation (--eval-samples 0)"), std::string::npos) << none.output;
 }
 
+// --eval-at-start: the untrained model's evaluation first (step 0), on every worker at once (the option travels to
+// the launched workers in the job's JSON), then the cadence's; refused where --eval-samples 0 turns evaluation off.
+TEST_F(Stopping, EvalAtStartEvaluatesTheModelBeforeTheFirstStep) {
+  const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "4", "--eval-every", "2",
+                        "--eval-at-start", "--lr", "0.05"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto s = summary();
+  const auto& evals = s.at("evaluations");
+  ASSERT_EQ(evals.size(), 3u) << s.dump(2);  // before step 1, after steps 2 and 4
+  EXPECT_EQ(evals.at(0).at("step"), 0);
+  EXPECT_EQ(evals.at(1).at("step"), 2);
+  EXPECT_EQ(evals.at(2).at("step"), 4);
+  EXPECT_NE(evals.at(0).at("loss").get<double>(), evals.at(2).at("loss").get<double>()) << s.dump(2);
+  EXPECT_NE(r.output.find("eval at step 0:"), std::string::npos) << r.output;
+
+  const auto refused = train({"--model", "mlp", "--steps", "2", "--eval-at-start", "--eval-samples", "0"});
+  expectOneLineError(refused, "--eval-at-start evaluates, which --eval-samples 0 turns off", 2);
+}
+
 TEST_F(Stopping, TimeBudgetEndsEveryWorkerWithinTheBudgetAndAStep) {
   const double budget = 1.5;
   const auto r = train({"--model", "mlp", "--nodes", "2", "--global-batch", "16", "--steps", "1000000", "--eval-every",

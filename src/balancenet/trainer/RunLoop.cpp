@@ -48,6 +48,9 @@ metrics::RunSummary RunLoop::run() {
   if (options_.stopAtAccuracy > 0 && !engine.canEvaluate())
     throw UsageError("--stop-at-accuracy needs a test set to evaluate on");
   StopRule stop(options_);
+  // The whole group evaluates at once: not a worker that joins a running job (its state arrives instead).
+  if (options_.evalAtStart && engine.canEvaluate() && options_.broadcastInitialModel)
+    state.evals.push_back(evaluateNow(0));
 
   while (!stop.endsAt(engine.stepsDone())) {
     try {

@@ -40,6 +40,7 @@ struct TrainerOptions {
   precision::Precision precision = precision::Precision::Fp32;  // of the forward pass (autocast); weights stay fp32
   int64_t evalEvery = 0;                                        // 0: evaluate only at the end
   bool evalAtEnd = true;
+  bool evalAtStart = false;                 // --eval-at-start: also before the first step
   int64_t evalSamples = data::kAllSamples;  // --eval-samples: a seeded subset of the test set; 0: none
   double stopAtAccuracy = 0;          // > 0: the run ends at the first evaluation reaching it (needs evalEvery > 0)
   double timeBudgetS = 0;             // > 0: the run ends when rank 0's training time reaches it (StopRule)
@@ -56,8 +57,8 @@ struct TrainerOptions {
   // (worker/Worker.cpp).
   static constexpr std::size_t kLocalFields = 5;
   BALANCENET_FIELDS(steps, globalBatch, seed, lr, optimizer, clipGradNorm, accumulate, shardState, recompute, precision,
-                    evalEvery, evalAtEnd, evalSamples, stopAtAccuracy, timeBudgetS, progressSeconds, runDir, modelName,
-                    timelinePath, broadcastInitialModel);
+                    evalEvery, evalAtEnd, evalAtStart, evalSamples, stopAtAccuracy, timeBudgetS, progressSeconds,
+                    runDir, modelName, timelinePath, broadcastInitialModel);
 };
 BALANCENET_CHECK_FIELDS(TrainerOptions);
 }  // namespace balancenet::trainer

@@ -31,6 +31,9 @@ void addOutputFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
                  "evaluation, instead of the whole set (the default); 0: no evaluation at all, not even at the end; "
                  "summary.json's eval_samples says how many were evaluated")
       ->default_str("");  // unset unless given: the whole test set
+  app.add_flag("--eval-at-start", t.evalAtStart,
+               "Also evaluate the model before the first step (step 0; a resumed run: before its first step), the "
+               "baseline the later evaluations are read against, as Hugging Face's eval_on_start");
   app.add_option("--stop-at-accuracy", t.stopAtAccuracy,
                  "End the run at the first evaluation (every --eval-every steps, which must be > 0) whose test "
                  "accuracy reaches A, in (0, 1]; checkpoints and outputs as at --steps (0: run all --steps)")
@@ -58,7 +61,8 @@ void addResultFlags(CLI::App& app, JobConfig& c, ResultRaw& raw) {
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error")->capture_default_str();
 }
 
-// --eval-every, --eval-samples, --stop-at-accuracy, --time-budget-s: when the run evaluates, on what, and ends.
+// --eval-every, --eval-samples, --eval-at-start, --stop-at-accuracy, --time-budget-s: when the run evaluates, on
+// what, and ends.
 void validateStopping(trainer::TrainerOptions& t, const ResultRaw& raw) {
   require(t.evalEvery >= 0, "--eval-every must not be negative");
   if (raw.evalSamples != kUnset) {
@@ -68,6 +72,7 @@ void validateStopping(trainer::TrainerOptions& t, const ResultRaw& raw) {
     t.evalSamples = raw.evalSamples;
     t.evalAtEnd = raw.evalSamples > 0;
   }
+  require(!t.evalAtStart || t.evalSamples != 0, "--eval-at-start evaluates, which --eval-samples 0 turns off");
   require(t.stopAtAccuracy >= 0 && t.stopAtAccuracy <= 1,
           fmt::format("--stop-at-accuracy must be in (0, 1], got {}", t.stopAtAccuracy));
   require(t.stopAtAccuracy == 0 || t.evalEvery > 0,
