@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 
+#include <fmt/format.h>
+
 #include "balancenet/core/CpuAllowance.h"
+#include "balancenet/core/Error.h"
 #include "balancenet/core/IntraOpThreads.h"
 #include "balancenet/device/DeviceWork.h"
 
@@ -85,6 +91,16 @@ GemmPeak measureGpuGemmPeak(const c10::Device& device, double seconds) {
   constexpr int64_t n = 2048;
   const double rate = 2.0 * n * n * n / timeProducts(seconds, n, device).bestSeconds;
   return {rate, rate, 1};
+}
+
+const GemmPeak& processGemmPeak(const c10::Device& device) {
+  static std::mutex mutex;
+  static std::optional<std::pair<c10::Device, GemmPeak>> measured;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!measured) measured.emplace(device, device.is_cuda() ? measureGpuGemmPeak(device) : measureGemmPeak());
+  if (measured->first != device)
+    throw InternalError(fmt::format("the GEMM peak was measured on {}, not {}", measured->first.str(), device.str()));
+  return measured->second;
 }
 
 }  // namespace balancenet::metrics

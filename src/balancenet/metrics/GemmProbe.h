@@ -35,4 +35,9 @@ double rateWithThreads(const GemmPeak& peak, int threads);
 // with one thread: what a GPU worker's prior and achieved FLOP/s are measured against.
 GemmPeak measureGpuGemmPeak(const c10::Device& device, double seconds = 0.1);
 
+// The peak of this process's device (measureGpuGemmPeak on a GPU, else measureGemmPeak), measured at the first call
+// and remembered: every later call returns it, so the probe runs once per process whoever asks. Call it first
+// before the others' traffic (before the rendezvous). InternalError if a later call names another device.
+const GemmPeak& processGemmPeak(const c10::Device& device);
+
 }  // namespace balancenet::metrics

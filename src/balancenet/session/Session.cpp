@@ -21,13 +21,13 @@
 #include "balancenet/elastic/GroupReform.h"
 #include "balancenet/emulation/Pacing.h"
 #include "balancenet/job/JobRendezvous.h"
-#include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/metrics/RetakenRows.h"
 #include "balancenet/models/ModelZoo.h"
 #include "balancenet/session/LoopCheckpoint.h"
 #include "balancenet/session/ResumePoint.h"
 #include "balancenet/trainer/RunOutputs.h"
 #include "balancenet/worker/GenerationConfig.h"
+#include "balancenet/worker/GroupWiring.h"
 #include "balancenet/worker/WorkerSetup.h"
 
 namespace balancenet::session {
@@ -47,7 +47,11 @@ std::unique_ptr<comm::Communicator> groupOfOne(const job::JobConfig& c) {
 }  // namespace
 
 Session::Session(job::JobConfig config) : config_(std::move(config)) {
-  gemmFlops_ = metrics::measureGemmFlops();  // before the others' traffic
+  // The GEMM prior before the others' traffic. The model is the user's: the policies go by measured speed alone.
+  wiring_ = std::make_unique<worker::GroupWiring>(
+      config_, rv_,
+      worker::ProcessProfile{c10::Device(c10::DeviceType::CPU),
+                             worker::processGemmFlops(c10::Device(c10::DeviceType::CPU))});
   const bool joining = config_.worker && config_.worker->joining;
   if (joining && !elastic())
     throw RuntimeFailure(
@@ -81,7 +85,7 @@ Session::Session(job::JobConfig config) : config_(std::move(config)) {
     generation_.committed.push_back(0);
   }
   if (elastic() && member_ == 0) membership_->recordInitialWorld(comm_->size());
-  startMonitor();
+  wiring_->startMonitor(*comm_);
 }
 
 void Session::joinRunningJob() {
@@ -91,7 +95,7 @@ void Session::joinRunningJob() {
     throw JobFinishedBeforeJoin(fmt::format("rank {}: the job finished before this worker could join", member_));
   comm_ = std::move(formed->comm);
   generation_ = std::move(formed->generation);
-  startMonitor();
+  wiring_->startMonitor(*comm_);
   joinState_ = adoptResumePoint(formed->state).state;
   joined_ = true;
 }
@@ -115,24 +119,14 @@ Session::~Session() { close(); }
 void Session::close() {
   if (closed_) return;
   closed_ = true;
-  if (monitor_) monitor_->stop();
+  if (wiring_) wiring_->stopMonitor();
   // In the reverse order of their making: the re-form over the membership, the beat over the store.
   reform_.reset();
   heartbeat_.reset();
   membership_.reset();
-  monitor_.reset();
-  allocator_.reset();
+  if (wiring_) wiring_->release();
   comm_.reset();
   jobStore_.reset();
-}
-
-void Session::startMonitor() { monitor_ = worker::makeNodeMonitor(config_, *comm_, rv_); }
-
-void Session::makeAllocator(const elastic::Generation& generation, int workersBefore) {
-  // The model is the user's: no FLOP count or memory estimate, so the policies go by measured speed alone.
-  allocator_ = worker::makeAllocator(worker::forMembers(config_, generation.members), *comm_, models::ModelInfo{},
-                                     worker::monitorSampler(*monitor_, gemmFlops_, c10::Device(c10::DeviceType::CPU)),
-                                     worker::splitLogStart(generation, workersBefore));
 }
 
 void Session::startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed) {
@@ -153,14 +147,14 @@ void Session::startData(int64_t datasetSize, int64_t globalBatch, uint64_t seed)
   config_.trainer.seed = seed;
   split_ = config_.split;
   sampler_.emplace(datasetSize, seed);
-  makeAllocator(generation_, 0);
+  wiring_->makeAllocator(generation_, 0, models::ModelInfo{});
 }
 
 std::string Session::loopCheckpoint() const {
   require(sampler_.has_value(), "a checkpoint of the loop needs its data: create the balancenet DataLoader first");
   // The last completed step's place: a checkpoint taken inside a step resumes at that step's beginning.
   return encodeLoopCheckpoint({step_, committedBatch_, globalBatch(), sampler_->datasetSize(), config_.trainer.seed,
-                               worldSize(), allocator_->saveState()});
+                               worldSize(), wiring_->allocator().saveState()});
 }
 
 void Session::restoreLoopCheckpoint(const std::string& text) {
@@ -177,7 +171,7 @@ void Session::restoreLoopCheckpoint(const std::string& text) {
   batch_ = point.batch;
   committedBatch_ = point.batch;
   // Another world: the flags' split for it, as a restarted `balancenet train` does.
-  if (point.worldSize == worldSize()) allocator_->loadState(point.allocator);
+  if (point.worldSize == worldSize()) wiring_->allocator().loadState(point.allocator);
 }
 
 int64_t Session::batchesPerPass() const { return sampler_ ? sampler_->datasetSize() / globalBatch() : 0; }
@@ -190,7 +184,7 @@ std::vector<int64_t> Session::guessIndices(int64_t batch) {
 BatchShare Session::beginBatch() {
   require(sampler_.has_value(), "no data yet: create the balancenet DataLoader first");
   if (!clock_.running()) {
-    split_ = allocator_->splitFor(step_);
+    split_ = wiring_->allocator().splitFor(step_);
     clock_.begin(StepClock::Clock::now());
     throttle_.markStepStart();
     stepShare_ = 0;
@@ -260,7 +254,7 @@ void Session::endStep(double loss) {
   r.loss = loss;           // this rank's mean; finish() makes it the whole batch's
   throttle_.stampStep(r);  // comm_phases and sync_cpu_ms stay 0: the sync is DDP's, inside torch
   records_.push_back(r);
-  allocator_->observe(r);
+  wiring_->allocator().observe(r);
   trainMs_ += t.updateMs;
   ++step_;
   committedBatch_ = batch_;
@@ -295,8 +289,7 @@ Resume Session::reform(const std::string& failure) {
   plannedJoiners_.clear();
   // Our end of the old group goes first: peers still blocked in it are released at once.
   const int workersBefore = comm_->size();
-  monitor_->stop();
-  allocator_.reset();
+  wiring_->release();
   comm_.reset();
   clock_.abandon();
   auto formed = reform_->reform(number, std::move(candidates), step_, step_, [this] {
@@ -304,10 +297,10 @@ Resume Session::reform(const std::string& failure) {
   });
   comm_ = std::move(formed.comm);
   generation_ = std::move(formed.generation);
-  startMonitor();
+  wiring_->startMonitor(*comm_);
   Resume resume = adoptResumePoint(formed.state);
   if (sampler_) {  // the data's split over the new members (without data yet, startData makes it)
-    makeAllocator(generation_, workersBefore);
+    wiring_->makeAllocator(generation_, workersBefore, models::ModelInfo{});
     split_ = worker::forMembers(config_, generation_.members).split;
   }
   if (rank() == 0)
@@ -370,9 +363,8 @@ metrics::RunSummary Session::finish() {
   if (guessedBatches_ > 0)
     summary.extra["prefetch_hit_rate"] = static_cast<double>(rightGuesses_) / static_cast<double>(guessedBatches_);
   trainer::writeRunOutputs(*comm_, records_, summary, config_.trainer.runDir);
-  allocator_.reset();  // rank 0's orchestrator writes the rest of splits.csv
-  monitor_->stop();
-  comm_->barrier();  // nobody leaves while rank 0 still writes or the store's host is still needed
+  wiring_->release();  // rank 0's orchestrator writes the rest of splits.csv
+  comm_->barrier();    // nobody leaves while rank 0 still writes or the store's host is still needed
   summary_ = summary;
   return summary;
 }

@@ -24,13 +24,14 @@
 #include "balancenet/metrics/CpuThrottleSampler.h"
 #include "balancenet/metrics/RunSummary.h"
 #include "balancenet/metrics/StepRecord.h"
-#include "balancenet/monitor/NodeMonitor.h"
-#include "balancenet/orchestrator/Allocator.h"
 #include "balancenet/session/CompressedBuckets.h"
 #include "balancenet/session/StepClock.h"
 
 namespace c10d {
 class ProcessGroup;
+}
+namespace balancenet::worker {
+class GroupWiring;
 }
 
 namespace balancenet::session {
@@ -157,13 +158,11 @@ class Session {
  private:
   void printProgress(const metrics::StepRecord& last);
   void sumStepLosses();
-  void startMonitor();
   void joinRunningJob();
   // Takes the resume point the new group's source member sent: steps, next batch, state; the steps after it will be
   // taken again, so their records go.
   Resume adoptResumePoint(const std::string& bytes);
   void planJoins();
-  void makeAllocator(const elastic::Generation& generation, int workersBefore);
 
   job::JobConfig config_;
   comm::RendezvousOptions rv_;
@@ -181,11 +180,10 @@ class Session {
   std::vector<int> plannedJoiners_;
   bool joined_ = false;
   std::string joinState_;
-  std::unique_ptr<monitor::NodeMonitor> monitor_;
   // One per compressGradients() (a model attached): each lives as long as the session, so a hook never outlives it.
   std::vector<std::unique_ptr<CompressedBuckets>> compressed_;
-  double gemmFlops_ = 0;
-  std::unique_ptr<orchestrator::Allocator> allocator_;
+  // The monitor and the allocator, as a train worker wires them (its GEMM prior measured first, at start).
+  std::unique_ptr<worker::GroupWiring> wiring_;
   std::optional<data::GlobalPermutationSampler> sampler_;
   Split split_;
   StepClock clock_;

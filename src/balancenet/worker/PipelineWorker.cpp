@@ -7,12 +7,11 @@
 #include "balancenet/core/MemoryReuse.h"
 #include "balancenet/elastic/FaultInjection.h"
 #include "balancenet/job/JobRendezvous.h"
-#include "balancenet/metrics/GemmProbe.h"
-#include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/pipeline/PipelineTrainer.h"
 #include "balancenet/pipeline/planner/Repartitioner.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
+#include "balancenet/worker/GroupWiring.h"
 #include "balancenet/worker/StagePlacement.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/Worker.h"
@@ -53,7 +52,7 @@ double columnHeadGemmFlops(const JobConfig& config, bool planned) {
   const bool maybeFirstStage =
       planned ||
       pipeline::Topology::of(config.worker->worldSize, config.pipeline.stages).stageOf(config.worker->rank) == 0;
-  return maybeFirstStage ? metrics::measureGemmFlops() : 0.0;
+  return maybeFirstStage ? processGemmFlops(c10::Device(c10::DeviceType::CPU)) : 0.0;
 }
 
 // --explain-partition: the plan's costs and choice, as the planner puts them.
@@ -61,24 +60,6 @@ void explainPartition(const StagePlacement& placed) {
   auto text = pipeline::explainPlacement(*placed.profile, placed.placement);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   spdlog::info("partition:\n{}", text);
-}
-
-// The columns' split is decided among the column heads (stage 0), from what they observe of their
-// columns; no link probes here: the orchestrator sees memory and the GEMM prior until steps are timed.
-// Null off the first stage.
-std::unique_ptr<orchestrator::Allocator> columnAllocator(const JobConfig& c, pipeline::PipelineGroups& groups,
-                                                         const models::ModelInfo& model, double gemmFlops) {
-  if (!groups.firstStage()) return nullptr;
-  auto sampler = [gemmFlops] {
-    return orchestrator::NodeSample{metrics::residentBytes(),
-                                    metrics::nodeMemoryTotalBytes(),
-                                    metrics::nodeMemoryAvailableBytes(),
-                                    {},
-                                    0,
-                                    gemmFlops,
-                                    {}};
-  };
-  return makeAllocator(c, *groups.stage, model, sampler, {});
 }
 
 // Rank 0's, with a planned placement: compares the measured stage times with the plan and moves the cut
@@ -118,7 +99,8 @@ int runPipelineWorker(const JobConfig& config) {
   const bool planned = config.pipeline.planned();
   const double gemmFlops = columnHeadGemmFlops(config, planned);
   keepFreedMemory();
-  auto world = comm::rendezvous(rendezvousOptions(config));
+  const comm::RendezvousOptions rv = rendezvousOptions(config);
+  auto world = comm::rendezvous(rv);
   installLinkEmulation(*world, config.emulation);
 
   const TrainingData data = loadTrainingData(config);
@@ -135,7 +117,13 @@ int runPipelineWorker(const JobConfig& config) {
     if (c.pipeline.explainPartition) explainPartition(placed);
   }
 
-  auto allocator = columnAllocator(c, groups, model.info, gemmFlops);
+  // The columns' split is decided among the column heads (stage 0), from what they observe of their columns:
+  // memory and the GEMM prior until steps are timed (no link probes among the stage groups). None off stage 0.
+  GroupWiring wiring(c, rv, {c10::Device(c10::DeviceType::CPU), gemmFlops, 0, /*linkProbes=*/false});
+  if (groups.firstStage()) {
+    wiring.startMonitor(*groups.stage);
+    wiring.makeAllocator(c, model.info);
+  }
   std::unique_ptr<pipeline::Repartitioner> repartitioner;
   if (planned && world->rank() == 0) repartitioner = makeRepartitioner(c, placed, blocks);
   const auto options = trainerOptions(c, data, placed, planned, world->rank());
@@ -147,8 +135,13 @@ int runPipelineWorker(const JobConfig& config) {
     if (!text.empty() && text.back() == '\n') text.pop_back();
     spdlog::info("gradient synchronisation among the replicas of each stage: {}", text);
   }
-  pipeline::PipelineParts parts{*model.net, *data.train, data.test.get(), data.objective,
-                                groups,     *stageSync,  allocator.get()};
+  pipeline::PipelineParts parts{*model.net,
+                                *data.train,
+                                data.test.get(),
+                                data.objective,
+                                groups,
+                                *stageSync,
+                                wiring.hasAllocator() ? &wiring.allocator() : nullptr};
   parts.controller = repartitioner.get();
   pipeline::PipelineTrainer trainer(options, parts);
   checkpoints.resumeIfAsked(trainer);

@@ -21,14 +21,11 @@
 #include "balancenet/federated/process/FederateProcess.h"
 #include "balancenet/job/JobRendezvous.h"
 #include "balancenet/metrics/GemmProbe.h"
-#include "balancenet/monitor/NodeMonitor.h"
-#include "balancenet/orchestrator/Orchestrator.h"
-#include "balancenet/orchestrator/StaticAllocator.h"
-#include "balancenet/orchestrator/policies/PolicyRegistry.h"
 #include "balancenet/recompute/RecomputeMode.h"
 #include "balancenet/trainer/RunLoop.h"
 #include "balancenet/worker/Checkpointing.h"
 #include "balancenet/worker/GenerationConfig.h"
+#include "balancenet/worker/GroupWiring.h"
 #include "balancenet/worker/SyncFactory.h"
 #include "balancenet/worker/WorkerMemory.h"
 #include "balancenet/worker/WorkerSetup.h"
@@ -44,11 +41,10 @@ namespace {
 // nothing outside keeps a pointer to a group that a re-form drops.
 class WorkerGroup : public elastic::GroupParts {
  public:
-  // gemmFlops: the allocator's prior ops/s, from the one GEMM probe this process ran.
-  // shareCap: the largest share this worker's memory holds (WorkerPasses), for the policies.
-  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model, c10::Device device,
-              double gemmFlops, int64_t shareCap)
-      : config_(c), rv_(rv), model_(model), device_(device), gemmFlops_(gemmFlops), shareCap_(shareCap) {}
+  // profile: this worker's device, GEMM prior and the largest share its memory holds (WorkerPasses).
+  WorkerGroup(const JobConfig& c, const comm::RendezvousOptions& rv, models::BuiltModel& model,
+              const ProcessProfile& profile)
+      : config_(c), rv_(rv), model_(model), device_(profile.device), wiring_(c, rv, profile) {}
   ~WorkerGroup() override { release(); }
 
   void build(std::unique_ptr<comm::Communicator> comm, const elastic::Generation& generation) {
@@ -56,9 +52,8 @@ class WorkerGroup : public elastic::GroupParts {
     comm_ = std::move(comm);
     comm::attachGpuGroup(*comm_, device_, c.device, rv_.opTimeout());
     comm::useGroupForSyncBatchNorm(*model_.net, comm_.get());
-    monitor_ = makeNodeMonitor(c, *comm_, rv_);
-    allocator_ = makeAllocator(c, *comm_, model_.info, monitorSampler(*monitor_, gemmFlops_, device_, shareCap_),
-                               splitLogStart(generation, workers_));
+    wiring_.startMonitor(*comm_);
+    wiring_.makeAllocator(generation, workers_, model_.info);
     installLinkEmulation(*comm_, c.emulation);
     sync_ = makeGradientSync(*comm_, *model_.net, c);
     // The residuals are the old group's sums' and are not in the committed state: the new group starts without.
@@ -68,10 +63,9 @@ class WorkerGroup : public elastic::GroupParts {
   }
 
   void release() override {
-    if (monitor_) monitor_->stop();
+    wiring_.stopMonitor();
     sync_.reset();  // its autograd hooks go with it
-    allocator_.reset();
-    monitor_.reset();
+    wiring_.release();
     comm::useGroupForSyncBatchNorm(*model_.net, nullptr);
     comm_.reset();
   }
@@ -80,7 +74,7 @@ class WorkerGroup : public elastic::GroupParts {
                const elastic::Generation& generation) override {
     release();
     build(std::move(comm), generation);
-    trainer.rewire(*comm_, *sync_, *allocator_, stateSlicesFor(generation));
+    trainer.rewire(*comm_, *sync_, wiring_.allocator(), stateSlicesFor(generation));
   }
 
   // --shard-state's slices over `generation`'s members, by their caps (none without --shard-state).
@@ -96,20 +90,17 @@ class WorkerGroup : public elastic::GroupParts {
 
   comm::Communicator& comm() { return *comm_; }
   comm::GradientSync& sync() { return *sync_; }
-  orchestrator::Allocator& allocator() { return *allocator_; }
-  void stopMonitor() { monitor_->stop(); }
+  orchestrator::Allocator& allocator() { return wiring_.allocator(); }
+  void stopMonitor() { wiring_.stopMonitor(); }
 
  private:
   const JobConfig& config_;
   const comm::RendezvousOptions& rv_;
   models::BuiltModel& model_;
-  const c10::Device device_;  // where this worker computes (the model is there)
-  const double gemmFlops_;
-  const int64_t shareCap_;
-  int workers_ = 0;  // in the group built last; 0: none yet
-  std::unique_ptr<comm::Communicator> comm_;
-  std::unique_ptr<monitor::NodeMonitor> monitor_;
-  std::unique_ptr<orchestrator::Allocator> allocator_;
+  const c10::Device device_;                  // where this worker computes (the model is there)
+  int workers_ = 0;                           // in the group built last; 0: none yet
+  std::unique_ptr<comm::Communicator> comm_;  // declared before the wiring, which is released first
+  GroupWiring wiring_;
   std::unique_ptr<comm::GradientSync> sync_;
 };
 
@@ -215,7 +206,7 @@ int runWorker(const JobConfig& c) {
   const c10::Device device = device::prepareDevice(c.device, c.worker->localRank);
   applyWorkerThreads(c);
   // Before the others' traffic: ~0.1 s at start-up. A GPU worker's is its GPU's.
-  const auto peak = device.is_cuda() ? metrics::measureGpuGemmPeak(device) : metrics::measureGemmPeak();
+  const auto& peak = metrics::processGemmPeak(device);
   if (!keepFreedMemory()) spdlog::debug("malloc settings from the environment kept (GLIBC_TUNABLES / MALLOC_*)");
   const comm::RendezvousOptions rv = rendezvousOptions(c);
 
@@ -243,7 +234,7 @@ int runWorker(const JobConfig& c) {
                      ? std::string()
                      : fmt::format(": a pass holds {} samples, {} without", passes.samplesPerPass,
                                    passes.samplesPerPassWithout));
-  WorkerGroup group(c, rv, model, device, metrics::rateWithThreads(peak, at::get_num_threads()), passes.shareCap);
+  WorkerGroup group(c, rv, model, {device, processGemmFlops(device), passes.shareCap});
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
 

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "balancenet/core/Error.h"
 #include "balancenet/metrics/GemmProbe.h"
 #include "balancenet/metrics/ResourceProbe.h"
 
@@ -85,6 +86,22 @@ TEST(GemmProbe, PeakMeasuresOneThreadAndAllAndRestoresTheThreads) {
   // over threads waits for its slowest one (seen under load: 5.6 against 49 GFLOP/s); speed is for bench/.
   EXPECT_GT(peak.allThreads, 1e8);
   EXPECT_LT(peak.allThreads, 1e13);
+}
+
+// The worker, the pipeline's column heads and the Python session all ask for the process's peak (GroupWiring): the
+// probe runs at the first call only, and a second device is a wiring mistake, not a second probe.
+TEST(GemmProbe, ProcessPeakIsMeasuredOncePerProcess) {
+  const c10::Device cpu(c10::DeviceType::CPU);
+  const auto before = std::chrono::steady_clock::now();
+  const GemmPeak& first = processGemmPeak(cpu);
+  const auto probed = std::chrono::steady_clock::now();
+  const GemmPeak& again = processGemmPeak(cpu);
+  const auto remembered = std::chrono::steady_clock::now();
+  EXPECT_EQ(&first, &again);
+  EXPECT_GT(first.oneThread, 1e8);
+  EXPECT_GE(probed - before, std::chrono::milliseconds(40));  // two timed runs of about 0.05 s each
+  EXPECT_LT(remembered - probed, (probed - before) / 2);      // no second probe: microseconds against 0.1 s
+  EXPECT_THROW(processGemmPeak(c10::Device(c10::DeviceType::CUDA, 0)), InternalError);
 }
 
 TEST(GemmProbe, RateWithThreadsIsExactAtTheMeasuredPointsAndScalesBetween) {
