@@ -40,6 +40,7 @@ int AutoSync::candidateFor(int64_t step) {
 }
 
 void AutoSync::beginStep(const comm::SyncContext& context) {
+  trial_.noteSplit(context.step, context.batches);  // before the step's candidate: a moved split may start a trial
   comm::SyncContext withTiming = context;
   ++withTiming.scalars;  // synchronize() sends the last step's time beside the job's scalars
   candidates_[candidateFor(context.step)].sync->beginStep(withTiming);
@@ -82,8 +83,9 @@ void AutoSync::logDecision() const {
   const std::string gain = candidates_[d.chosen].lossy
                                ? fmt::format(", {:.2f}x the fastest exact exchange", gainOverExact())
                                : std::string();
-  spdlog::info("--comm auto chose {} at step {} ({}; median step ms at {} workers: {}{})", candidates_[d.chosen].name,
-               d.step, d.reason, comm_.size(), fmt::join(times, ", "), gain);
+  const std::string split = d.split.empty() ? std::string() : fmt::format(", split {}", fmt::join(d.split, ","));
+  spdlog::info("--comm auto chose {} at step {} ({}; median step ms at {} workers{}: {}{})", candidates_[d.chosen].name,
+               d.step, d.reason, comm_.size(), split, fmt::join(times, ", "), gain);
 }
 
 std::string AutoSync::explain() const {
@@ -91,11 +93,11 @@ std::string AutoSync::explain() const {
       "auto: tries {} round-robin on at most the first {} steps (the first round not counted, then the median "
       "step time of each; one {:.0f}x slower than the fastest after a round runs no more), keeps the fastest (a lossy "
       "one only where it is {:.0f}% faster than the exact ones), tries again when "
-      "its step "
-      "time drifts for good (trials kept within {:.0f}% of the steps); the choice and its gain are logged and in "
-      "summary.json\n",
+      "its step time drifts for good or the split moves by more than {:.0f}% of the batch (a trial also starts "
+      "again when the split moves that much while it runs: it measures the split the job will run; trials kept "
+      "within {:.0f}% of the steps); the choice and its gain are logged and in summary.json\n",
       fmt::join(trial_.candidates(), ", "), trial_.trialSteps(), trial_.settings().dropRatio, 100 * kLossyMargin,
-      100 * trial_.settings().maxTrialShare);
+      100 * trial_.settings().splitShift, 100 * trial_.settings().maxTrialShare);
   for (const auto& c : candidates_) out += fmt::format("  {}: {}", c.name, c.sync->explain());
   return out;
 }
@@ -128,6 +130,7 @@ void AutoSync::describe(nlohmann::json& extra) const {
                          {"reason", d.reason},
                          {"chosen", candidates_[d.chosen].name},
                          {"median_step_ms", times},
+                         {"split", d.split},
                          {"dropped", dropped}});
   }
   extra["comm_auto"] = {

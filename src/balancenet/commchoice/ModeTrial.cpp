@@ -36,6 +36,16 @@ int chooseOf(const std::vector<double>& medians, const std::vector<double>& marg
   return best;
 }
 
+double splitMoved(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from.size() != to.size()) return 1;
+  double a = 0, b = 0, moved = 0;
+  for (size_t r = 0; r < from.size(); ++r) a += static_cast<double>(from[r]), b += static_cast<double>(to[r]);
+  if (a <= 0 || b <= 0) return a == b ? 0 : 1;
+  for (size_t r = 0; r < from.size(); ++r)
+    moved += std::abs(static_cast<double>(from[r]) / a - static_cast<double>(to[r]) / b);
+  return moved / 2;
+}
+
 ModeTrial::ModeTrial(std::vector<std::string> candidates, TrialSettings settings, std::vector<double> margins)
     : candidates_(std::move(candidates)),
       settings_(settings),
@@ -132,14 +142,47 @@ bool ModeTrial::record(int64_t step, double stepMs) {
   if (static_cast<int>(recent_.size()) < settings_.driftWindow || trialMs <= 0) return false;
   const double drift = medianOf(recent_) / trialMs - 1;
   driftingChecks_ = std::abs(drift) > settings_.driftRatio ? driftingChecks_ + 1 : 0;
-  const bool withinShare =
-      static_cast<double>(stepsInTrials_ + trialSteps()) <= settings_.maxTrialShare * static_cast<double>(step + 1);
-  if (driftingChecks_ >= settings_.sustainChecks && step - last.step >= settings_.minStepsBetween && withinShare) {
-    trialStart_ = -1;  // the next step asked for starts it
-    trialReason_ = fmt::format("step time drifted {:+.0f}%", 100 * drift);
-    trying_ = true;
-  }
+  if (driftingChecks_ >= settings_.sustainChecks && step - last.step >= settings_.minStepsBetween && withinShare(step))
+    restartAt(-1, fmt::format("step time drifted {:+.0f}%", 100 * drift));
   return false;
+}
+
+bool ModeTrial::withinShare(int64_t step) const {
+  return static_cast<double>(stepsInTrials_ + trialSteps()) <= settings_.maxTrialShare * static_cast<double>(step + 1);
+}
+
+// A new trial from the next step asked for; `step` >= 0: a trial in progress since trialStart_ is abandoned there,
+// and its steps not run are not counted.
+void ModeTrial::restartAt(int64_t step, std::string reason) {
+  if (step >= 0 && trying_ && trialStart_ >= 0) stepsInTrials_ -= trialSteps() - (step - trialStart_);
+  trialStart_ = -1;  // the next step asked for starts it
+  trialReason_ = std::move(reason);
+  trying_ = true;
+}
+
+void ModeTrial::noteSplit(int64_t step, const std::vector<int64_t>& batches) {
+  if (batches.empty()) return;
+  lastSplit_ = batches;
+  if (trying_) {
+    if (trialStart_ < 0 || trialSplit_.empty()) {  // the trial starts with this step
+      trialSplit_ = batches;
+      return;
+    }
+    const double moved = splitMoved(trialSplit_, batches);
+    if (moved <= settings_.splitShift || splitRestarts_ >= settings_.maxSplitRestarts || step <= trialStart_) return;
+    ++splitRestarts_;
+    const std::string first = trialReason_.substr(0, trialReason_.find(" (again"));
+    restartAt(step, fmt::format("{} (again from step {}: the split moved {:.0f}%)", first, step, 100 * moved));
+    trialSplit_ = batches;
+    return;
+  }
+  const auto& last = decisions_.back();
+  const double moved = splitMoved(last.split, batches);
+  if (last.split.empty() || moved <= settings_.splitShift || step - last.step < settings_.minStepsBetween ||
+      !withinShare(step))
+    return;
+  restartAt(-1, fmt::format("the split moved {:.0f}%", 100 * moved));
+  trialSplit_ = batches;
 }
 
 void ModeTrial::decide(int64_t step) {
@@ -149,9 +192,11 @@ void ModeTrial::decide(int64_t step) {
   d.medianMs = mediansOf(samples_);
   d.dropped = dropped_;
   d.chosen = chooseOf(choosableMedians(), margins_);
+  d.split = lastSplit_;
   stepsInTrials_ -= trialSteps() - static_cast<int64_t>(schedule_.size());  // the steps dropped candidates left
   current_ = d.chosen;
   trying_ = false;
+  splitRestarts_ = 0;
   recent_.clear();
   driftingChecks_ = 0;
   decisions_.push_back(std::move(d));

@@ -22,7 +22,17 @@ struct TrialSettings {
   // ones' (8x on T-slow), and more rounds of them cost more than the trial can win back in a short job. 3x, not less:
   // the first measured round has one step of each, and a passing stall may double one.
   double dropRatio = 3.0;
+  // The split (every rank's samples) a trial measures is the one the job runs after it: where the split moved more
+  // than this share of the global batch from the trial's first step (the policy still settling: it rebalances every
+  // 5 steps from the speed prior), the trial starts again with the new split, at most maxSplitRestarts times; once
+  // decided, a split that moved this much from the decision's starts a new trial as a lasting drift does.
+  double splitShift = 0.10;
+  int maxSplitRestarts = 3;
 };
+
+// How much of the global batch moved between two splits: half the sum of the shares' differences (0: the same
+// proportions, 1: disjoint; splits over another number of workers: 1).
+double splitMoved(const std::vector<int64_t>& from, const std::vector<int64_t>& to);
 
 // One decision: the step it took effect at, the measured median of every candidate, what won and why.
 struct TrialDecision {
@@ -30,7 +40,8 @@ struct TrialDecision {
   std::vector<double> medianMs;  // per candidate, in the candidates' order
   std::vector<bool> dropped;     // per candidate: left out of the trial's later rounds (dropRatio)
   int chosen = 0;
-  std::string reason;  // "start", "drift 0.31"
+  std::string reason;          // "start", "step time drifted +31%", "the split moved 23%"
+  std::vector<int64_t> split;  // the split the decision was made with (empty: none noted)
 };
 
 // Candidates run round-robin (interleaved, so a split that is still settling or a slow warm-up weighs on
@@ -44,6 +55,8 @@ class ModeTrial {
  public:
   ModeTrial(std::vector<std::string> candidates, TrialSettings settings = {}, std::vector<double> margins = {});
 
+  // The split step `step` runs with, before modeFor(step) (where it is known): see TrialSettings::splitShift.
+  void noteSplit(int64_t step, const std::vector<int64_t>& batches);
   // The candidate (index) step `step` runs. Steps are asked for in increasing order, each once.
   int modeFor(int64_t step);
   // The agreed time of step `step` (which ran modeFor(step)); may come one step late, before or after
@@ -63,6 +76,8 @@ class ModeTrial {
   void scheduleRound();
   std::vector<double> choosableMedians() const;  // this trial's medians, 0 (never chosen) for a dropped candidate
   void decide(int64_t step);
+  bool withinShare(int64_t step) const;  // whether one more trial keeps the trials within maxTrialShare
+  void restartAt(int64_t step, std::string reason);
 
   std::vector<std::string> candidates_;
   TrialSettings settings_;
@@ -78,7 +93,10 @@ class ModeTrial {
   std::vector<double> recent_;  // the chosen candidate's recent times (drift)
   int driftingChecks_ = 0;      // drift checks running that found the time drifted
   int64_t stepsInTrials_ = 0;
-  std::vector<int> ranAt_;  // candidate per step since trialStart_, for records that come late
+  std::vector<int64_t> trialSplit_;  // the split of the current trial's first step
+  std::vector<int64_t> lastSplit_;   // the latest noted
+  int splitRestarts_ = 0;            // of the current trial
+  std::vector<int> ranAt_;           // candidate per step since trialStart_, for records that come late
   std::vector<TrialDecision> decisions_;
 };
 

@@ -19,6 +19,94 @@ std::vector<int> run(ModeTrial& trial, int64_t steps, MsOf msOf) {
   return modes;
 }
 
+// As run(), with the split of each step noted before its mode is asked for (AutoSync::beginStep).
+template <typename SplitOf, typename MsOf>
+std::vector<int> runWithSplits(ModeTrial& trial, int64_t steps, SplitOf splitOf, MsOf msOf) {
+  std::vector<int> modes;
+  for (int64_t s = 0; s < steps; ++s) {
+    trial.noteSplit(s, splitOf(s));
+    modes.push_back(trial.modeFor(s));
+    if (s >= 2) trial.record(s - 1, msOf(modes[s - 1], s - 1));
+  }
+  return modes;
+}
+
+const std::vector<int64_t> kEqual{32, 32, 32, 32};
+const std::vector<int64_t> kSettled{42, 40, 40, 6};  // T1's: the 0.11-core host with 6 of 128
+
+TEST(ModeTrialTest, SplitMovedIsTheShareOfTheBatchThatChangedHands) {
+  EXPECT_DOUBLE_EQ(splitMoved(kEqual, kEqual), 0);
+  EXPECT_DOUBLE_EQ(splitMoved({1, 1}, {3, 1}), 0.25);
+  EXPECT_DOUBLE_EQ(splitMoved({2, 2}, {1, 1}), 0);               // the same proportions of another batch
+  EXPECT_NEAR(splitMoved(kEqual, kSettled), 26.0 / 128, 1e-12);  // 10 + 8 + 8 to the fast hosts, from the slow one
+  EXPECT_DOUBLE_EQ(splitMoved({1, 1}, {1, 1, 1}), 1);            // another world
+}
+
+// Under the first split a is faster, under the settled one b: a trial that mixed both would keep a (its medians are
+// mostly the first split's); started again at the move, it measures the split the job runs and keeps b.
+TEST(ModeTrialTest, ATrialStartsAgainWhereTheSplitMovesAndDecidesWithTheNewSplit) {
+  ModeTrial trial({"a", "b"}, TrialSettings{1, 3});
+  const auto splitOf = [](int64_t s) { return s < 6 ? kEqual : kSettled; };
+  const auto msOf = [&](int mode, int64_t s) {
+    if (s < 6) return mode == 0 ? 50.0 : 100.0;
+    return mode == 0 ? 20.0 : 10.0;
+  };
+  const auto modes = runWithSplits(trial, 20, splitOf, msOf);
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  const auto& d = trial.decisions()[0];
+  EXPECT_EQ(d.chosen, 1);
+  EXPECT_EQ(d.split, kSettled);
+  EXPECT_EQ(d.medianMs, (std::vector<double>{20, 10}));
+  EXPECT_NE(d.reason.find("again from step 6: the split moved"), std::string::npos) << d.reason;
+  for (int s = 6; s < 14; ++s) EXPECT_EQ(modes[s], (s - 6) % 2) << s;  // the round robin from step 6
+  // Counted once: the first attempt's 6 steps and the second's 8.
+  EXPECT_EQ(trial.stepsInTrials(), 14);
+
+  // The same times without the splits noted: the mixed trial keeps a.
+  ModeTrial blind({"a", "b"}, TrialSettings{1, 3});
+  run(blind, 20, msOf);
+  ASSERT_EQ(blind.decisions().size(), 1u);
+  EXPECT_EQ(blind.decisions()[0].chosen, 0);
+}
+
+TEST(ModeTrialTest, ASmallMoveOfTheSplitDoesNotStartTheTrialAgain) {
+  ModeTrial trial({"a", "b"}, TrialSettings{1, 3});
+  const std::vector<int64_t> nudged{34, 32, 31, 31};  // 2 of 128 moved: under 10%
+  runWithSplits(
+      trial, 12, [&](int64_t s) { return s < 4 ? kEqual : nudged; }, [](int mode, int64_t) { return 10.0 + mode; });
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].reason, "start");
+  EXPECT_EQ(trial.decisions()[0].step, 7);
+}
+
+// A policy that keeps moving the split cannot keep the trial from ending: after maxSplitRestarts it runs to the end.
+TEST(ModeTrialTest, TheSplitStartsATrialAgainAtMostMaxSplitRestartsTimes) {
+  TrialSettings settings{1, 3};
+  settings.maxSplitRestarts = 2;
+  ModeTrial trial({"a", "b"}, settings);
+  runWithSplits(
+      trial, 40, [](int64_t s) { return (s / 3) % 2 == 0 ? kEqual : kSettled; },
+      [](int mode, int64_t) { return 10.0 + mode; });
+  ASSERT_EQ(trial.decisions().size(), 1u);
+  EXPECT_EQ(trial.decisions()[0].step, 6 + 7);  // restarts at steps 3 and 6, then 8 steps
+}
+
+// Once decided, a split that moved for good (a host that got faster or slower) is measured again, as a drift is:
+// not sooner than minStepsBetween after the decision, within the trials' share.
+TEST(ModeTrialTest, AfterTheDecisionAMovedSplitStartsANewTrial) {
+  TrialSettings settings{1, 3};
+  settings.minStepsBetween = 20;
+  settings.maxTrialShare = 1;
+  ModeTrial trial({"a", "b"}, settings);
+  runWithSplits(
+      trial, 60, [](int64_t s) { return s < 15 ? kEqual : kSettled; }, [](int mode, int64_t) { return 10.0 + mode; });
+  ASSERT_EQ(trial.decisions().size(), 2u);
+  EXPECT_EQ(trial.decisions()[0].split, kEqual);
+  EXPECT_EQ(trial.decisions()[1].split, kSettled);
+  EXPECT_NE(trial.decisions()[1].reason.find("the split moved"), std::string::npos) << trial.decisions()[1].reason;
+  EXPECT_EQ(trial.decisions()[1].step, 27 + 7);  // not before step 7 + 20, then 8 steps
+}
+
 TEST(ModeTrialTest, TriesEveryCandidateRoundRobinThenKeepsTheFastest) {
   ModeTrial trial({"a", "b", "c"}, TrialSettings{1, 3});
   EXPECT_EQ(trial.trialSteps(), 12);
