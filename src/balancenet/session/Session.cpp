@@ -48,10 +48,9 @@ std::unique_ptr<comm::Communicator> groupOfOne(const job::JobConfig& c) {
 
 Session::Session(job::JobConfig config) : config_(std::move(config)) {
   // The GEMM prior before the others' traffic. The model is the user's: the policies go by measured speed alone.
-  wiring_ = std::make_unique<worker::GroupWiring>(
-      config_, rv_,
-      worker::ProcessProfile{c10::Device(c10::DeviceType::CPU),
-                             worker::processGemmFlops(c10::Device(c10::DeviceType::CPU))});
+  const c10::Device cpu(c10::DeviceType::CPU);
+  wiring_ =
+      std::make_unique<worker::GroupWiring>(config_, rv_, worker::ProcessProfile{cpu, worker::processGemmFlops(cpu)});
   const bool joining = config_.worker && config_.worker->joining;
   if (joining && !elastic())
     throw RuntimeFailure(

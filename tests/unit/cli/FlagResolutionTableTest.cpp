@@ -103,17 +103,18 @@ TEST_F(FlagResolution, ARowThatCannotWorkIsOneLineNamingIt) {
 // The devices' rule alone, as a pure function: what is given, unless the way of training is not on GPUs yet.
 TEST(SettleDevices, AutoSettlesOnTheCpuWhereGpusCannotServeAndCudaIsRefused) {
   const DeviceRaw mixed{"auto", "cuda:0,cpu", "nccl"};
-  const auto kept = settleDevices(mixed, "");
+  const auto kept = settleDevices(givenDevices(mixed), "");
   EXPECT_EQ(kept.device, "auto");
   EXPECT_EQ(kept.devices, (std::vector<std::string>{"cuda:0", "cpu"}));
   EXPECT_EQ(kept.backend, "nccl");
-  const auto settled = settleDevices(DeviceRaw{"auto", "", "auto"}, "pipeline stages (--pipeline-stages)");
+  const auto settled =
+      settleDevices(givenDevices(DeviceRaw{"auto", "", "auto"}), "pipeline stages (--pipeline-stages)");
   EXPECT_EQ(settled.device, "cpu");
   EXPECT_TRUE(settled.devices.empty());
-  EXPECT_EQ(settleDevices(DeviceRaw{"cpu", "", "gloo"}, "parameter servers (--comm ps)").backend, "gloo");
+  EXPECT_EQ(settleDevices(givenDevices(DeviceRaw{"cpu", "", "gloo"}), "parameter servers (--comm ps)").backend, "gloo");
   balancenet::testing::expectOneLineUsageError(
       [&] {
-        settleDevices(DeviceRaw{"cuda", "", "auto"}, "parameter servers");
+        settleDevices(givenDevices(DeviceRaw{"cuda", "", "auto"}), "parameter servers");
       },
       "parameter servers: not on GPU workers yet");
 }

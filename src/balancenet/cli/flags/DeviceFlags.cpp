@@ -35,12 +35,16 @@ std::string whyNotOnGpu(const JobConfig& c) {
   return {};
 }
 
-device::DeviceOptions settleDevices(const DeviceRaw& raw, const std::string& whyNotOnGpu) {
+device::DeviceOptions givenDevices(const DeviceRaw& raw) {
   device::DeviceOptions given{raw.device, {}, raw.backend};
   if (!raw.devices.empty()) {
     std::stringstream list(raw.devices);
     for (std::string name; std::getline(list, name, ',');) given.devices.push_back(name);
   }
+  return given;
+}
+
+device::DeviceOptions settleDevices(const device::DeviceOptions& given, const std::string& whyNotOnGpu) {
   if (!device::mayUseGpu(given) || whyNotOnGpu.empty()) return given;
   if (device::needsGpu(given))
     throw UsageError(fmt::format("{}: not on GPU workers yet (use --device cpu)", whyNotOnGpu));
@@ -49,9 +53,10 @@ device::DeviceOptions settleDevices(const DeviceRaw& raw, const std::string& why
 
 void validateDevices(JobConfig& c, const DeviceRaw& raw) {
   const int localWorkers = c.worker ? 0 : c.launch.nprocPerNode;  // a scheduler's worker knows only itself
+  const auto given = givenDevices(raw);
   // The flags' own checks first, on the devices as given: a bad --devices entry is named as such.
-  device::checkDeviceOptions(settleDevices(raw, ""), localWorkers);
-  c.device = settleDevices(raw, whyNotOnGpu(c));
+  device::checkDeviceOptions(given, localWorkers);
+  c.device = settleDevices(given, whyNotOnGpu(c));
   if (device::needsGpu(c.device)) {
     // Checked here, before any worker starts, for this host's workers; the same rule runs in each worker.
     const int gpus = device::gpuCount();

@@ -17,10 +17,12 @@ struct DeviceRaw {
 
 void addDeviceFlags(CLI::App& app, DeviceRaw& raw);
 
-// The devices the workers get: the flags as given, except that where the job's way of training cannot run on GPU
-// workers yet (`whyNotOnGpu` not empty) --device auto settles on the CPU and one that needs a GPU is refused
-// (UsageError naming why). A pure function of its arguments.
-device::DeviceOptions settleDevices(const DeviceRaw& raw, const std::string& whyNotOnGpu);
+// The flags as given, --devices' list split at its commas.
+device::DeviceOptions givenDevices(const DeviceRaw& raw);
+// The devices the workers get: `given`, except that where the job's way of training cannot run on GPU workers yet
+// (`whyNotOnGpu` not empty) --device auto settles on the CPU and one that needs a GPU is refused (UsageError naming
+// why). A pure function of its arguments.
+device::DeviceOptions settleDevices(const device::DeviceOptions& given, const std::string& whyNotOnGpu);
 
 // After the hosts are validated: the flags' own checks (device/DeviceChoice.h), a GPU asked for on a host without
 // one, and ways of training that do not run on GPUs yet (whyNotOnGpu), which --device cuda refuses and auto
