@@ -5,13 +5,14 @@
 # bench/ddp_peer.py with torchrun's environment and GLOO_SOCKET_IFNAME=eth0. No emulation flag on either
 # side: the heterogeneity is the kernel's. One model (MODEL), one thread per worker, same global batch, data, SGD,
 # steps.
-# Usage: bench/testbed_vs_ddp.sh [out-dir] [scenario...]   scenarios: T1 T2 T3 T4 T5 T6 TSLOW T1SLOW (default:
-#        T1-T6)
+# Usage: bench/testbed_vs_ddp.sh [out-dir] [scenario...]   scenarios: T1 T2 T3 T4 T5 T6 TSLOW T1SLOW T1OUT
+#        (default: T1-T6)
 #   T1: 4 hosts at 0.45,0.45,0.45,0.11 cores, B=128 (with EVAL_EVERY: also time to 85% test accuracy)
 #   T2: 2 hosts at 0.8,0.2, B=256          T3: 4 hosts at 0.45, B=128
 #   T4: T3 with host 3's link at 20 Mbit/s  T5: T1 with host 3 at 0.45 for the middle third of the steps
 #   T6: 8 hosts at 0.3 x 6 and 0.1 x 2 cores, B=256 (2.0 cores: all of this machine's)
 #   TSLOW: T3 with every host's link at 50 Mbit/s   T1SLOW: T1 with the slow host's link at 50 Mbit/s (issue 54)
+#   T1OUT: T1's three 0.45-core hosts alone: the most that leaving the 0.11-core host out could give T1 (issue 55)
 # Each scenario runs balancenet balanced with each --comm mode of MODES, --policy equal (the default --comm)
 # and DDP, and measures each distinct quota alone (one host, one worker, the scenario's global batch): the
 # ideal is the sum over hosts. The limit is the ideal once every host pays one all-reduce of the model per step
@@ -61,14 +62,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 overrides="" # the command line to repeat this run, for the results
-for v in MODES MODEL STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEADY_FROM \
-  EVAL_EVERY TARGET \
+for v in MODES MODEL STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEPS_T1OUT \
+  STEADY_FROM EVAL_EVERY TARGET \
   EVAL_IMAGES ALONE_STEPS SYSTEMS QUICK TB_NAME TB_SUBNET RUN_TIMEOUT; do
   [ -z "${!v:-}" ] || overrides+="$v=$(printf %q "${!v}") "
 done
 command="${overrides}bench/testbed_vs_ddp.sh $*"
-for v in STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEADY_FROM EVAL_EVERY \
-  ALONE_STEPS EVAL_IMAGES \
+for v in STEPS STEPS_T1 STEPS_T2 STEPS_T3 STEPS_T4 STEPS_T5 STEPS_T6 STEPS_TSLOW STEPS_T1SLOW STEPS_T1OUT STEADY_FROM \
+  EVAL_EVERY ALONE_STEPS EVAL_IMAGES \
   RUN_TIMEOUT; do
   [ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
     { echo "testbed_vs_ddp: error: $v must be a positive whole number, not '${!v}'" >&2; exit 2; }
@@ -122,7 +123,9 @@ scenario() {
     T6) echo "0.3,0.3,0.3,0.3,0.3,0.3,0.1,0.1 256 120 40 - -" ;;
     TSLOW) echo "0.45,0.45,0.45,0.45 128 100 60 50,50,50,50 -" ;;
     T1SLOW) echo "0.45,0.45,0.45,0.11 128 100 60 0,0,0,50 -" ;;
-    *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5 T6 TSLOW T1SLOW)" >&2; exit 2 ;;
+    # T1 without its 0.11-core host: what leaving that host out of the exchange could give T1 at best (issue 55).
+    T1OUT) echo "0.45,0.45,0.45 128 150 40 - -" ;;
+    *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5 T6 TSLOW T1SLOW T1OUT)" >&2; exit 2 ;;
   esac
 }
 CHANGED_HOST=3

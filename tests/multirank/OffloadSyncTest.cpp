@@ -64,7 +64,10 @@ TEST_P(OffloadSyncTest, SkewedSplitMatchesSingleProcess) {
 INSTANTIATE_TEST_SUITE_P(Splits, OffloadSyncTest,
                          ::testing::Values(OffloadCase{"cnn_one_slow_of_4", "cnn", {30, 28, 26, 4}, false},
                                            OffloadCase{"cnn_one_fast_of_3", "cnn", {5, 1, 26}, true},
-                                           OffloadCase{"mlp_two_rings_of_5", "mlp", {20, 2, 18, 3, 1}, true}),
+                                           OffloadCase{"mlp_two_rings_of_5", "mlp", {20, 2, 18, 3, 1}, true},
+                                           // A rank left out (a share of 0): its probe's gradient adds nothing.
+                                           OffloadCase{"cnn_one_left_out_of_4", "cnn", {30, 32, 26, 0}, false},
+                                           OffloadCase{"mlp_left_out_beside_a_client", "mlp", {30, 0, 28, 4}, true}),
                          [](const auto& info) { return info.param.name; });
 
 // --comm auto's candidates each offload, over one group: their fast ranks sum by the ring, halving-doubling and
@@ -105,6 +108,52 @@ TEST(OffloadSync, PlanChangingEveryStepMatchesSingleProcess) {
   const auto reference = testing::referenceTraining(model, options, train);
   EXPECT_LT(testing::maxAbsDifference(testing::distributedTraining(model, options, train, run), reference),
             testing::exactnessBound(reference, options.steps));
+}
+
+// A rank leaves the exchange and comes back (the balanced policy's leave-out, then its recovery), the plan changing
+// under the buckets' hooks: every step's gradient is the whole batch's.
+TEST(OffloadSync, ARankLeftOutAndTakenBackMatchesSingleProcess) {
+  const auto train = testing::syntheticDataset(200, 4);
+  const auto options = testing::comparisonOptions("sgd", 8, 48, 1e-4);
+  const std::vector<Split> splits{Split{{20, 20, 8}}, Split{{24, 24, 0}}, Split{{24, 24, 0}}, Split{{16, 16, 16}}};
+  testing::DistributedRun run;
+  run.world = 3;
+  run.allocator = [&] { return std::make_unique<testing::ChangingAllocator>(splits); };
+  run.sync = offloadOverBuckets;
+  const auto model = testing::comparisonModel("cnn");
+  const auto reference = testing::referenceTraining(model, options, train);
+  const double diff = testing::maxAbsDifference(testing::distributedTraining(model, options, train, run), reference);
+  const double bound = testing::exactnessBound(reference, options.steps);
+  std::printf("a rank left out for two steps of four, twice: max |param difference| = %.3g (float bound %.3g)\n", diff,
+              bound);
+  EXPECT_LT(diff, bound);
+}
+
+// A left-out rank sends nothing and gets the sum; its peer receives from nobody and sends the sum back.
+TEST(OffloadSync, ALeftOutRankSendsNothingAndGetsTheSum) {
+  const std::vector<int64_t> batches{43, 43, 42, 0};
+  testing::runRanks(4, [&](comm::Communicator& comm) {
+    auto param = at::zeros({1000}, at::kFloat);
+    comm::OffloadSync sync(comm, {{"layers.0.weight", param}}, std::make_unique<comm::FlatAllReduceSync>(comm));
+    for (int step = 0; step < 2; ++step) {
+      comm::SyncContext context;
+      context.step = step;
+      context.batches = batches;
+      sync.beginStep(context);
+      std::vector<at::Tensor> grads{at::full({1000}, comm.rank() < 3 ? comm.rank() + 1.0f : 0.0f)};
+      auto scalars = at::full({1}, comm.rank() < 3 ? 1.0f : 0.0f);
+      const auto stats = sync.synchronize(grads, scalars, context);
+      EXPECT_TRUE(grads[0].eq(6.0f).all().item<bool>()) << "rank " << comm.rank();
+      EXPECT_EQ(scalars.item<float>(), 3.0f) << "rank " << comm.rank();
+      const int64_t payload = (1000 + 1) * 4, ring = comm::ringAllReduceWireBytes(payload, 3);
+      const std::vector<int64_t> sent{ring + payload, ring, ring, 0}, received{ring, ring, ring, payload};
+      EXPECT_EQ(stats.bytesSent, sent[comm.rank()]) << "rank " << comm.rank();
+      EXPECT_EQ(stats.bytesReceived, received[comm.rank()]) << "rank " << comm.rank();
+      // Serving a client that sends nothing is no hand-over: nothing for the policy to weigh.
+      EXPECT_EQ(stats.clientsServed, 0) << "rank " << comm.rank();
+      EXPECT_EQ(stats.servingMs, 0) << "rank " << comm.rank();
+    }
+  });
 }
 
 // Known shares: every rank ends with the sum; the slow rank moved its payload once each way, and its

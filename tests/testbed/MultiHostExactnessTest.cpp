@@ -5,8 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "TestbedFixture.h"
-#include "testing/FloatBound.h"
-#include "testing/ReferenceTraining.h"
 
 namespace balancenet::testing {
 namespace {
@@ -27,16 +25,7 @@ TEST_F(MultiHostExactness, ThreeHostsWithAnUnequalSplitMatchOneProcess) {
     ASSERT_FALSE(hosts[h].timedOut) << "host " << h << " hung:\n" << hosts[h].output;
     ASSERT_EQ(hosts[h].exitCode, 0) << "host " << h << ":\n" << hosts[h].output;
   }
-  auto single = common;
-  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("one")});
-  const auto one = train(single);
-  ASSERT_EQ(one.exitCode, 0) << one.output;
-
-  const auto oneProcess = loadSavedParameters(dir_.file("single.pt"));
-  const double diff = maxAbsDifference(loadSavedParameters(dir_.file("multi.pt")), oneProcess);
-  const double bound = exactnessBound(oneProcess, 4);  // common's --steps
-  std::printf("3 hosts (split 5,20,7) vs 1 process: max |param difference| = %.3g (float bound %.3g)\n", diff, bound);
-  EXPECT_LT(diff, bound);
+  expectOneProcessParameters(common, dir_.file("multi.pt"), 4, "3 hosts (split 5,20,7)");  // common's --steps
   // The job really spanned three hosts: rank 0's summary counts them and their split.
   const auto summary = nlohmann::json::parse(readFile(runDir(0) + "/summary.json"));
   EXPECT_EQ(summary["nodes"], 3);

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testing/FloatBound.h"
+#include "testing/ReferenceTraining.h"
+
 namespace balancenet::testing {
 
 void TestbedFixture::SetUp() {
@@ -58,6 +61,19 @@ std::vector<ProcessResult> TestbedFixture::trainOnHosts(const Testbed& bed, cons
     });
   for (auto& t : hosts) t.join();
   return results;
+}
+
+void TestbedFixture::expectOneProcessParameters(const std::vector<std::string>& flags, const std::string& saved,
+                                                int steps, const std::string& what) {
+  auto single = flags;
+  single.insert(single.end(), {"--nodes", "1", "--save-params", dir_.file("single.pt"), "--run-dir", dir_.file("one")});
+  const auto one = train(single);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  const auto oneProcess = loadSavedParameters(dir_.file("single.pt"));
+  const double diff = maxAbsDifference(loadSavedParameters(saved), oneProcess);
+  const double bound = exactnessBound(oneProcess, steps);
+  std::printf("%s vs 1 process: max |param difference| = %.3g (float bound %.3g)\n", what.c_str(), diff, bound);
+  EXPECT_LT(diff, bound);
 }
 
 void TestbedFixture::expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host) const {

@@ -49,6 +49,11 @@ class TestbedFixture : public BinaryFixture {
   // The job whose rank 0 ended on host `rank0Host` trained `steps` steps of `globalBatch` samples each
   // (summary.json), and steps.csv has a row of every step, `lastStepRanks` of them for the last one.
   void expectEveryStepTrained(int steps, int globalBatch, int lastStepRanks, int rank0Host = 0) const;
+
+  // Trains `flags` in one process (--nodes 1) and expects the parameters a multi-host run saved in `saved`
+  // (--save-params) to match its within the float bound of `steps` steps; `what` names the run in the printed line.
+  void expectOneProcessParameters(const std::vector<std::string>& flags, const std::string& saved, int steps,
+                                  const std::string& what);
 };
 
 }  // namespace balancenet::testing

@@ -87,6 +87,11 @@ struct SyncStats {
   // Part of elapsedMs this rank spent on its own work that the others wait for, not waiting itself (a hand-over's
   // pack, unpack and send: OffloadSync); the balanced policy counts it as a fixed cost of the rank's step.
   double ownMs = 0;
+  // Part of ownMs a peer spent serving the offloaded clients that handed it a gradient (adding them, waiting for the
+  // last step's sums to leave), and how many those were: what one hand-over costs the exchange (the balanced policy's
+  // leave-out weighs it against the client's samples). A left-out client, which sends nothing, is not counted.
+  double servingMs = 0;
+  int64_t clientsServed = 0;
 };
 
 // What a strategy may want to know about the step it synchronises (cost models, emulation).
@@ -101,6 +106,7 @@ struct SyncContext {
   // False where hooks must not send during backward: backward runs once per micro-step, or the trainer reads this
   // rank's own gradient first (the noise scale). beginStep still comes before forward, so receives go up early.
   bool overlap = true;
+  int64_t probeSamples = 0;  // with localBatch 0 (left out of the exchange): the samples its probe computed
 };
 
 // Contract: on entry to synchronize() each rank's gradients are its share of the global-batch

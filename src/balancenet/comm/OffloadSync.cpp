@@ -54,10 +54,15 @@ void OffloadSync::beginStep(const SyncContext& context) {
   if (plan_.peerOf[comm_.rank()] < 0) postClientReceives(context.scalars);
 }
 
-void OffloadSync::postClientReceives(int64_t scalars) {
-  const auto clients = plan_.clientsOf(comm_.rank());
+int64_t OffloadSync::packedNumel(int64_t scalars) const {
   int64_t numel = scalars;
   for (const auto& p : params_) numel += p.tensor.numel();
+  return numel;
+}
+
+void OffloadSync::postClientReceives(int64_t scalars) {
+  const auto clients = plan_.sendersTo(comm_.rank());  // a left-out client sends nothing
+  const int64_t numel = packedNumel(scalars);
   fromClients_.resize(clients.size());
   clientReceives_.clear();
   for (size_t i = 0; i < clients.size(); ++i) {
@@ -71,17 +76,29 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
                                    const SyncContext& context) {
   if (!plan_.offloads()) return whenEven_->synchronize(grads, scalars, context);
   Stopwatch watch;
+  Stopwatch handBacks;
   finishHandBacks();  // the last step's sums left from buffer_, which is packed again now
-  const int peer = plan_.peerOf[comm_.rank()];
+  const double handBackMs = handBacks.elapsedMs();
+  const int rank = comm_.rank();
+  const int peer = plan_.peerOf[rank];
+  const bool leftOut = plan_.leftOut[rank];
+  // A left-out client's gradient is zero and goes nowhere: on a host capped to a tenth of a core, not packing it is
+  // tens of ms of its quota back.
   Stopwatch packing;
-  packGradients(grads, scalars, buffer_);
+  if (!leftOut) packGradients(grads, scalars, buffer_);
   const double packMs = packing.elapsedMs();
   // A client's sum lands in a buffer of its own, posted before its gradient leaves: Gloo then reads it straight in.
   if (peer >= 0) {
-    if (!returned_.defined() || returned_.numel() != buffer_.numel()) returned_ = at::empty_like(buffer_);
+    const int64_t numel = packedNumel(scalars.numel());
+    if (!returned_.defined() || returned_.numel() != numel)
+      returned_ = at::empty({numel}, params_.front().tensor.options().dtype(at::kFloat));
     sum_ = comm_.recvAsync(returned_, peer, kTagFromPeer);
   }
-  SyncStats stats = peer >= 0 ? handToPeer(peer, context) : sumForClients(context);
+  SyncStats stats = peer < 0 ? sumForClients(context) : leftOut ? takeSum(peer, context) : handToPeer(peer, context);
+  // The wait for the last step's sums to leave is serving too, but only where a client handed a gradient over: a
+  // left-out client's sum alone is no hand-over to weigh (and stays in ownMs).
+  if (peer < 0 && stats.clientsServed > 0) stats.servingMs += handBackMs;
+  const double unattributed = peer < 0 && stats.clientsServed == 0 ? handBackMs : 0;
   // The chain every rank's step hangs on, whichever part of it the rank waits on itself: the hand-over, the
   // ring among the fast ranks, the hand-back.
   stats.phases = 2 + exchangePhases(ringExchange_, static_cast<int>(plan_.ring.size()));
@@ -92,7 +109,15 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   // sending of the full gradient for its small share. Its receiving of the sum is as long again (the same bytes at
   // the same pace) but cannot be told from its wait for the others' ring, which must not count: a client that got
   // fast again would look slow for as long as it waits, and never win its share back.
-  stats.ownMs += packMs + unpacking.elapsedMs();
+  stats.ownMs += packMs + unpacking.elapsedMs() + stats.servingMs + unattributed;
+  return stats;
+}
+
+SyncStats OffloadSync::takeSum(int peer, const SyncContext& context) {
+  sum_.wait(context.timeline, "wait for sum", fmt::format("recv from rank {} (left out)", peer));
+  SyncStats stats;
+  stats.bytesReceived = returned_.numel() * static_cast<int64_t>(sizeof(float));
+  stats.layers = trafficByLayer(params_, "offload", [](int64_t) { return int64_t{0}; });
   return stats;
 }
 
@@ -112,15 +137,20 @@ SyncStats OffloadSync::handToPeer(int peer, const SyncContext& context) {
 
 SyncStats OffloadSync::sumForClients(const SyncContext& context) {
   const auto clients = plan_.clientsOf(comm_.rank());
-  if (clientReceives_.size() != clients.size() ||
+  const auto senders = plan_.sendersTo(comm_.rank());
+  if (clientReceives_.size() != senders.size() ||
       (!fromClients_.empty() && fromClients_.front().numel() != buffer_.numel()))
     throw InternalError(fmt::format("offload: receives for {} client(s) of {} floats posted, the step has {} and {}",
                                     clientReceives_.size(), fromClients_.empty() ? 0 : fromClients_.front().numel(),
-                                    clients.size(), buffer_.numel()));
-  // In client order, so the sum is the same whichever message arrives first.
-  for (size_t i = 0; i < clients.size(); ++i) {
-    clientReceives_[i].wait(context.timeline, "wait for client", fmt::format("recv from rank {}", clients[i]));
+                                    senders.size(), buffer_.numel()));
+  // In client order, so the sum is the same whichever message arrives first. The wait is the client's lateness (its
+  // own compute line, which the policy already sees); the add is what serving it costs.
+  double addMs = 0;
+  for (size_t i = 0; i < senders.size(); ++i) {
+    clientReceives_[i].wait(context.timeline, "wait for client", fmt::format("recv from rank {}", senders[i]));
+    Stopwatch adding;
     buffer_.add_(fromClients_[i]);
+    addMs += adding.elapsedMs();
   }
   const int ringSize = static_cast<int>(plan_.ring.size());
   if (ringSize > 1) {
@@ -138,11 +168,17 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
   // wait on that quota. The next step's pack, or the end, waits for them.
   for (int client : clients) handBacks_.push_back(comm_.sendAsync(buffer_, client, kTagFromPeer));
 
-  const auto handled = static_cast<int64_t>(clients.size());
-  auto wire = [ringSize, handled](int64_t b) { return ringAllReduceWireBytes(b, ringSize) + handled * b; };
+  // Each client's sum goes back; only those with a share sent a gradient in.
+  const auto sentBack = static_cast<int64_t>(clients.size()), takenIn = static_cast<int64_t>(senders.size());
+  const int64_t bytes = buffer_.numel() * static_cast<int64_t>(sizeof(float));
   SyncStats stats;
-  stats.bytesSent = stats.bytesReceived = wire(buffer_.numel() * static_cast<int64_t>(sizeof(float)));
-  stats.layers = trafficByLayer(params_, "offload", wire);
+  stats.servingMs = addMs;
+  stats.clientsServed = takenIn;
+  stats.bytesSent = ringAllReduceWireBytes(bytes, ringSize) + sentBack * bytes;
+  stats.bytesReceived = ringAllReduceWireBytes(bytes, ringSize) + takenIn * bytes;
+  stats.layers = trafficByLayer(params_, "offload", [ringSize, sentBack](int64_t b) {
+    return ringAllReduceWireBytes(b, ringSize) + sentBack * b;
+  });
   return stats;
 }
 

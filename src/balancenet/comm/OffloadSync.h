@@ -38,8 +38,10 @@ class OffloadSync : public GradientSync {
  private:
   SyncStats handToPeer(int peer, const SyncContext& context);
   SyncStats sumForClients(const SyncContext& context);
-  void finishHandBacks();                    // waits for the sums sent to clients in the last step
-  void postClientReceives(int64_t scalars);  // a peer's, for its clients' gradients of this step
+  SyncStats takeSum(int peer, const SyncContext& context);  // a left-out client's: the sum only
+  int64_t packedNumel(int64_t scalars) const;               // floats of a packed gradient with `scalars` after it
+  void finishHandBacks();                                   // waits for the sums sent to clients in the last step
+  void postClientReceives(int64_t scalars);                 // a peer's, for its clients' gradients of this step
 
   Collectives& comm_;
   ParameterList params_;

@@ -20,9 +20,12 @@ std::string splitProblem(const std::vector<int64_t>& batches, int worldSize, int
   const char* batch = userInput ? "--global-batch" : "the global batch";
   if (static_cast<int>(batches.size()) != worldSize)
     return fmt::format("{} has {} entries but the job has {} workers", split, batches.size(), worldSize);
+  // A worker the balanced policy leaves out of the exchange has 0 (issue 55); the user's --split gives each at least 1.
+  const int64_t least = userInput ? 1 : 0;
   for (size_t r = 0; r < batches.size(); ++r)
-    if (batches[r] <= 0)
-      return fmt::format("{}: worker {} gets {} samples; every worker needs at least 1", split, r, batches[r]);
+    if (batches[r] < least)
+      return fmt::format("{}: worker {} gets {} samples; every worker needs at least {}", split, r, batches[r], least);
+  if (!batches.empty() && total <= 0) return fmt::format("{} gives no worker a sample", split);
   if (total != globalBatch) return fmt::format("{} sums to {} but {} is {}", split, total, batch, globalBatch);
   return {};
 }

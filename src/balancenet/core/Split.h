@@ -20,9 +20,10 @@ struct Split {
   // Parses "100,100,40,16"; throws UsageError if malformed, of the wrong length, non-positive
   // or not summing to the global batch.
   static Split parse(const std::string& text, int worldSize, int64_t globalBatch);
-  // The invariant every split inside the program holds (worldSize entries, each >= 1, summing to
-  // globalBatch); throws InternalError otherwise: a split computed by the program that breaks it is a bug,
-  // not bad input (the user's --split is checked by parse).
+  // The invariant every split inside the program holds (worldSize entries, each >= 0 and at least one > 0, summing
+  // to globalBatch: a worker left out of the exchange has 0, BalancedPolicy's leave-out); throws InternalError
+  // otherwise: a split computed by the program that breaks it is a bug, not bad input (the user's --split is checked by
+  // parse).
   void validate(int worldSize, int64_t globalBatch) const;
 
   // The fields a launcher sends its workers (core/FieldList.h): every one.

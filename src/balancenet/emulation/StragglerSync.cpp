@@ -16,15 +16,17 @@ StragglerSync::StragglerSync(std::unique_ptr<comm::GradientSync> inner, Mode mod
 comm::SyncStats StragglerSync::synchronize(const std::vector<at::Tensor>& grads, at::Tensor& scalars,
                                            const comm::SyncContext& context) {
   const double factor = factors_.at(context.step, rank_);
-  const double sleepMs = paceSleepMs(mode_ == Mode::Relative ? PaceMode::Relative : PaceMode::Paced, factor,
-                                     context.computeMs, context.localBatch);
+  // A left-out rank is paced for its probe's samples: its speed is what the policy reads off them.
+  const int64_t samples = context.localBatch > 0 ? context.localBatch : context.probeSamples;
+  const double sleepMs =
+      paceSleepMs(mode_ == Mode::Relative ? PaceMode::Relative : PaceMode::Paced, factor, context.computeMs, samples);
   if (mode_ == Mode::Paced) {
     const double paceMs = sleepMs + context.computeMs;
     if (sleepMs < 0 && context.step - lastWarningStep_ >= 100 && context.step >= 5) {
       spdlog::warn(
           "rank {}: real compute {:.0f} ms exceeds the pace {:.0f} ms ({} samples at {} samples/s) at step {}: "
           "this worker is slower than asked",
-          rank_, context.computeMs, paceMs, context.localBatch, factor, context.step);
+          rank_, context.computeMs, paceMs, samples, factor, context.step);
       lastWarningStep_ = context.step;
     }
   }

@@ -45,9 +45,19 @@ struct StepRecord {
   // step, and the part of the sync it spent working rather than waiting (a hand-over's packing and sending). The
   // balanced policy adds its mean to the rank's fixed cost: on a capped host this work is as slow as its compute.
   double ownMs = 0;
+  // A rank left out of the exchange (batch 0) still times forward+backward of `probeSamples` samples whose gradient
+  // is dropped, so the policy sees when it gets faster (issue 55); 0 for a rank with a share.
+  int64_t probeSamples = 0;
+  // The part of ownMs a peer spent on its offloaded clients' hand-overs (adding their gradients, waiting for the
+  // last step's sums to leave), and how many clients it served: what a client costs the others' exchange.
+  double servingMs = 0;
+  int64_t clientsServed = 0;
+
+  // The samples whose forward+backward computeMs timed: the share, or a left-out rank's probe.
+  int64_t timedSamples() const { return batch > 0 ? batch : probeSamples; }
 
   // Flat numeric form, so records travel in one all-gather.
-  static constexpr int kFields = 26;
+  static constexpr int kFields = 29;
   std::vector<double> toRow() const {
     return {double(step),
             double(rank),
@@ -74,13 +84,16 @@ struct StepRecord {
             noiseScale,
             lossScale,
             double(skipped),
-            ownMs};
+            ownMs,
+            double(probeSamples),
+            servingMs,
+            double(clientsServed)};
   }
   static StepRecord fromRow(const double* v) {
-    return {int64_t(v[0]), int(v[1]),     int64_t(v[2]),  v[3],           v[4],           v[5],           v[6],
-            v[7],          int64_t(v[8]), int64_t(v[9]),  int(v[10]),     int64_t(v[11]), v[12],          v[13],
-            v[14],         v[15],         int64_t(v[16]), v[17],          v[18],          int64_t(v[19]), v[20],
-            v[21],         v[22],         v[23],          int64_t(v[24]), v[25]};
+    return {int64_t(v[0]),  int(v[1]),     int64_t(v[2]),  v[3],           v[4],          v[5],  v[6],  v[7],
+            int64_t(v[8]),  int64_t(v[9]), int(v[10]),     int64_t(v[11]), v[12],         v[13], v[14], v[15],
+            int64_t(v[16]), v[17],         v[18],          int64_t(v[19]), v[20],         v[21], v[22], v[23],
+            int64_t(v[24]), v[25],         int64_t(v[26]), v[27],          int64_t(v[28])};
   }
 };
 

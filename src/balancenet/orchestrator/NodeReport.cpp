@@ -30,12 +30,14 @@ int widenedPeriod(int period, double rebalanceMs, double stepMs, double maxShare
 
 NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<metrics::StepRecord>& window,
                             const NodeSample& sample, double flopsPerSample, double memoryPerSampleBytes) {
-  double compute = 0, own = 0, sync = 0, samples = 0;
+  double compute = 0, own = 0, sync = 0, samples = 0, serving = 0, served = 0;
   for (const auto& r : window) {
     compute += r.computeMs;
     own += r.ownMs;
     sync += r.syncMs;
-    samples += static_cast<double>(r.batch);
+    samples += static_cast<double>(r.timedSamples());  // a left-out rank's probe is its speed
+    serving += r.servingMs;
+    served += static_cast<double>(r.clientsServed);
   }
   const double n = static_cast<double>(std::max<size_t>(1, window.size()));
   NodeMetrics m;
@@ -43,6 +45,8 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
   m.batch = batchInForce;
   m.computeMs = compute / n;
   m.ownMs = own / n;
+  m.servingMs = serving / n;
+  m.clientsServed = served / n;
   m.waitMs = sync / n;  // the sync time for now; decideOnMaster derives the wait once all ranks are known
   m.flopsPerSample = flopsPerSample;
   m.opsPerSecond = compute > 0 ? 3 * flopsPerSample * samples / (compute / 1000) : sample.gemmFlops;
@@ -55,7 +59,7 @@ NodeMetrics summarizeWindow(int rank, int64_t batchInForce, const std::vector<me
         static_cast<int64_t>(std::floor(kUsableMemoryShare * sample.memoryAvailableBytes / memoryPerSampleBytes));
   if (sample.shareCap > 0 && sample.shareCap != memory::kUnlimited)
     m.maxBatch = m.maxBatch > 0 ? std::min(m.maxBatch, sample.shareCap) : sample.shareCap;
-  for (const auto& r : window) m.recent.emplace_back(r.batch, r.computeMs);
+  for (const auto& r : window) m.recent.emplace_back(r.timedSamples(), r.computeMs);
   m.latencyMs = sample.latencyMs;
   m.latencyPeers = sample.latencyPeers;
   return m;

@@ -31,7 +31,7 @@ struct NodeSample {
 // Steps a report carries (the window): one rebalance period, at most kMaxReportWindow.
 constexpr int kMaxReportWindow = 64;
 // The fixed fields a report row opens with (Orchestrator::encode's header), before its window and latencies.
-constexpr int kReportHeaderDoubles = 12;
+constexpr int kReportHeaderDoubles = 14;
 int reportWindow(int rebalanceEvery);
 // Doubles in one rank's report row on the wire: a fixed header, (batch, ms) x window, and the latencies:
 // one per rank (probePeers 0: all pairs, O(N)) or (peer, ms) x probePeers (O(k)).

@@ -2,7 +2,7 @@
 //
 // Wire format of one rank's metrics (float64, fixed length so one all-gather carries them):
 //   [rank, batch, computeMs, syncMs, flopsPerSample, opsPerSecond, memoryUsed, memoryTotal, bandwidth,
-//    maxBatch, nRecent, ownMs, (batch, computeMs) x window, latencies]
+//    maxBatch, nRecent, ownMs, servingMs, clientsServed, (batch, computeMs) x window, latencies]
 // latencies: latencyMs x worldSize (all pairs), or with --probe-peers k: peer rank x k, then latencyMs x k
 // (a peer of -1: not measured yet). reportRowLength() is the length.
 #include "balancenet/orchestrator/Orchestrator.h"
@@ -22,6 +22,7 @@
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/Error.h"
+#include "balancenet/orchestrator/policies/LeaveOut.h"
 
 namespace balancenet::orchestrator {
 namespace {
@@ -126,7 +127,9 @@ std::vector<double> Orchestrator::encode(const NodeMetrics& m) const {
                                   m.bandwidthBytesPerSecond,
                                   double(m.maxBatch),
                                   double(std::min<size_t>(m.recent.size(), window_)),
-                                  m.ownMs};
+                                  m.ownMs,
+                                  m.servingMs,
+                                  m.clientsServed};
   std::copy(header, header + kHeader, row.begin());
   for (size_t i = 0; i < m.recent.size() && i < static_cast<size_t>(window_); ++i) {
     row[kHeader + 2 * i] = static_cast<double>(m.recent[i].first);
@@ -159,6 +162,8 @@ NodeMetrics Orchestrator::decode(const double* row) const {
   m.bandwidthBytesPerSecond = row[8];
   m.maxBatch = static_cast<int64_t>(row[9]);
   m.ownMs = row[11];
+  m.servingMs = row[12];
+  m.clientsServed = row[13];
   for (int i = 0; i < static_cast<int>(row[10]); ++i)
     m.recent.emplace_back(static_cast<int64_t>(row[kHeader + 2 * i]), row[kHeader + 2 * i + 1]);
   const double* latencies = row + kHeader + 2 * window_;
@@ -232,8 +237,10 @@ Split Orchestrator::splitFor(int64_t step) {
                  lastRebalanceMs_, stepMs, period);
   period_ = period;
   lastRebalanceMs_ = rebalance.elapsedMs();
-  if (comm_.rank() == 0 && !(next == current_))
+  if (comm_.rank() == 0 && !(next == current_)) {
     spdlog::info("step {}: {} split {} -> {}", step, policy_->name(), current_.str(), next.str());
+    for (const std::string& change : membershipChanges(current_, next)) spdlog::info("step {}: {}", step, change);
+  }
   current_ = next;
   observed_.clear();
   return current_;

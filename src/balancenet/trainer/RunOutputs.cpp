@@ -10,6 +10,7 @@
 
 #include "balancenet/core/AtomicFile.h"
 #include "balancenet/core/IntraOpThreads.h"
+#include "balancenet/metrics/LeftOutSpans.h"
 #include "balancenet/metrics/RankBreakdown.h"
 #include "balancenet/metrics/ResourceProbe.h"
 #include "balancenet/metrics/StepTable.h"
@@ -86,6 +87,9 @@ std::vector<metrics::WorkerEfficiency> writeRunOutputs(comm::Collectives& comm,
   const auto breakdown = metrics::breakdownByRank(table);
   summary.extra["per_rank"] = metrics::toJson(breakdown);
   if (breakdown.ranks.size() > 1) spdlog::info("{}", metrics::describe(breakdown));
+  const auto leftOut = metrics::leftOutSpans(table);
+  summary.extra["left_out"] = metrics::toJson(leftOut);
+  if (!leftOut.empty()) spdlog::info("{}", metrics::describe(leftOut, summary.steps));
   writeRunFile(runDir, "steps.csv", table.toCsv());
   writeRunFile(runDir, "summary.json", summary.toJson().dump(2) + "\n");
   return efficiency;

@@ -190,9 +190,15 @@ metrics::StepRecord Trainer::step() {
   // The gradient noise scale needs this rank's own gradient before the sum: hooks must not start summing
   // during backward then, as with micro-steps.
   const bool measuring = parts_->allocator.needsGradientNorms();
+  const bool leftOut = split.batches[rank] == 0;
   comm::SyncContext context{step_, split.batches[rank], 0, split.batches, lr, timeline_.get(), measuring ? 2 : 1};
-  context.overlap = !measuring && microStepCount(split.batches[rank]) == 1;
-  const at::Tensor localLoss = computeGradients(share.batch, globalBatch, context);
+  // A left-out rank's probe must not reach a hook: its gradient is dropped before the sync.
+  context.overlap = !measuring && !leftOut && microStepCount(split.batches[rank]) == 1;
+  at::Tensor localLoss = computeGradients(share.batch, globalBatch, context);
+  if (leftOut) {
+    localLoss = dropProbeGradient();
+    context.probeSamples = share.batch.inputs.size(0);
+  }
   context.computeMs = computeWatch.elapsedMs();
 
   const SyncedStep synced = synchronizeGradients(localLoss, context, globalBatch, measuring);
@@ -205,6 +211,9 @@ metrics::StepRecord Trainer::step() {
   if (scaler_) record.lossScale = lossScale;
   record.skipped = applied ? 0 : 1;
   record.ownMs = optimizerMs + synced.stats.ownMs;
+  record.probeSamples = context.probeSamples;
+  record.servingMs = synced.stats.servingMs;
+  record.clientsServed = synced.stats.clientsServed;
   // --shard-state's all-gather of the updated slices is traffic of the step too (counted in its own work's time).
   record.bytesSent += gatheredBytes_;
   record.bytesReceived += gatheredBytes_;
@@ -226,16 +235,29 @@ Split Trainer::allocate() {
   return split;
 }
 
+std::vector<data::Draw> Trainer::drawsOf(int64_t position, const Split& split, int rank) {
+  // A rank left out of the exchange times one sample of the step's (the first) as its probe: what it learns of its
+  // speed while it has no share, so the policy can take it back in when it gets faster.
+  if (split.batches[rank] == 0) return sampler_.drawsAt(position, kProbeSamples);
+  return sampler_.rankDraws(position, split, rank);
+}
+
+at::Tensor Trainer::dropProbeGradient() {
+  for (auto& p : params_)
+    if (p.grad().defined()) p.mutable_grad().zero_();
+  return at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(device_));
+}
+
 Trainer::Share Trainer::readShare(const Split& split, int rank) {
   Stopwatch dataWatch;
-  data::Batch batch = prefetcher_->take(sampler_.rankDraws(position_, split, rank));
+  data::Batch batch = prefetcher_->take(drawsOf(position_, split, rank));
   if (device_.is_cuda()) {  // from pinned memory: the copies queue behind nothing and return at once
     batch.inputs = batch.inputs.to(device_, /*non_blocking=*/true);
     batch.targets = batch.targets.to(device_, /*non_blocking=*/true);
   }
   const double dataMs = dataWatch.elapsedMs();
   // The next step's share is read while this one computes and synchronises, guessing the split stays.
-  if (step_ + 1 < options_.steps) prefetcher_->prefetch(sampler_.rankDraws(position_ + split.total(), split, rank));
+  if (step_ + 1 < options_.steps) prefetcher_->prefetch(drawsOf(position_ + split.total(), split, rank));
   return {std::move(batch), dataMs};
 }
 
@@ -290,8 +312,10 @@ Trainer::SyncedStep Trainer::synchronizeGradients(const at::Tensor& localLoss, c
   // fp16's gradients are the scaled loss's: its square comes off the norms.
   const double unscaleSq = scaler_ ? 1.0 / (scaler_->scale() * scaler_->scale()) : 1.0;
   if (measuring) {
-    const double localSq = squaredNorm(synced.grads) * unscaleSq * static_cast<double>(globalBatch) /
-                           static_cast<double>(context.localBatch);
+    const double localSq = context.localBatch == 0
+                               ? 0.0
+                               : squaredNorm(synced.grads) * unscaleSq * static_cast<double>(globalBatch) /
+                                     static_cast<double>(context.localBatch);
     synced.scalars = at::cat({synced.scalars, at::full({1}, localSq, synced.scalars.options())});
   }
   // The sync's own CPU time: with buckets overlapping backward, only the part inside synchronize() counts.

@@ -94,6 +94,11 @@ class Trainer : public StepEngine {
   Split allocate();
   // Reads this rank's share of the step and starts reading the next step's.
   Share readShare(const Split& split, int rank);
+  // This rank's samples of the step at `position`: its share, or with a share of 0 the probe's (kProbeSamples).
+  std::vector<data::Draw> drawsOf(int64_t position, const Split& split, int rank);
+  // A left-out rank's probe gradient zeroed (it must add nothing to the sum); returns its local loss, 0.
+  at::Tensor dropProbeGradient();
+  static constexpr int64_t kProbeSamples = 1;
   // Forward and backward of the share, in micro-steps, with the sync armed before or after backward.
   // Returns the share's loss (its per-sample losses summed, over the global batch).
   // The micro-steps a share of `rows` samples runs in: --accumulate's, or under auto what the worker's memory needs.

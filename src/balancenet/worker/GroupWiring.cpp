@@ -62,7 +62,7 @@ std::unique_ptr<orchestrator::BatchSizer> makeBatchSizer(const JobConfig& c) {
 // periodic gather cannot be afforded (SSP).
 std::unique_ptr<orchestrator::Allocator> allocatorFor(const JobConfig& c, comm::Communicator& comm,
                                                       const models::ModelInfo& model, orchestrator::NodeSampler sampler,
-                                                      orchestrator::OrchestratorOptions options) {
+                                                      orchestrator::OrchestratorOptions options, bool leaveOut) {
   // The orchestrator's periodic gather is a barrier, which SSP exists to avoid: a fixed split instead.
   if (c.comm.staleness > 0) return std::make_unique<orchestrator::StaticAllocator>(c.split);
   orchestrator::PolicyOptions policy;
@@ -70,6 +70,8 @@ std::unique_ptr<orchestrator::Allocator> allocatorFor(const JobConfig& c, comm::
   policy.seed = c.trainer.seed;
   policy.staticSplit = c.split;
   policy.bnoNormalize = c.orchestration.bnoNormalize;
+  policy.balanced.leaveOut = leaveOut;
+  policy.balanced.offloadBelow = c.comm.offloadBelow;
   options.rebalanceEvery = c.orchestration.rebalanceEvery;
   options.probePeers = c.orchestration.probePeers;
   options.rebalanceBudget = c.orchestration.rebalanceBudget;
@@ -82,6 +84,15 @@ std::unique_ptr<orchestrator::Allocator> allocatorFor(const JobConfig& c, comm::
 }
 
 }  // namespace
+
+bool leavesOutAllowed(const JobConfig& c, const ProcessProfile& profile) {
+  using comm::CommMode;
+  const CommMode m = c.comm.mode;
+  const bool allReducing = m == CommMode::Auto || m == CommMode::AllReduce || m == CommMode::Flat ||
+                           m == CommMode::HalvingDoubling || m == CommMode::AllToAll;
+  return profile.emptyShares && allReducing && c.comm.offloadBelow > 0 && c.comm.staleness == 0 && !c.syncBatchNorm &&
+         !c.orchestration.batchSizing.adaptive();
+}
 
 double processGemmFlops(const c10::Device& device) {
   return metrics::rateWithThreads(metrics::processGemmPeak(device), at::get_num_threads());
@@ -100,13 +111,15 @@ void GroupWiring::startMonitor(comm::Communicator& comm) {
 void GroupWiring::makeAllocator(const elastic::Generation& generation, int workersBefore,
                                 const models::ModelInfo& model) {
   if (!monitor_) throw InternalError("GroupWiring: the monitor starts before the allocator");
-  allocator_ = allocatorFor(forMembers(config_, generation.members), *comm_, model, monitorSampler(*monitor_, profile_),
-                            splitLogStart(generation, workersBefore));
+  const JobConfig members = forMembers(config_, generation.members);
+  allocator_ = allocatorFor(members, *comm_, model, monitorSampler(*monitor_, profile_),
+                            splitLogStart(generation, workersBefore), leavesOutAllowed(members, profile_));
 }
 
 void GroupWiring::makeAllocator(const JobConfig& resolved, const models::ModelInfo& model) {
   if (!monitor_) throw InternalError("GroupWiring: the monitor starts before the allocator");
-  allocator_ = allocatorFor(resolved, *comm_, model, monitorSampler(*monitor_, profile_), {});
+  allocator_ = allocatorFor(resolved, *comm_, model, monitorSampler(*monitor_, profile_), {},
+                            leavesOutAllowed(resolved, profile_));
 }
 
 void GroupWiring::stopMonitor() {

@@ -26,7 +26,17 @@ struct ProcessProfile {
   double gemmFlops = 0;                                    // the allocator's prior ops/s (processGemmFlops)
   int64_t shareCap = 0;    // the largest share its memory holds (NodeSample::shareCap); 0: none
   bool linkProbes = true;  // false: memory alone (the pipeline's column heads: no probes among stage groups)
+  // Its engine runs a step with a share of 0 (the C++ data-parallel Trainer: a probe, no hand-over), so the balanced
+  // policy may leave it out of the exchange (leavesOutAllowed). The Python session's DDP step and the pipeline's
+  // stages cannot.
+  bool emptyShares = false;
 };
+
+// Whether the balanced policy may leave a rank of this job out of the exchange (a share of 0): the engine can run one
+// (profile.emptyShares) and every exchange the job may run takes it out of the ring and sends it the sum (an
+// all-reducing --comm with --offload-below's hand-over), with no collective inside forward (--sync-bn) and no per-rank
+// gradient norm to divide by its share (an adaptive B).
+bool leavesOutAllowed(const job::JobConfig& c, const ProcessProfile& profile);
 
 // The allocator's prior ops/s: this process's one GEMM probe (metrics::processGemmPeak) at its intra-op threads.
 double processGemmFlops(const c10::Device& device);

@@ -234,7 +234,9 @@ int runWorker(const JobConfig& c) {
                      ? std::string()
                      : fmt::format(": a pass holds {} samples, {} without", passes.samplesPerPass,
                                    passes.samplesPerPassWithout));
-  WorkerGroup group(c, rv, model, {device, processGemmFlops(device), passes.shareCap});
+  ProcessProfile profile{device, processGemmFlops(device), passes.shareCap};
+  profile.emptyShares = true;  // the Trainer runs a left-out step (a probe, the sum back)
+  WorkerGroup group(c, rv, model, profile);
   group.build(std::move(entry.comm), agent.generation());
   explainGradientSync(c, group);
 

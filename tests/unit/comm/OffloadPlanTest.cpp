@@ -45,6 +45,25 @@ TEST(OffloadPlan, OneFastRankTakesEveryone) {
   EXPECT_EQ(plan.peerOf, (Ranks{2, 2, -1}));
 }
 
+// A rank with a share of 0 (left out by the balanced policy) is a client that sends nothing, even with offloading off:
+// its zero gradient has nothing to add, and its peer must not wait for one.
+TEST(OffloadPlan, ARankWithNoShareIsALeftOutClientWhateverTheThreshold) {
+  for (double below : {0.5, 0.0}) {
+    const auto plan = planOffload({43, 43, 42, 0}, below);
+    EXPECT_EQ(plan.ring, (Ranks{0, 1, 2})) << below;
+    EXPECT_EQ(plan.peerOf, (Ranks{-1, -1, -1, 0})) << below;
+    EXPECT_EQ(plan.leftOut, (std::vector<bool>{false, false, false, true})) << below;
+    EXPECT_EQ(plan.clientsOf(0), (Ranks{3})) << below;
+    EXPECT_TRUE(plan.sendersTo(0).empty()) << below;
+  }
+  // Beside an offloaded client with a share: both get the sum back, only one sends.
+  const auto plan = planOffload({60, 60, 8, 0});
+  EXPECT_EQ(plan.clientsOf(0), (Ranks{2}));
+  EXPECT_EQ(plan.clientsOf(1), (Ranks{3}));
+  EXPECT_EQ(plan.sendersTo(0), (Ranks{2}));
+  EXPECT_TRUE(plan.sendersTo(1).empty());
+}
+
 TEST(OffloadPlan, DisabledOrDegenerateSplitsNeverOffload) {
   EXPECT_FALSE(planOffload({40, 1}, 0).offloads());
   EXPECT_FALSE(planOffload({7}).offloads());

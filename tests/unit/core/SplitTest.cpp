@@ -44,7 +44,7 @@ TEST(Split, RejectsBadSplits) {
 // A split the program computed (a policy's decision, an elastic re-form) that breaks the invariant is a
 // bug: it must not be reported as bad input ("--split ...", exit 2) for a flag the user never gave.
 TEST(Split, BrokenInvariantIsAnInternalErrorNotBadInput) {
-  const Split broken{{8, 0}};
+  const Split broken{{8, -1}};
   try {
     broken.validate(2, 8);
     FAIL() << "accepted a split with an empty worker";
@@ -57,6 +57,14 @@ TEST(Split, BrokenInvariantIsAnInternalErrorNotBadInput) {
   EXPECT_THROW(Split({{4, 4}}).validate(3, 8), InternalError);
   EXPECT_THROW(Split({{4, 4}}).validate(2, 9), InternalError);
   EXPECT_NO_THROW(Split({{4, 4}}).validate(2, 8));
+  EXPECT_THROW(Split({{0, 0}}).validate(2, 0), InternalError);  // nobody has a sample
+}
+
+// A worker the balanced policy leaves out of the exchange has a share of 0 inside the program; the user's --split
+// still gives every worker at least one.
+TEST(Split, AWorkerLeftOutHasZeroInsideTheProgramButNotInTheFlag) {
+  EXPECT_NO_THROW(Split({{43, 43, 42, 0}}).validate(4, 128));
+  expectUsageError("43,43,42,0", 4, 128, "at least 1");
 }
 
 }  // namespace

@@ -88,6 +88,9 @@ TEST(StepRecord, RowRoundTrip) {
   r.lossScale = 1024;
   r.skipped = 1;
   r.ownMs = 6.5;
+  r.probeSamples = 1;
+  r.servingMs = 2.75;
+  r.clientsServed = 2;
   auto row = r.toRow();
   ASSERT_EQ(row.size(), static_cast<size_t>(StepRecord::kFields));
   auto back = StepRecord::fromRow(row.data());
@@ -112,6 +115,12 @@ TEST(StepRecord, RowRoundTrip) {
   EXPECT_DOUBLE_EQ(back.lossScale, 1024);
   EXPECT_EQ(back.skipped, 1);
   EXPECT_DOUBLE_EQ(back.ownMs, 6.5);
+  EXPECT_EQ(back.probeSamples, 1);
+  EXPECT_DOUBLE_EQ(back.servingMs, 2.75);
+  EXPECT_EQ(back.clientsServed, 2);
+  EXPECT_EQ(back.timedSamples(), back.batch);  // a share: its samples
+  back.batch = 0;
+  EXPECT_EQ(back.timedSamples(), 1);  // batch 0: the probe's
 }
 
 // New columns come last, so a reader that takes columns by position up to data_ms still reads: the CPU-quota

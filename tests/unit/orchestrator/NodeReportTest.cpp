@@ -40,6 +40,23 @@ TEST(NodeReport, SummarisesTheWindow) {
   EXPECT_EQ(summarizeWindow(0, 40, {}, sample, 1e6, 0).maxBatch, 0);               // no per-sample memory: no cap
 }
 
+// A rank left out of the exchange (batch 0) reports its probe's samples as its speed, and a peer what serving its
+// clients cost.
+TEST(NodeReport, ALeftOutRankReportsItsProbeAndAPeerItsServing) {
+  auto probe = record(1, 0, 31, 5);
+  probe.probeSamples = 1;
+  const NodeMetrics m = summarizeWindow(3, 0, {probe, probe}, NodeSample{}, 1e6, 0);
+  ASSERT_EQ(m.recent.size(), 2u);
+  EXPECT_EQ(m.recent[0], (std::pair<int64_t, double>{1, 31}));
+  EXPECT_DOUBLE_EQ(m.opsPerSecond, 3 * 1e6 * 2 / 0.062);  // its probe's samples over their time
+  auto peer = record(1, 43, 80, 20);
+  peer.servingMs = 4;
+  peer.clientsServed = 1;
+  const NodeMetrics p = summarizeWindow(0, 43, {peer, record(2, 43, 80, 20)}, NodeSample{}, 1e6, 0);
+  EXPECT_DOUBLE_EQ(p.servingMs, 2);
+  EXPECT_DOUBLE_EQ(p.clientsServed, 0.5);
+}
+
 // A worker's memory budget in passes (worker/WorkerMemory): a fixed --accumulate's cap is the tighter of it and
 // the available memory's; --accumulate auto lifts both (more passes instead of a smaller share).
 TEST(NodeReport, TheSharesCapFromItsPassesOrNoneUnderAccumulateAuto) {
@@ -92,8 +109,8 @@ TEST(NodeReport, WidensThePeriodOnlyWhileTheRebalanceIsNotNegligible) {
 TEST(NodeReport, RowLengthIsOOfKWithProbePeers) {
   EXPECT_EQ(reportWindow(5), 5);
   EXPECT_EQ(reportWindow(1000), kMaxReportWindow);
-  EXPECT_EQ(reportRowLength(5, 4096, 0), 12 + 10 + 4096);
-  EXPECT_EQ(reportRowLength(5, 4096, 8), 12 + 10 + 16);
+  EXPECT_EQ(reportRowLength(5, 4096, 0), 14 + 10 + 4096);
+  EXPECT_EQ(reportRowLength(5, 4096, 8), 14 + 10 + 16);
   EXPECT_EQ(reportRowLength(5, 64, 8), reportRowLength(5, 4096, 8));
 }
 

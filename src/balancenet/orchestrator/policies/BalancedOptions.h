@@ -1,6 +1,8 @@
 // BalancedOptions: every threshold of BalancedPolicy, with its named default and why it has that value.
 #pragma once
 
+#include "balancenet/comm/OffloadPlan.h"
+
 namespace balancenet::orchestrator {
 
 struct BalancedOptions {
@@ -39,6 +41,11 @@ struct BalancedOptions {
   int historyPoints = kDefaultHistoryPoints;
   double minFitSpread = kDefaultMinFitSpread;
   double maxFixedCostFraction = kDefaultMaxFixedCostFraction;
+  // Leave-out (issue 55, LeaveOut.h): a rank whose samples are worth less than its hand-over costs its peer gets a
+  // share of 0. Off unless the job's engine and exchange can run a rank with no share (worker/GroupWiring turns it on
+  // for the C++ worker with an offloading all-reduce); `offloadBelow` is that exchange's --offload-below.
+  bool leaveOut = false;
+  double offloadBelow = comm::kDefaultOffloadBelow;
 };
 
 }  // namespace balancenet::orchestrator

@@ -9,10 +9,12 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "balancenet/core/Error.h"
 #include "balancenet/core/Median.h"
+#include "balancenet/orchestrator/policies/LeaveOut.h"
 #include "balancenet/orchestrator/policies/PolicySupport.h"
 
 namespace balancenet::orchestrator {
@@ -35,15 +37,19 @@ BalancedPolicy::BalancedPolicy(BalancedOptions options) : options_(options) {
 std::string BalancedPolicy::saveState() const {
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : models_) models.push_back(m.toJson());
-  return models.dump();
+  return nlohmann::json{{"models", models}, {"hand_over_ms", handOverMs_}}.dump();
 }
 
 void BalancedPolicy::loadState(const std::string& state) {
   if (state.empty()) return;
   try {
+    // Checkpoints before leave-out hold the models' array alone.
+    const auto j = nlohmann::json::parse(state);
+    const auto& list = j.is_array() ? j : j.at("models");
     std::vector<NodeCostModel> models;
-    for (const auto& m : nlohmann::json::parse(state)) models.push_back(NodeCostModel::fromJson(m));
+    for (const auto& m : list) models.push_back(NodeCostModel::fromJson(m));
     models_ = std::move(models);
+    handOverMs_ = j.is_array() ? 0.0 : j.value("hand_over_ms", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("balanced policy state unreadable: {}", e.what()));
   }
@@ -242,8 +248,16 @@ double BalancedPolicy::measurementNoise(const PolicyInput& input) {
 Decision BalancedPolicy::decide(const PolicyInput& input) {
   const std::string events = absorbWindows(input);
   const CostLines lines = costLines(input);
-  const Candidate best = optimise(lines, input);
-  return keepOrMove(best, lines, input, events);
+  const Candidate best = keepMembers(optimise(lines, input), lines, input);
+  Decision decision = keepOrMove(best, lines, input, events);
+  if (lines.leaveOut && lines.handOverMs > 0) {
+    std::vector<int> out;
+    for (int r = 0; r < decision.split.worldSize(); ++r)
+      if (decision.split.batches[r] == 0) out.push_back(r);
+    decision.note += fmt::format("; hand-over {:.3g} ms a client{}", lines.handOverMs,
+                                 out.empty() ? "" : fmt::format(", left out: {}", fmt::join(out, " ")));
+  }
+  return decision;
 }
 
 std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
@@ -314,11 +328,31 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
   return events;
 }
 
-BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) const {
+double BalancedPolicy::handOverMs(const PolicyInput& input) {
+  const int n = worldSizeOf(input);
+  if (input.current.worldSize() != n) return handOverMs_;
+  const comm::OffloadPlan plan = comm::planOffload(input.current.batches, options_.offloadBelow);
+  bool handedOver = false;
+  for (int r = 0; r < n; ++r) handedOver = handedOver || (plan.peerOf[r] >= 0 && !plan.leftOut[r]);
+  double serving = 0, served = 0;
+  for (const auto& node : input.nodes) serving += node.servingMs, served += node.clientsServed;
+  // A window of left-out clients only measured no hand-over: the last one measured stands.
+  if (handedOver && served > 0) handOverMs_ = serving / served;
+  return handOverMs_;
+}
+
+BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) {
   const int n = worldSizeOf(input);
   const int measured = std::min<int>(n, static_cast<int>(input.nodes.size()));
   CostLines lines{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), "measured"};
-  auto& [a, c, basis] = lines;
+  auto& a = lines.a;
+  auto& c = lines.c;
+  auto& basis = lines.basis;
+  if (options_.leaveOut) {
+    lines.leaveOut = true;
+    lines.offloadBelow = options_.offloadBelow;
+    lines.handOverMs = handOverMs(input);
+  }
   double sumA = 0, sumC = 0;
   int modelled = 0;
   for (int i = 0; i < n; ++i) {
@@ -332,8 +366,10 @@ BalancedPolicy::CostLines BalancedPolicy::costLines(const PolicyInput& input) co
   // Every rank's own work around its compute is a fixed cost of its step whatever its share: part of a_i (fitted
   // into the compute line, at a small share it would read as a slow sample, and a host that got fast again would not
   // win its share back).
+  // With leave-out, serving clients is each split's own (its plan's clients times handOverMs), not the window's.
   const auto addOwnWork = [&] {
-    for (int i = 0; i < measured; ++i) lines.a[i] += input.nodes[i].ownMs;
+    for (int i = 0; i < measured; ++i)
+      lines.a[i] += input.nodes[i].ownMs - (lines.leaveOut ? input.nodes[i].servingMs : 0.0);
   };
   if (modelled == 0) {
     bool allOps = measured == n;
@@ -361,6 +397,7 @@ std::vector<int64_t> BalancedPolicy::capsOf(const PolicyInput& input) {
 }
 
 double BalancedPolicy::CostLines::predictedMs(const Split& s) const {
+  if (leaveOut) return predictedWithHandOvers({a, c, {}}, s.batches, offloadBelow, handOverMs);
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, a[i] + c[i] * static_cast<double>(s.batches[i]));
   return worst;
@@ -384,9 +421,37 @@ BalancedPolicy::Candidate BalancedPolicy::optimise(const CostLines& lines, const
     best.capsInfeasible = true;
     best.capNote =
         fmt::format("; maxBatch caps hold only {} of B = {}: all at their cap, the rest by speed", capSum, total);
+  } else if (lines.leaveOut) {
+    best.split.batches = chooseMembers({lines.a, lines.c, caps}, total, lines.offloadBelow, lines.handOverMs).batches;
   } else {
     best.split.batches = minimizeMaxTime(lines.a, lines.c, total, caps);
   }
+  best.ms = lines.predictedMs(best.split);
+  return best;
+}
+
+double BalancedPolicy::moveThreshold() {
+  return std::max(options_.hysteresis, options_.noiseMultiplier * medianNoise(scratch_.noises));
+}
+
+BalancedPolicy::Candidate BalancedPolicy::keepMembers(Candidate best, const CostLines& lines,
+                                                      const PolicyInput& input) {
+  // A change of who is in must pay for itself, apart from any rebalancing among those who stay: on a busy machine a
+  // move among the fast workers (gaining 30%) once brought the slow one back with it for a predicted 0.3%, and it
+  // went out again a decision later. By the hysteresis alone, not the noise: the move as a whole still has to beat
+  // the noise (keepOrMove), and a host given its CPU back (25% of the step at four hosts) stayed out for 60 steps of
+  // a busy machine whose noise threshold was 20-35%.
+  const Split& current = input.current;
+  if (!lines.leaveOut || best.capsInfeasible || current.worldSize() != static_cast<int>(lines.a.size()) ||
+      current.total() != input.globalBatch)
+    return best;
+  std::vector<bool> in(lines.a.size()), bestIn(lines.a.size());
+  for (size_t r = 0; r < in.size(); ++r) in[r] = current.batches[r] > 0, bestIn[r] = best.split.batches[r] > 0;
+  if (in == bestIn) return best;
+  const auto same =
+      bestSplitOver({lines.a, lines.c, capsOf(input)}, in, input.globalBatch, lines.offloadBelow, lines.handOverMs);
+  if (same.ms <= 0 || 1 - best.ms / same.ms > options_.hysteresis) return best;
+  best.split.batches = same.batches;
   best.ms = lines.predictedMs(best.split);
   return best;
 }
@@ -399,13 +464,13 @@ Decision BalancedPolicy::keepOrMove(const Candidate& best, const CostLines& line
   const Split& current = input.current;
   bool currentValid = current.worldSize() == n && current.total() == input.globalBatch;
   for (int i = 0; currentValid && i < n; ++i)
-    currentValid = current.batches[i] >= 1 && (caps[i] <= 0 || current.batches[i] <= caps[i]);
+    currentValid = current.batches[i] >= (options_.leaveOut ? 0 : 1) && (caps[i] <= 0 || current.batches[i] <= caps[i]);
   if (!currentValid || best.capsInfeasible)
     return {best.split,
             fmt::format("balanced: predicted {:.4g} ms ({}){}{}", best.ms, lines.basis, events, best.capNote)};
   const double currentMs = lines.predictedMs(current);
   const double gain = currentMs > 0 ? 1 - best.ms / currentMs : 0;
-  const double threshold = std::max(options_.hysteresis, options_.noiseMultiplier * medianNoise(scratch_.noises));
+  const double threshold = moveThreshold();
   if (gain <= threshold)
     return {current, fmt::format("balanced: kept, predicted {:.4g} ms, best {:.4g} ms (gain {:.1f}% <= {:.1f}%; {}){}",
                                  currentMs, best.ms, 100 * gain, 100 * threshold, lines.basis, events)};

@@ -54,10 +54,15 @@ class BalancedPolicy : public Policy {
 
  private:
   // t_i(b) = a_i + c_i*b for every rank, as the decision uses them, and where they came from.
+  // With leave-out on, a_i leaves out the rank's serving of clients (each split's plan adds it back) and handOverMs is
+  // what one client's hand-over costs its peer.
   struct CostLines {
     std::vector<double> a, c;
     std::string basis;
-    double predictedMs(const Split& s) const;  // max_i t_i(b_i)
+    bool leaveOut = false;
+    double offloadBelow = 0;
+    double handOverMs = 0;
+    double predictedMs(const Split& s) const;  // max_i t_i(b_i), with leave-out the peers' hand-overs in
   };
   struct Candidate {
     Split split;
@@ -68,14 +73,23 @@ class BalancedPolicy : public Policy {
   // The phases of decide(), in order: update the node models from the windows (returns the log events),
   // read the lines off them, find the optimum, then keep the current split unless the gain beats the noise.
   std::string absorbWindows(const PolicyInput& input);
-  CostLines costLines(const PolicyInput& input) const;
+  CostLines costLines(const PolicyInput& input);
+  // What one client's hand-over cost its peer in the window (the serving time per client served), remembered from the
+  // last window in which some client handed a gradient over (a left-out one's only gets the sum back).
+  double handOverMs(const PolicyInput& input);
   static Candidate optimise(const CostLines& lines, const PolicyInput& input);
+  // With leave-out: `best` if its set of workers with a share is the current one's, or beats the best split of the
+  // current set by more than options.hysteresis; otherwise that split (membership has its own hysteresis).
+  Candidate keepMembers(Candidate best, const CostLines& lines, const PolicyInput& input);
+  // The gain a move must beat: max(hysteresis, noiseMultiplier x the windows' median noise).
+  double moveThreshold();
   Decision keepOrMove(const Candidate& best, const CostLines& lines, const PolicyInput& input,
                       const std::string& events);
   static std::vector<int64_t> capsOf(const PolicyInput& input);
 
   BalancedOptions options_;
   std::vector<NodeCostModel> models_;
+  double handOverMs_ = 0;  // handOverMs()'s memory
   // absorbWindows' working space, kept across decisions: allocating it per node per decision cost more than
   // the arithmetic at thousands of nodes. Holds nothing between decisions that matters.
   struct Scratch {

@@ -19,8 +19,13 @@ struct NodeMetrics {
   // Mean of the rank's own work per step that the exchange waits for, whatever its share (StepRecord::ownMs: the
   // optimizer step, a hand-over's packing): a fixed cost that on a capped host can match its compute.
   double ownMs = 0;
-  std::vector<std::pair<int64_t, double>> recent;  // (batch, computeMs) of the window's steps, oldest first
-  double flopsPerSample = 0;                       // forward FLOPs of one sample of the model
+  // Of ownMs, the mean a peer spent serving offloaded clients per step, and the mean number it served
+  // (StepRecord::servingMs, clientsServed): what one client's hand-over costs the exchange.
+  double servingMs = 0;
+  double clientsServed = 0;
+  // (samples timed, computeMs) of the window's steps, oldest first: the share, or a left-out rank's probe (batch 0)
+  std::vector<std::pair<int64_t, double>> recent;
+  double flopsPerSample = 0;           // forward FLOPs of one sample of the model
   double opsPerSecond = 0;             // measured training FLOP/s (3 x forward), or the GEMM probe before any step
   double memoryUsedBytes = 0;          // resident set size of the worker (MU_i)
   double memoryTotalBytes = 0;         // memory of the node
