@@ -123,8 +123,9 @@ scenario() {
     T6) echo "0.3,0.3,0.3,0.3,0.3,0.3,0.1,0.1 256 120 40 - -" ;;
     TSLOW) echo "0.45,0.45,0.45,0.45 128 100 60 50,50,50,50 -" ;;
     T1SLOW) echo "0.45,0.45,0.45,0.11 128 100 60 0,0,0,50 -" ;;
-    # T1 without its 0.11-core host: what leaving that host out of the exchange could give T1 at best (issue 55).
-    T1OUT) echo "0.45,0.45,0.45 128 150 40 - -" ;;
+    # T1 without its 0.11-core host: what leaving that host out of the exchange could give T1 at best (issue 55); B=129
+    # for DDP, which needs a batch the workers divide.
+    T1OUT) echo "0.45,0.45,0.45 129 150 40 - -" ;;
     *) echo "testbed_vs_ddp: error: unknown scenario '$1' (T1 T2 T3 T4 T5 T6 TSLOW T1SLOW T1OUT)" >&2; exit 2 ;;
   esac
 }

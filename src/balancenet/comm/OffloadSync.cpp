@@ -185,7 +185,8 @@ SyncStats OffloadSync::sumForClients(const SyncContext& context) {
 std::string OffloadSync::explain() const {
   return fmt::format(
              "offload: in a step where a rank's share is below {} of the largest, it hands its gradient to a ring "
-             "peer (1 send + 1 recv) and the other ranks all-reduce among themselves ({}); otherwise:\n",
+             "peer (1 send + 1 recv) and the other ranks all-reduce among themselves ({}); a rank with a share of 0 "
+             "(left out by the balanced policy) sends nothing and gets the sum; otherwise:\n",
              below_, exchangeName(ringExchange_)) +
          whenEven_->explain();
 }

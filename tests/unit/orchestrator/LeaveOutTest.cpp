@@ -2,6 +2,7 @@
 // and is taken back in when it gets faster; decided on tables of measured times, checked against brute force.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <limits>
 
@@ -80,6 +81,15 @@ TEST(LeaveOut, TheGreedyFindsTheBruteForceOptimumOnSmallTables) {
       EXPECT_NEAR(choice.ms, bruteForce(lines, 24, comm::kDefaultOffloadBelow, h), 1e-9)
           << "h " << h << " slow " << slow << ": " << Split{choice.batches}.str();
     }
+}
+
+// The others' memory must hold the left-out host's samples: capped at 40 each, three hosts cannot take 128.
+TEST(LeaveOut, AHostIsNotLeftOutWhereTheOthersCapsCannotHoldItsSamples) {
+  auto lines = t1Lines(15, 60);
+  lines.caps = {40, 40, 40, 0};
+  const auto choice = chooseMembers(lines, 128, comm::kDefaultOffloadBelow, 6.0);
+  EXPECT_EQ(choice.batches, (V{40, 40, 40, 8}));
+  EXPECT_TRUE(std::isinf(bestSplitOver(lines, {true, true, true, false}, 128, comm::kDefaultOffloadBelow, 6.0).ms));
 }
 
 TEST(LeaveOut, MembershipChangesAreOneLineEach) {

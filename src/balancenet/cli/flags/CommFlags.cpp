@@ -43,7 +43,8 @@ void addCommFlags(CLI::App& app, JobConfig& c, CommRaw& raw) {
   app.add_option("--offload-below", c.comm.offloadBelow,
                  "With the all-reducing --comm modes (auto, allreduce, flat, hd, a2a): a worker whose share of the "
                  "batch is below this fraction of the largest share hands its gradient to a fast peer instead of "
-                 "joining the all-reduce (0: never)")
+                 "joining the all-reduce (0: never); with it, --policy balanced may leave a worker whose samples are "
+                 "worth less than its hand-over out of the exchange (a share of 0) until it gets faster")
       ->capture_default_str();
   app.add_flag("--explain-comm", c.comm.explain, "Print how each layer's gradient is synchronised, at start");
   app.add_option("--grad-compress", raw.compression,

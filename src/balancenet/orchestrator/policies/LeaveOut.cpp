@@ -54,6 +54,20 @@ double predictedWithHandOvers(const MemberLines& lines, const std::vector<int64_
 MembershipChoice bestSplitOver(const MemberLines& lines, const std::vector<bool>& in, int64_t total, double below,
                                double h) {
   MembershipChoice choice;
+  // The workers kept in must hold the batch within their memory caps (and one sample each), or the set is no split.
+  int64_t room = 0, members = 0;
+  bool capped = true;
+  for (size_t r = 0; r < in.size(); ++r) {
+    if (!in[r]) continue;
+    ++members;
+    const int64_t cap = lines.caps.empty() ? 0 : lines.caps[r];
+    capped = capped && cap > 0;
+    room += cap;
+  }
+  if (members == 0 || members > total || (capped && room < total)) {
+    choice.ms = std::numeric_limits<double>::infinity();
+    return choice;
+  }
   choice.batches = splitOver(lines.a, lines, in, total);
   for (int round = 0; round < 2; ++round)
     choice.batches = splitOver(withHandOvers(lines, choice.batches, below, h), lines, in, total);

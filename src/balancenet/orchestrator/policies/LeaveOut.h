@@ -31,7 +31,8 @@ struct MembershipChoice {
 double predictedWithHandOvers(const MemberLines& lines, const std::vector<int64_t>& batches, double below, double h);
 
 // The best split over the ranks marked in `in` (the rest get 0): the min-max over them with each peer's hand-overs in
-// its fixed cost, from the plan of the split without them, then once more from the plan of that split.
+// its fixed cost, from the plan of the split without them, then once more from the plan of that split. A set whose
+// memory caps cannot hold `total` (or with more members than samples) predicts an infinite step and no split.
 MembershipChoice bestSplitOver(const MemberLines& lines, const std::vector<bool>& in, int64_t total, double below,
                                double h);
 
