@@ -92,6 +92,22 @@ TEST(LeaveOut, AHostIsNotLeftOutWhereTheOthersCapsCannotHoldItsSamples) {
   EXPECT_TRUE(std::isinf(bestSplitOver(lines, {true, true, true, false}, 128, comm::kDefaultOffloadBelow, 6.0).ms));
 }
 
+// Many slow clients: the search is bounded (33 sets a pass, 4 passes) and still leaves out all 100 whose own work
+// outlasts the others' step, where no fewer of them save anything.
+TEST(LeaveOut, ManySlowClientsAreLeftOutWithinTheSearchsBounds) {
+  MemberLines lines;
+  for (int r = 0; r < 400; ++r) {
+    const bool slow = r % 4 == 3;
+    lines.a.push_back(slow ? 500 : 3);
+    lines.c.push_back(slow ? 50 : 1);
+  }
+  const auto choice = chooseMembers(lines, 12000, comm::kDefaultOffloadBelow, 1.0);
+  int out = 0;
+  for (size_t r = 0; r < choice.batches.size(); ++r) out += choice.batches[r] == 0 ? 1 : 0;
+  EXPECT_EQ(out, 100);
+  EXPECT_EQ(Split{choice.batches}.total(), 12000);
+}
+
 TEST(LeaveOut, MembershipChangesAreOneLineEach) {
   const auto out = membershipChanges(Split{{42, 42, 43, 1}}, Split{{43, 43, 42, 0}});
   ASSERT_EQ(out.size(), 1u);

@@ -13,6 +13,11 @@
 namespace balancenet::orchestrator {
 namespace {
 
+// Bounds on the search, so a decision over thousands of workers with many clients stays a few min-max splits: the
+// sets tried per pass (the slowest 1, 2, ... 32 clients, and all of them) and the passes (each leaves more out).
+constexpr size_t kMaxSetsPerPass = 32;
+constexpr size_t kMaxPasses = 4;
+
 // a_i plus h for each client the plan of `batches` gives rank i.
 std::vector<double> withHandOvers(const MemberLines& lines, const std::vector<int64_t>& batches, double below,
                                   double h) {
@@ -82,7 +87,7 @@ MembershipChoice chooseMembers(const MemberLines& lines, int64_t total, double b
   // Only a rank that hands its gradient over in the best split so far can be worth less than that. Leaving out one of
   // two clients of two peers saves nothing while the other's peer still waits, so the slowest k of them go together
   // (k = 1, 2, ...: the slowest are worth least), and the plan of the split that wins is looked at again.
-  for (size_t pass = 0; pass < n; ++pass) {
+  for (size_t pass = 0; pass < kMaxPasses; ++pass) {
     const comm::OffloadPlan plan = comm::planOffload(best.batches, below);
     std::vector<size_t> clients;
     for (size_t r = 0; r < n; ++r)
@@ -92,12 +97,15 @@ MembershipChoice chooseMembers(const MemberLines& lines, int64_t total, double b
     for (size_t r = 0; r < n; ++r) members += in[r] ? 1 : 0;
     MembershipChoice better = best;
     size_t leaving = 0;
-    std::vector<bool> trial = in;
-    for (size_t k = 1; k <= clients.size() && k < members; ++k) {
-      trial[clients[k - 1]] = false;
+    const auto tryLeaving = [&](size_t k) {  // the slowest k clients out
+      std::vector<bool> trial = in;
+      for (size_t i = 0; i < k; ++i) trial[clients[i]] = false;
       MembershipChoice without = bestSplitOver(lines, trial, total, below, h);
       if (without.ms < better.ms) better = std::move(without), leaving = k;
-    }
+    };
+    for (size_t k = 1; k <= clients.size() && k < members && k <= kMaxSetsPerPass; ++k) tryLeaving(k);
+    // And all of them at once: where every client's one sample outlasts the others' step, any fewer save nothing.
+    if (clients.size() > kMaxSetsPerPass && clients.size() < members) tryLeaving(clients.size());
     if (leaving == 0) break;
     for (size_t k = 0; k < leaving; ++k) in[clients[k]] = false;
     best = std::move(better);
