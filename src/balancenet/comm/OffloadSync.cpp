@@ -95,10 +95,13 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
     sum_ = comm_.recvAsync(returned_, peer, kTagFromPeer);
   }
   SyncStats stats = peer < 0 ? sumForClients(context) : leftOut ? takeSum(peer, context) : handToPeer(peer, context);
-  // The wait for the last step's sums to leave is serving too, but only where a client handed a gradient over: a
-  // left-out client's sum alone is no hand-over to weigh (and stays in ownMs).
-  if (peer < 0 && stats.clientsServed > 0) stats.servingMs += handBackMs;
-  const double unattributed = peer < 0 && stats.clientsServed == 0 ? handBackMs : 0;
+  // A peer's adding of its clients' gradients and its wait for the last step's sums to leave are its own work; they
+  // are a hand-over's cost to weigh only where a client handed a gradient over (a left-out client's sum alone is not).
+  if (peer < 0) {
+    const double serving = stats.servingMs + handBackMs;
+    stats.ownMs += serving;
+    stats.servingMs = stats.clientsServed > 0 ? serving : 0;
+  }
   // The chain every rank's step hangs on, whichever part of it the rank waits on itself: the hand-over, the
   // ring among the fast ranks, the hand-back.
   stats.phases = 2 + exchangePhases(ringExchange_, static_cast<int>(plan_.ring.size()));
@@ -109,7 +112,7 @@ SyncStats OffloadSync::synchronize(const std::vector<at::Tensor>& grads, at::Ten
   // sending of the full gradient for its small share. Its receiving of the sum is as long again (the same bytes at
   // the same pace) but cannot be told from its wait for the others' ring, which must not count: a client that got
   // fast again would look slow for as long as it waits, and never win its share back.
-  stats.ownMs += packMs + unpacking.elapsedMs() + stats.servingMs + unattributed;
+  stats.ownMs += packMs + unpacking.elapsedMs();
   return stats;
 }
 

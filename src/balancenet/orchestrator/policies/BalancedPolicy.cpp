@@ -329,15 +329,11 @@ std::string BalancedPolicy::absorbWindows(const PolicyInput& input) {
 }
 
 double BalancedPolicy::handOverMs(const PolicyInput& input) {
-  const int n = worldSizeOf(input);
-  if (input.current.worldSize() != n) return handOverMs_;
-  const comm::OffloadPlan plan = comm::planOffload(input.current.batches, options_.offloadBelow);
-  bool handedOver = false;
-  for (int r = 0; r < n; ++r) handedOver = handedOver || (plan.peerOf[r] >= 0 && !plan.leftOut[r]);
+  // clientsServed counts only clients that handed a gradient over: a window without one (nobody offloaded, or only
+  // left-out clients) measured no hand-over, and the last one measured stands.
   double serving = 0, served = 0;
   for (const auto& node : input.nodes) serving += node.servingMs, served += node.clientsServed;
-  // A window of left-out clients only measured no hand-over: the last one measured stands.
-  if (handedOver && served > 0) handOverMs_ = serving / served;
+  if (served > 0) handOverMs_ = serving / served;
   return handOverMs_;
 }
 
