@@ -186,6 +186,26 @@ TEST(LeaveOut, ARebalanceAmongTheOthersDoesNotBringALeftOutHostBackForAMarginalG
   EXPECT_LT(d.split.batches[1], 120) << d.split.str() << ": " << d.note;  // the slowed worker gave samples away
 }
 
+// The decision's note (splits.csv) names who is out, also when no hand-over has been measured yet.
+TEST(LeaveOut, TheNoteNamesTheLeftOutHostWithNoHandOverMeasured) {
+  BalancedOptions options;
+  options.leaveOut = true;
+  BalancedPolicy policy(options);
+  PolicyInput in = testing::blankInput(4, 128);
+  const std::vector<double> perSample{1.85, 1.85, 1.85, 30}, own{3, 3, 3, 120};
+  for (int r = 0; r < 4; ++r) {
+    NodeMetrics& node = in.nodes[r];
+    node.batch = in.current.batches[r];
+    node.recent.assign(10, {node.batch, perSample[r] * static_cast<double>(node.batch)});
+    node.computeMs = node.recent.front().second;
+    node.ownMs = own[r];
+  }
+  const Decision d = policy.decide(in);
+  EXPECT_EQ(d.split.batches[3], 0) << d.split.str() << ": " << d.note;
+  EXPECT_NE(d.note.find("left out: 3"), std::string::npos) << d.note;
+  EXPECT_EQ(d.note.find("hand-over"), std::string::npos) << d.note;
+}
+
 TEST(LeaveOut, StateRoundTripsTheHandOverCostAndReadsOlderCheckpoints) {
   BalancedOptions options;
   options.leaveOut = true;

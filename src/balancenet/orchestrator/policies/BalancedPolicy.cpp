@@ -250,12 +250,13 @@ Decision BalancedPolicy::decide(const PolicyInput& input) {
   const CostLines lines = costLines(input);
   const Candidate best = keepMembers(optimise(lines, input), lines, input);
   Decision decision = keepOrMove(best, lines, input, events);
-  if (lines.leaveOut && lines.handOverMs > 0) {
+  if (lines.leaveOut) {
     std::vector<int> out;
     for (int r = 0; r < decision.split.worldSize(); ++r)
       if (decision.split.batches[r] == 0) out.push_back(r);
-    decision.note += fmt::format("; hand-over {:.3g} ms a client{}", lines.handOverMs,
-                                 out.empty() ? "" : fmt::format(", left out: {}", fmt::join(out, " ")));
+    if (lines.handOverMs > 0) decision.note += fmt::format("; hand-over {:.3g} ms a client", lines.handOverMs);
+    // Also before any hand-over is measured: a host whose own work outlasts the others' step is out with none.
+    if (!out.empty()) decision.note += fmt::format("; left out: {}", fmt::join(out, " "));
   }
   return decision;
 }
